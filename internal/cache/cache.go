@@ -1,0 +1,195 @@
+// Package cache stores the results of passed runbooks under a content hash,
+// so an unchanged runbook is not run again and its captured output (which
+// the docs site renders) stays available.
+//
+// Layout of the cache directory:
+//
+//	runs/<first two hex digits>/<sha256>.json   one report.Runbook per key
+//	durations.json                              last duration of each runbook path
+//
+// The key covers the runbook source, the content of its declared inputs, the
+// kbook binary and the backend; see Key.
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+)
+
+// EnvDir names the environment variable that overrides the cache directory.
+const EnvDir = "KBOOK_CACHE_DIR"
+
+// DefaultDir is $KBOOK_CACHE_DIR, else kbook/ in the user cache directory
+// ($XDG_CACHE_HOME or ~/.cache on Linux).
+func DefaultDir() string {
+	if d := os.Getenv(EnvDir); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "kbook")
+	}
+	return filepath.Join(os.TempDir(), "kbook-cache")
+}
+
+// Cache is a directory of stored runbook results.
+type Cache struct {
+	dir string
+	mu  sync.Mutex
+}
+
+// Open returns the cache in dir, creating it if needed.
+func Open(dir string) (*Cache, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		return nil, fmt.Errorf("open cache: %w", err)
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Dir is the cache directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// Key identifies one runbook run: everything that can change its result.
+type Key struct {
+	// Kbook identifies the kbook binary (see BinaryID).
+	Kbook string
+	// Backend names the cluster backend ("none" without a cluster).
+	Backend string
+	// Path is the runbook path as reported.
+	Path string
+	// Source is the runbook's content.
+	Source []byte
+	// Inputs maps each input file name to its content.
+	Inputs map[string][]byte
+}
+
+// Sum returns the hex sha256 of the key.
+func (k Key) Sum() string {
+	h := sha256.New()
+	field := func(name string, b []byte) {
+		fmt.Fprintf(h, "%s %d\n", name, len(b))
+		h.Write(b)
+	}
+	field("version", []byte("kbook-cache-1"))
+	field("kbook", []byte(k.Kbook))
+	field("backend", []byte(k.Backend))
+	field("path", []byte(k.Path))
+	field("source", k.Source)
+	names := make([]string, 0, len(k.Inputs))
+	for n := range k.Inputs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		field("input "+n, k.Inputs[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *Cache) file(sum string) string {
+	return filepath.Join(c.dir, "runs", sum[:2], sum+".json")
+}
+
+// Get returns the stored result for a key sum.
+func (c *Cache) Get(sum string) (*report.Runbook, bool) {
+	data, err := os.ReadFile(c.file(sum))
+	if err != nil {
+		return nil, false
+	}
+	var rb report.Runbook
+	if err := json.Unmarshal(data, &rb); err != nil {
+		return nil, false // a corrupt entry is a miss; Put overwrites it
+	}
+	return &rb, true
+}
+
+// Put stores a result under a key sum and records its duration.
+func (c *Cache) Put(sum string, rb *report.Runbook) error {
+	data, err := json.Marshal(rb)
+	if err != nil {
+		return fmt.Errorf("cache: encode %s: %w", rb.Path, err)
+	}
+	if err := writeAtomic(c.file(sum), data); err != nil {
+		return err
+	}
+	return c.RecordDuration(rb.Path, rb.Duration)
+}
+
+// RecordDuration remembers how long a runbook took, for sharding.
+func (c *Cache) RecordDuration(path string, d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	all := c.durations()
+	all[path] = d
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cache: encode durations: %w", err)
+	}
+	return writeAtomic(filepath.Join(c.dir, "durations.json"), data)
+}
+
+// Durations returns the last recorded duration of every runbook path.
+func (c *Cache) Durations() map[string]time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.durations()
+}
+
+func (c *Cache) durations() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	data, err := os.ReadFile(filepath.Join(c.dir, "durations.json"))
+	if err == nil {
+		_ = json.Unmarshal(data, &out) // unreadable timings only unbalance shards
+	}
+	return out
+}
+
+func writeAtomic(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cache: write %s: %w", file, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cache: write %s: %w", file, err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// BinaryID identifies the running kbook binary by the sha256 of its
+// executable, so any rebuild invalidates cached results.
+func BinaryID() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find kbook executable: %w", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", fmt.Errorf("hash kbook executable: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hash kbook executable: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// JUnit XML, in the layout Jenkins, GitLab and the GitHub test reporters
+// read: one testsuite per runbook, one testcase per step.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr,omitempty"`
+	File      string      `xml:"file,attr"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	File      string        `xml:"file,attr"`
+	Line      int           `xml:"line,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure"`
+	Skipped   *junitMessage `xml:"skipped"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+// JUnit renders the report as JUnit XML.
+func (r *Report) JUnit() ([]byte, error) {
+	out := junitSuites{Name: "kbook", Time: secs(r.Duration)}
+	for _, rb := range r.Runbooks {
+		s := junitSuite{Name: rb.Path, File: rb.Path, Time: secs(rb.Duration)}
+		if !rb.Verified.IsZero() {
+			s.Timestamp = rb.Verified.UTC().Format("2006-01-02T15:04:05")
+		}
+		for _, st := range rb.Steps {
+			c := junitCase{Name: st.Name, Classname: strings.TrimSuffix(rb.Path, ".md"), File: rb.Path, Line: st.Line, Time: secs(st.Duration)}
+			switch st.Status {
+			case Failed:
+				msg := st.Reason
+				text := rb.Log
+				if st.Failure != nil {
+					msg = st.Failure.String()
+				}
+				c.Failure = &junitMessage{Message: msg, Type: "failure", Text: text}
+				s.Failures++
+			case Skipped:
+				reason := st.Reason
+				if reason == "" {
+					reason = rb.Reason
+				}
+				c.Skipped = &junitMessage{Message: reason}
+				s.Skipped++
+			}
+			c.SystemOut = transcript(st)
+			s.Cases = append(s.Cases, c)
+			s.Tests++
+		}
+		out.Tests += s.Tests
+		out.Failures += s.Failures
+		out.Skipped += s.Skipped
+		out.Suites = append(out.Suites, s)
+	}
+	data, err := xml.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode junit: %w", err)
+	}
+	return append([]byte(xml.Header), append(data, '\n')...), nil
+}
+
+// WriteJUnit writes the JUnit XML rendering of the report.
+func (r *Report) WriteJUnit(file string) error {
+	data, err := r.JUnit()
+	if err != nil {
+		return err
+	}
+	return writeFile(file, data)
+}
+
+// transcript renders a step's commands as a terminal would show them.
+func transcript(st *Step) string {
+	var b strings.Builder
+	for _, c := range st.Commands {
+		fmt.Fprintf(&b, "> %s\n", c.Text)
+		b.WriteString(c.Stdout)
+		b.WriteString(c.Stderr)
+	}
+	return b.String()
+}

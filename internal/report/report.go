@@ -1,0 +1,201 @@
+// Package report owns the results of a kbook run: the JSON report (the
+// record the docs site renders and `kbook report merge` combines), JUnit XML
+// for CI systems, and GitHub Actions annotations.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+)
+
+// FormatVersion is the version of the JSON report layout.
+const FormatVersion = 1
+
+// Status is the outcome of a runbook or step.
+type Status string
+
+const (
+	Passed  Status = "passed"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
+)
+
+// Report is the result of one `kbook run` (or several, merged).
+type Report struct {
+	FormatVersion int `json:"formatVersion"`
+	// Kbook is the version of kbook that produced the report.
+	Kbook string `json:"kbook"`
+	// Backend names what the runbooks ran against ("none" when no cluster).
+	Backend string `json:"backend"`
+	// Host describes where the run happened (OS/arch, CI provider).
+	Host     string        `json:"host,omitempty"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	// Interrupted is true when the run was stopped by a signal.
+	Interrupted bool       `json:"interrupted,omitempty"`
+	Runbooks    []*Runbook `json:"runbooks"`
+}
+
+// Runbook is the result of one runbook.
+type Runbook struct {
+	Path   string `json:"path"`
+	Title  string `json:"title"`
+	Status Status `json:"status"`
+	// Reason says why a runbook was skipped or failed.
+	Reason string `json:"reason,omitempty"`
+	// Cached is true when the result was reused from the cache; Verified is
+	// then the time of the run that produced it.
+	Cached   bool          `json:"cached,omitempty"`
+	Verified time.Time     `json:"verified"`
+	Duration time.Duration `json:"duration"`
+	Steps    []*Step       `json:"steps"`
+	Failure  *Failure      `json:"failure,omitempty"`
+	// Log is the testscript log of a failed runbook, secrets masked.
+	Log string `json:"log,omitempty"`
+	// Updated lists the files rewritten by --update.
+	Updated []string `json:"updated,omitempty"`
+	// WorkDir is the kept work directory (with --keep-work).
+	WorkDir string `json:"workDir,omitempty"`
+}
+
+// Step is the result of one testscript block.
+type Step struct {
+	Index    int           `json:"index"`
+	Name     string        `json:"name"`
+	Line     int           `json:"line"`
+	Status   Status        `json:"status"`
+	Reason   string        `json:"reason,omitempty"`
+	Duration time.Duration `json:"duration"`
+	Commands []*Command    `json:"commands,omitempty"`
+	Failure  *Failure      `json:"failure,omitempty"`
+}
+
+// Command is one executed script line with what it printed.
+type Command struct {
+	Line     int           `json:"line"`
+	Text     string        `json:"text"`
+	Stdout   string        `json:"stdout,omitempty"`
+	Stderr   string        `json:"stderr,omitempty"`
+	ExitCode int           `json:"exitCode"`
+	Duration time.Duration `json:"duration"`
+	// Skipped is true when a [condition] prefix was not met.
+	Skipped bool `json:"skipped,omitempty"`
+	Failed  bool `json:"failed,omitempty"`
+}
+
+// Failure locates a failure in the runbook source.
+type Failure struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func (f *Failure) String() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Message)
+	}
+	return fmt.Sprintf("%s: %s", f.File, f.Message)
+}
+
+// Summary counts runbooks by outcome.
+type Summary struct {
+	Passed, Failed, Skipped, Cached int
+}
+
+// Summary counts the report's runbooks.
+func (r *Report) Summary() Summary {
+	var s Summary
+	for _, rb := range r.Runbooks {
+		switch rb.Status {
+		case Passed:
+			s.Passed++
+		case Failed:
+			s.Failed++
+		case Skipped:
+			s.Skipped++
+		}
+		if rb.Cached {
+			s.Cached++
+		}
+	}
+	return s
+}
+
+// Sort orders runbooks by path.
+func (r *Report) Sort() {
+	sort.Slice(r.Runbooks, func(i, j int) bool { return r.Runbooks[i].Path < r.Runbooks[j].Path })
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(file string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	return writeFile(file, append(data, '\n'))
+}
+
+// ReadJSON reads a report written by WriteJSON.
+func ReadJSON(file string) (*Report, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a kbook JSON report: %w", file, err)
+	}
+	if r.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: report format version %d, this kbook reads version %d", file, r.FormatVersion, FormatVersion)
+	}
+	return &r, nil
+}
+
+// Merge combines reports of runs over disjoint runbook sets (CI shards) into
+// one. A runbook that appears in several reports keeps its latest result.
+func Merge(reports ...*Report) *Report {
+	out := &Report{FormatVersion: FormatVersion}
+	byPath := map[string]int{}
+	var end time.Time
+	for _, r := range reports {
+		if out.Kbook == "" {
+			out.Kbook, out.Backend, out.Host = r.Kbook, r.Backend, r.Host
+		}
+		if out.Started.IsZero() || r.Started.Before(out.Started) {
+			out.Started = r.Started
+		}
+		if e := r.Started.Add(r.Duration); e.After(end) {
+			end = e
+		}
+		out.Interrupted = out.Interrupted || r.Interrupted
+		for _, rb := range r.Runbooks {
+			if i, ok := byPath[rb.Path]; ok {
+				if rb.Verified.After(out.Runbooks[i].Verified) {
+					out.Runbooks[i] = rb
+				}
+				continue
+			}
+			byPath[rb.Path] = len(out.Runbooks)
+			out.Runbooks = append(out.Runbooks, rb)
+		}
+	}
+	out.Duration = end.Sub(out.Started)
+	out.Sort()
+	return out
+}
+
+// writeFile writes through a temporary file so a report is never half-written.
+func writeFile(file string, data []byte) error {
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package runbook
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// UnmarshalYAML reads a Go duration string such as "90s" or "10m".
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: timeout %q is not a duration such as 90s or 10m", n.Line, n.Value)
+	}
+	if v <= 0 {
+		return fmt.Errorf("line %d: timeout must be positive, got %q", n.Line, n.Value)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalYAML writes the duration as a string.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// splitFrontMatter returns the YAML between a leading "---" line and the
+// next "---" (or "...") line, the offset where the body starts, and the
+// number of lines the front matter block occupies.
+func splitFrontMatter(path string, src []byte) (fm []byte, bodyOff int, err error) {
+	first, rest, ok := bytes.Cut(src, []byte("\n"))
+	if !ok || strings.TrimRight(string(first), "\r") != "---" {
+		return nil, 0, nil
+	}
+	off := len(first) + 1
+	for len(rest) > 0 {
+		line, next, _ := bytes.Cut(rest, []byte("\n"))
+		l := strings.TrimRight(string(line), "\r \t")
+		end := off + len(line) + 1
+		if l == "---" || l == "..." {
+			return src[len(first)+1 : off], min(end, len(src)), nil
+		}
+		off, rest = end, next
+	}
+	return nil, 0, errorf(path, 1, "front matter opened with --- is never closed with a --- line")
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// parseMeta decodes front matter; fm starts on source line 2.
+func parseMeta(path string, fm []byte) (Meta, error) {
+	var m Meta
+	if len(bytes.TrimSpace(fm)) == 0 {
+		return m, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(fm))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return m, yamlError(path, err)
+	}
+	// A second pass over the node tree finds the line of each requires entry.
+	var root yaml.Node
+	if err := yaml.Unmarshal(fm, &root); err != nil {
+		return m, yamlError(path, err)
+	}
+	if len(root.Content) == 1 {
+		top := root.Content[0]
+		for i := 0; i+1 < len(top.Content); i += 2 {
+			if top.Content[i].Value != "requires" {
+				continue
+			}
+			for _, item := range top.Content[i+1].Content {
+				m.RequiresLines = append(m.RequiresLines, item.Line+1)
+			}
+		}
+	}
+	for i, r := range m.Requires {
+		if err := checkRequirement(r); err != nil {
+			line := 1
+			if i < len(m.RequiresLines) {
+				line = m.RequiresLines[i]
+			}
+			return m, errorf(path, line, "front matter: %v", err)
+		}
+	}
+	return m, nil
+}
+
+// yamlError turns a yaml error into an Error at the right source line
+// (front matter YAML starts on line 2 of the file).
+func yamlError(path string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := 1
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		n, _ := strconv.Atoi(msg[m[2]:m[3]])
+		line = n + 1
+		msg = msg[:m[0]] + msg[m[1]:]
+	}
+	msg = strings.Replace(msg, "in type runbook.Meta", "(known: title, description, requires, timeout, tags, weight, inputs, crds)", 1)
+	return errorf(path, line, "front matter: %s", msg)
+}
+
+// KnownRequirements lists the requirement names a runbook may declare
+// besides exec:PROGRAM.
+var KnownRequirements = []string{"cluster", "kind", "k0rdent", "local", "kubeconfig"}
+
+func checkRequirement(r string) error {
+	if prog, ok := strings.CutPrefix(r, "exec:"); ok {
+		if prog == "" {
+			return fmt.Errorf("requirement %q names no program", r)
+		}
+		return nil
+	}
+	for _, k := range KnownRequirements {
+		if r == k {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown requirement %q (known: %s, exec:PROGRAM)", r, strings.Join(KnownRequirements, ", "))
+}

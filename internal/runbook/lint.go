@@ -1,0 +1,137 @@
+package runbook
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity ranks a lint finding.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Finding is one lint result.
+type Finding struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s [%s]", f.File, f.Line, f.Severity, f.Message, f.Rule)
+}
+
+// NoRun is the info-string flag that marks a shell block as prose on purpose.
+const NoRun = "norun"
+
+// shellLangs are fence languages that show commands a reader would run.
+var shellLangs = map[string]bool{
+	"sh": true, "bash": true, "shell": true, "zsh": true, "console": true,
+	"shell-session": true, "shellsession": true, "terminal": true,
+}
+
+// commonProgs are programs a runbook may exec without declaring them.
+var commonProgs = map[string]bool{
+	"sh": true, "bash": true, "echo": true, "cat": true, "true": true, "false": true,
+	"env": true, "test": true, "grep": true, "sed": true, "ls": true, "sleep": true,
+	"kbook": true, "printf": true, "head": true, "tail": true, "wc": true, "sort": true,
+	"diff": true, "mkdir": true, "touch": true, "cp": true, "mv": true, "rm": true,
+}
+
+// Lint checks a parsed runbook for problems the parser accepts but a
+// reader would trip over:
+//
+//   - shell-not-run (error): a shell block that no step executes, not marked norun;
+//   - no-steps (error): a Markdown runbook without testscript blocks;
+//   - file-unused (warning): a file= block no step mentions;
+//   - exec-undeclared (warning): a step execs a program that neither the
+//     front matter's requires nor an [exec:PROG] condition declares.
+func Lint(r *Runbook) []Finding {
+	var out []Finding
+	add := func(line int, rule string, sev Severity, format string, args ...any) {
+		out = append(out, Finding{File: r.Path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
+	}
+	if r.Format == Markdown && len(r.Steps) == 0 {
+		add(1, "no-steps", SeverityError, "no %s blocks: nothing in this runbook is executed", StepLang)
+	}
+	for _, b := range r.Blocks {
+		if shellLangs[strings.ToLower(b.Lang)] && !b.Has(NoRun) {
+			add(b.Line, "shell-not-run", SeverityError,
+				"%s block is shown to readers but never executed: make it a %s step, or mark it ```%s %s if it must not run",
+				b.Lang, StepLang, b.Lang, NoRun)
+		}
+	}
+	var script strings.Builder
+	for _, s := range r.Steps {
+		for _, l := range s.Script {
+			script.WriteString(l.Text)
+			script.WriteByte('\n')
+		}
+	}
+	all := script.String()
+	for _, f := range r.Files {
+		if !mentions(all, f.Name) {
+			add(f.Line, "file-unused", SeverityWarning, "file %s is written to $WORK but no step mentions it", f.Name)
+		}
+	}
+	declared := map[string]bool{}
+	for _, req := range r.Meta.Requires {
+		if p, ok := strings.CutPrefix(req, "exec:"); ok {
+			declared[p] = true
+		}
+	}
+	for _, s := range r.Steps {
+		for _, l := range s.Script {
+			prog, conds := execProgram(l.Text)
+			if prog == "" || commonProgs[prog] || declared[prog] || conds["exec:"+prog] {
+				continue
+			}
+			add(l.Num, "exec-undeclared", SeverityWarning,
+				"exec %s: declare it (requires: [exec:%s] in the front matter, or a [exec:%s] condition) so machines without it skip instead of fail",
+				prog, prog, prog)
+			declared[prog] = true // once per program
+		}
+	}
+	return out
+}
+
+// execProgram returns the program an "exec" line runs and the conditions
+// guarding it.
+func execProgram(line string) (string, map[string]bool) {
+	words := strings.Fields(line)
+	conds := map[string]bool{}
+	for len(words) > 0 && strings.HasPrefix(words[0], "[") && strings.HasSuffix(words[0], "]") {
+		conds[strings.Trim(words[0], "[]")] = true
+		words = words[1:]
+	}
+	if len(words) > 0 && words[0] == "!" {
+		words = words[1:]
+	}
+	if len(words) < 2 || words[0] != "exec" {
+		return "", conds
+	}
+	return words[1], conds
+}
+
+// mentions reports whether name appears in s as a whole path token.
+func mentions(s, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		before := j == 0 || strings.ContainsRune(" \t\n/=\"'$", rune(s[j-1]))
+		after := end == len(s) || strings.ContainsRune(" \t\n\"'", rune(s[end]))
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}

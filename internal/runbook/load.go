@@ -1,0 +1,111 @@
+package runbook
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Parse parses one runbook from its source; the format follows the file
+// extension (.md/.markdown: Markdown, .txtar/.txt: testscript archive).
+func Parse(file string, src []byte) (*Runbook, error) {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".md", ".markdown":
+		return parseMarkdown(file, src)
+	case ".txtar", ".txt":
+		return parseTxtar(file, src)
+	}
+	return nil, errorf(file, 0, "not a runbook: want a .md, .markdown, .txtar or .txt file")
+}
+
+// ParseFile reads and parses one runbook file.
+func ParseFile(file string) (*Runbook, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, cleanPathError(err)
+	}
+	return Parse(file, src)
+}
+
+// Load parses the runbooks named by paths. A file is parsed as given and
+// must hold at least one step; a directory is searched recursively for
+// Markdown files with testscript blocks and for .txtar files, skipping
+// hidden directories and testdata. Runbooks are returned sorted by path.
+func Load(paths []string) ([]*Runbook, error) {
+	var out []*Runbook
+	seen := map[string]bool{}
+	add := func(rb *Runbook) {
+		if !seen[rb.Path] {
+			seen[rb.Path] = true
+			out = append(out, rb)
+		}
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, cleanPathError(err)
+		}
+		if !fi.IsDir() {
+			rb, err := ParseFile(p)
+			if err != nil {
+				return nil, err
+			}
+			if len(rb.Steps) == 0 {
+				return nil, errorf(p, 0, "no %s blocks: nothing to run", StepLang)
+			}
+			add(rb)
+			continue
+		}
+		n := len(out)
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if path != p && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch strings.ToLower(filepath.Ext(name)) {
+			case ".md", ".markdown", ".txtar":
+			default:
+				return nil
+			}
+			rb, err := ParseFile(path)
+			if err != nil {
+				return err
+			}
+			if len(rb.Steps) > 0 {
+				add(rb)
+			}
+			return nil
+		})
+		if err != nil {
+			var rerr *Error
+			if errors.As(err, &rerr) {
+				return nil, err
+			}
+			return nil, cleanPathError(err)
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: no runbooks found (Markdown files with %s blocks, or .txtar files)", p, StepLang)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// cleanPathError shortens *fs.PathError to "path: reason".
+func cleanPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}

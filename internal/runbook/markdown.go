@@ -1,0 +1,226 @@
+package runbook
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// StepLang is the fence language of executable steps.
+const StepLang = "testscript"
+
+var md = goldmark.New()
+
+// parseMarkdown parses a Markdown runbook.
+func parseMarkdown(file string, src []byte) (*Runbook, error) {
+	rb := &Runbook{Path: file, Format: Markdown, Source: src}
+	fm, bodyOff, err := splitFrontMatter(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if rb.Meta, err = parseMeta(file, fm); err != nil {
+		return nil, err
+	}
+	// Blank the front matter (keeping newlines) so that goldmark's offsets
+	// and line numbers are those of the original file.
+	body := bytes.Clone(src)
+	for i := 0; i < bodyOff; i++ {
+		if body[i] != '\n' {
+			body[i] = ' '
+		}
+	}
+	idx := newLineIndex(src)
+	doc := md.Parser().Parse(text.NewReader(body))
+
+	var heading string
+	err = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			heading = nodeText(n, src)
+			return ast.WalkSkipChildren, nil
+		case *ast.FencedCodeBlock:
+			b, err := newBlock(file, src, idx, n)
+			if err != nil {
+				return ast.WalkStop, err
+			}
+			b.Heading = heading
+			rb.Blocks = append(rb.Blocks, b)
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := classify(rb); err != nil {
+		return nil, err
+	}
+	return rb, nil
+}
+
+// newBlock records one fenced block with its source positions.
+func newBlock(file string, src []byte, idx lineIndex, n *ast.FencedCodeBlock) (*Block, error) {
+	pos := n.Pos()
+	if pos < 0 {
+		return nil, errorf(file, 0, "internal error: fenced block without position")
+	}
+	open := idx.line(pos)
+	fence := fenceRun(src[pos:])
+	b := &Block{Line: open, Attrs: map[string]string{}}
+	if n.Info != nil {
+		info := string(n.Info.Segment.Value(src))
+		lang, attrs, flags, err := parseInfo(info)
+		if err != nil {
+			return nil, errorf(file, open, "fence info %q: %v", info, err)
+		}
+		b.Lang, b.Attrs, b.Flags = lang, attrs, flags
+	}
+	b.ContentStart = idx.start(open + 1)
+	if open+1 > len(idx) { // fence on the last line, nothing after it
+		b.ContentStart = len(src)
+	}
+	b.CRLF = b.ContentStart >= 2 && src[b.ContentStart-2] == '\r'
+	lines := n.Lines()
+	last := open
+	var content strings.Builder
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if i == 0 {
+			b.Prefix = string(src[idx.start(idx.line(seg.Start)):seg.Start])
+		}
+		v := seg.Value(src)
+		v = bytes.TrimSuffix(v, []byte("\n"))
+		v = bytes.TrimSuffix(v, []byte("\r"))
+		content.Write(v)
+		content.WriteByte('\n')
+		last = idx.line(seg.Start)
+	}
+	if lines.Len() == 0 {
+		b.Prefix = string(src[idx.start(open):pos])
+	}
+	b.Content = content.String()
+	b.EndLine = last + 1
+	if b.EndLine > len(idx) || !isClosingFence(src[idx.start(b.EndLine):], fence) {
+		return nil, errorf(file, open, "code fence %s is never closed (add a closing %s line at the same indentation)", fence, fence)
+	}
+	b.ContentEnd = idx.start(b.EndLine)
+	return b, nil
+}
+
+// fenceRun returns the run of ` or ~ that opens a fence at the start of s.
+func fenceRun(s []byte) string {
+	if len(s) == 0 {
+		return "```"
+	}
+	c := s[0]
+	i := 0
+	for i < len(s) && s[i] == c {
+		i++
+	}
+	return string(s[:i])
+}
+
+// isClosingFence reports whether the line at the start of s closes a fence
+// opened with open: the same character, at least as many, nothing after.
+func isClosingFence(s []byte, open string) bool {
+	line, _, _ := bytes.Cut(s, []byte("\n"))
+	l := strings.TrimLeft(string(line), " \t>")
+	l = strings.TrimRight(l, " \t\r")
+	if len(l) < len(open) {
+		return false
+	}
+	return strings.Trim(l, open[:1]) == ""
+}
+
+// classify sorts blocks into steps and files.
+func classify(rb *Runbook) error {
+	seenFile := map[string]int{}
+	seenStep := map[string]int{}
+	for _, b := range rb.Blocks {
+		name, isFile := b.Attrs["file"]
+		switch {
+		case b.Lang == StepLang && isFile:
+			return errorf(rb.Path, b.Line, "a %s block cannot also have file=%s: use another language for files", StepLang, name)
+		case b.Lang == StepLang:
+			st := &Step{Index: len(rb.Steps) + 1, Line: b.Line, Block: b}
+			st.Name = b.Attrs["name"]
+			if st.Name == "" {
+				st.Name = b.Heading
+			}
+			if st.Name == "" {
+				st.Name = fmt.Sprintf("step %d", st.Index)
+			}
+			seenStep[st.Name]++
+			if n := seenStep[st.Name]; n > 1 {
+				st.Name = fmt.Sprintf("%s (%d)", st.Name, n)
+			}
+			for i, l := range strings.SplitAfter(b.Content, "\n") {
+				if l == "" {
+					continue
+				}
+				st.Script = append(st.Script, Line{Text: strings.TrimSuffix(l, "\n"), Num: b.Line + 1 + i})
+				if isMarker(l) {
+					return errorf(rb.Path, b.Line+1+i, "txtar file marker %q inside a %s block: write files as separate blocks with file=NAME", strings.TrimSpace(l), StepLang)
+				}
+			}
+			rb.Steps = append(rb.Steps, st)
+		case isFile:
+			if err := checkFileName(name); err != nil {
+				return errorf(rb.Path, b.Line, "file=%q: %v", name, err)
+			}
+			if prev, dup := seenFile[name]; dup {
+				return errorf(rb.Path, b.Line, "file=%s is already defined at line %d", name, prev)
+			}
+			seenFile[name] = b.Line
+			rb.Files = append(rb.Files, &File{Name: name, Content: b.Content, Line: b.Line, Block: b})
+		}
+	}
+	return nil
+}
+
+func checkFileName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty file name")
+	case strings.Contains(name, `\`):
+		return fmt.Errorf("use / as the path separator")
+	case path.IsAbs(name):
+		return fmt.Errorf("must be relative to $WORK")
+	case path.Clean(name) != name || name == "." || strings.HasPrefix(name, "../"):
+		return fmt.Errorf("must be a clean path inside $WORK")
+	}
+	return nil
+}
+
+// isMarker reports whether l is a txtar file marker line.
+func isMarker(l string) bool {
+	a := txtar.Parse([]byte(l))
+	return len(a.Files) > 0
+}
+
+// nodeText concatenates the text segments below n.
+func nodeText(n ast.Node, src []byte) string {
+	var b strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() {
+				b.WriteByte(' ')
+			}
+		}
+		if s, ok := c.(*ast.String); ok && entering {
+			b.Write(s.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,130 @@
+package runbook
+
+import "time"
+
+// Format is the source format of a runbook.
+type Format string
+
+const (
+	// Markdown is a runbook written as Markdown with fenced testscript blocks.
+	Markdown Format = "markdown"
+	// Txtar is a plain testscript archive, run unchanged.
+	Txtar Format = "txtar"
+)
+
+// Runbook is one parsed runbook.
+type Runbook struct {
+	// Path is the file the runbook was read from, as given by the caller.
+	Path string
+	// Format tells how Path was parsed.
+	Format Format
+	// Meta is the front matter.
+	Meta Meta
+	// Steps are the executable blocks, in source order.
+	Steps []*Step
+	// Files are the blocks written into the work directory, in source order.
+	Files []*File
+	// Blocks are all fenced code blocks of a Markdown runbook (empty for txtar).
+	Blocks []*Block
+	// Source is the file content as read.
+	Source []byte
+}
+
+// Name is the runbook's display name: its path without extension.
+func (r *Runbook) Name() string { return trimExt(r.Path) }
+
+// Title is Meta.Title, or the name when the front matter has none.
+func (r *Runbook) Title() string {
+	if r.Meta.Title != "" {
+		return r.Meta.Title
+	}
+	return r.Name()
+}
+
+// Meta is a runbook's YAML front matter.
+type Meta struct {
+	Title       string   `yaml:"title"`
+	Description string   `yaml:"description"`
+	Requires    []string `yaml:"requires"`
+	Timeout     Duration `yaml:"timeout"`
+	Tags        []string `yaml:"tags"`
+	Weight      int      `yaml:"weight"`
+	// Inputs are glob patterns, relative to the runbook's directory, of
+	// files the runbook reads; their content is part of the cache key.
+	Inputs []string `yaml:"inputs"`
+	// CRDs are directories or files of CustomResourceDefinitions the runbook
+	// needs installed, relative to the runbook's directory.
+	CRDs []string `yaml:"crds"`
+
+	// RequiresLines holds the source line of each Requires entry.
+	RequiresLines []int `yaml:"-"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("5m").
+type Duration struct{ time.Duration }
+
+// Step is one executable testscript block.
+type Step struct {
+	// Index is the 1-based position among the runbook's steps.
+	Index int
+	// Name is the name= attribute, else the enclosing heading, made unique.
+	Name string
+	// Line is the source line of the opening fence (or of the script for txtar).
+	Line int
+	// Script holds the block's lines with their source line numbers.
+	Script []Line
+	// Block is the fenced block (nil for txtar).
+	Block *Block
+}
+
+// Line is one script line and where it stands in the source.
+type Line struct {
+	Text string
+	Num  int
+}
+
+// File is a block written into the work directory before the steps run.
+type File struct {
+	Name    string
+	Content string
+	// Line is the source line of the opening fence (or of the txtar marker).
+	Line  int
+	Block *Block
+}
+
+// Block is one fenced code block of a Markdown runbook.
+type Block struct {
+	// Lang is the first word of the info string.
+	Lang string
+	// Attrs are the key=value attributes of the info string.
+	Attrs map[string]string
+	// Flags are the bare words of the info string after the language.
+	Flags []string
+	// Line is the source line of the opening fence; EndLine that of the
+	// closing fence.
+	Line, EndLine int
+	// Content is the block's text with line endings normalised to \n and
+	// container indentation removed.
+	Content string
+	// ContentStart and ContentEnd delimit the content bytes in Source,
+	// from the first byte after the opening fence line to the first byte of
+	// the closing fence line.
+	ContentStart, ContentEnd int
+	// Prefix is what stands before each content line in the source (list
+	// indentation, blockquote markers).
+	Prefix string
+	// CRLF is true when the block's lines end in \r\n.
+	CRLF bool
+	// Heading is the text of the nearest heading above the block.
+	Heading string
+}
+
+// Has reports whether the info string carries the bare flag f.
+func (b *Block) Has(f string) bool {
+	for _, x := range b.Flags {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}

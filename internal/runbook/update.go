@@ -1,0 +1,106 @@
+package runbook
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// Rewrite returns the runbook source with the content of the named files
+// replaced, every other byte unchanged. Markdown blocks keep their
+// indentation prefix and line endings; txtar files are reformatted.
+func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
+	if r.Format == Txtar {
+		return r.rewriteTxtar(contents)
+	}
+	type edit struct {
+		b    *Block
+		text string
+	}
+	var edits []edit
+	for _, f := range r.Files {
+		c, ok := contents[f.Name]
+		if !ok || c == f.Content {
+			continue
+		}
+		edits = append(edits, edit{f.Block, c})
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].b.ContentStart < edits[j].b.ContentStart })
+	var out bytes.Buffer
+	last := 0
+	for _, e := range edits {
+		out.Write(r.Source[last:e.b.ContentStart])
+		fence := fenceRun(bytes.TrimLeft(r.Source[r.lineStart(e.b.Line):], " \t>"))
+		nl := "\n"
+		if e.b.CRLF {
+			nl = "\r\n"
+		}
+		text := e.text
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		for i, l := range strings.SplitAfter(text, "\n") {
+			if l == "" {
+				continue
+			}
+			l = strings.TrimSuffix(l, "\n")
+			if isClosingFence([]byte(l), fence) {
+				return nil, errorf(r.Path, e.b.Line, "cannot update: new content line %d (%q) would close the %s fence; use a longer fence", i+1, l, fence)
+			}
+			out.WriteString(e.b.Prefix)
+			out.WriteString(l)
+			out.WriteString(nl)
+		}
+		last = e.b.ContentEnd
+	}
+	out.Write(r.Source[last:])
+	return out.Bytes(), nil
+}
+
+func (r *Runbook) lineStart(n int) int {
+	return newLineIndex(r.Source).start(n)
+}
+
+func (r *Runbook) rewriteTxtar(contents map[string]string) ([]byte, error) {
+	ar := txtar.Parse(r.Source)
+	for i := range ar.Files {
+		if c, ok := contents[ar.Files[i].Name]; ok {
+			ar.Files[i].Data = []byte(c)
+		}
+	}
+	return txtar.Format(ar), nil
+}
+
+// WriteFileAtomic replaces file with data through a temporary file in the
+// same directory, so a crash never leaves it half-written.
+func WriteFileAtomic(file string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("update %s: %w", file, err)
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package runner
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+)
+
+var (
+	failLine   = regexp.MustCompile(`^FAIL: (.*):(\d+): (.*)$`)
+	exitStatus = regexp.MustCompile(`^\[exit status (\d+)\]$`)
+)
+
+// fill turns the testscript log and the marker records into step and
+// command results.
+func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+
+	// Split the log at the marker echo lines; drop them from the log the
+	// user sees and map FAIL lines to the runbook's own lines.
+	bodies := map[int]string{}
+	var clean, body strings.Builder
+	cur := -1
+	var failure *report.Failure
+	for _, l := range strings.SplitAfter(log, "\n") {
+		if id, ok := x.markerEcho(l); ok {
+			if cur >= 0 {
+				bodies[cur] = body.String()
+			}
+			cur = id
+			body.Reset()
+			continue
+		}
+		if m := failLine.FindStringSubmatch(strings.TrimSuffix(l, "\n")); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			src := x.plan.sourceLine(n)
+			failure = &report.Failure{File: x.rb.Path, Line: src, Message: x.masker.Mask(m[3])}
+			l = (&report.Failure{File: x.rb.Path, Line: src, Message: m[3]}).String() + "\n"
+			l = "FAIL: " + l
+		}
+		clean.WriteString(l)
+		if cur >= 0 {
+			body.WriteString(l)
+		}
+	}
+	if cur >= 0 {
+		bodies[cur] = body.String()
+	}
+
+	// Which command failed, and how far the script got.
+	failedID, reached := -1, len(x.plan.cmds)-1
+	if failure != nil {
+		failedID = max(x.last, 0)
+		for id := max(x.last, 0); id < len(x.plan.cmds); id++ {
+			if x.plan.cmds[id].line.Num == failure.Line {
+				failedID = id
+				break
+			}
+		}
+		reached = failedID
+	} else if skipped || tFailed {
+		reached = x.last
+	}
+
+	cmds := map[*runbook.Step][]*report.Command{}
+	stepFailed := map[*runbook.Step]bool{}
+	firstID := map[*runbook.Step]int{}
+	for id, c := range x.plan.cmds {
+		if _, ok := firstID[c.step]; !ok {
+			firstID[c.step] = id
+		}
+		if id > reached {
+			continue
+		}
+		cr := &report.Command{Line: c.line.Num, Text: c.line.Text}
+		ran := !x.fired[id].IsZero()
+		if ran {
+			cr.Duration = x.ends[id].Sub(x.fired[id])
+			if !x.ends[id].IsZero() && cr.Duration < 0 {
+				cr.Duration = 0
+			}
+			cr.Stdout, cr.Stderr, cr.ExitCode = x.output(bodies[id], x.rec[id])
+		} else if id != failedID {
+			cr.Skipped = true
+		}
+		if id == failedID {
+			cr.Failed = true
+			stepFailed[c.step] = true
+		}
+		cmds[c.step] = append(cmds[c.step], cr)
+	}
+
+	res.Status = report.Passed
+	earlierFailed := false
+	for _, st := range x.rb.Steps {
+		sr := &report.Step{Index: st.Index, Name: st.Name, Line: st.Line, Commands: cmds[st]}
+		for _, c := range sr.Commands {
+			sr.Duration += c.Duration
+		}
+		first, hasCmds := firstID[st]
+		switch {
+		case !x.r.selected(st):
+			sr.Status, sr.Reason = report.Skipped, "deselected by -run"
+		case stepFailed[st]:
+			sr.Status, sr.Failure = report.Failed, failure
+			earlierFailed = true
+		case earlierFailed || (hasCmds && first > reached):
+			sr.Status, sr.Reason = report.Skipped, "not run: an earlier step failed"
+			if skipped {
+				sr.Reason = "not run: the script was skipped"
+			}
+		default:
+			sr.Status = report.Passed
+		}
+		res.Steps = append(res.Steps, sr)
+	}
+	if failure != nil || tFailed {
+		res.Status = report.Failed
+		res.Failure = failure
+		if failure == nil {
+			res.Failure = &report.Failure{File: x.rb.Path, Message: lastLine(clean.String())}
+		}
+		res.Reason = res.Failure.Message
+		res.Log = x.masker.Mask(clean.String())
+	}
+}
+
+// markerEcho recognises the log line testscript echoes for a marker.
+func (x *execution) markerEcho(l string) (int, bool) {
+	if !strings.HasPrefix(l, "> ") {
+		return 0, false
+	}
+	tag := markerCmd + " " + x.plan.nonce + " "
+	i := strings.Index(l, tag)
+	if i < 0 {
+		return 0, false
+	}
+	id, err := strconv.Atoi(strings.TrimSpace(l[i+len(tag):]))
+	return id, err == nil
+}
+
+// output extracts a command's stdout, stderr and exit code from its log
+// body. Where the marker that followed the command recorded testscript's
+// stdout and stderr, the body is matched against them exactly; for the
+// last command the ends are found from testscript's own trailer lines.
+func (x *execution) output(body string, rec capture) (stdout, stderr string, exit int) {
+	// The body starts with the echo of the command itself.
+	if strings.HasPrefix(body, "> ") {
+		_, body, _ = strings.Cut(body, "\n")
+	}
+	take := func(tag, known string, trailers ...string) string {
+		if !strings.HasPrefix(body, tag) {
+			return ""
+		}
+		rest := body[len(tag):]
+		if rec.known {
+			known = strings.ReplaceAll(known, x.workdir, "$WORK")
+			if known != "" && strings.HasPrefix(rest, known) {
+				body = rest[len(known):]
+				return known
+			}
+			return ""
+		}
+		end := len(rest)
+		for _, tr := range trailers {
+			if i := strings.Index(rest, tr); i >= 0 && i < end {
+				end = i
+			}
+		}
+		body = rest[end:]
+		return rest[:end]
+	}
+	stdout = take("[stdout]\n", rec.stdout, "[stderr]\n", "\n[exit status ", "\nFAIL: ", "\n[signal: ")
+	if strings.HasPrefix(body, "\n[") || strings.HasPrefix(body, "\nFAIL: ") {
+		stdout += "\n"
+		body = body[1:]
+	}
+	stderr = take("[stderr]\n", rec.stderr, "\n[exit status ", "\nFAIL: ", "\n[signal: ")
+	if strings.HasPrefix(body, "\n[") || strings.HasPrefix(body, "\nFAIL: ") {
+		stderr += "\n"
+		body = body[1:]
+	}
+	for _, l := range strings.Split(body, "\n") {
+		if m := exitStatus.FindStringSubmatch(l); m != nil {
+			exit, _ = strconv.Atoi(m[1])
+		}
+	}
+	return x.masker.Mask(stdout), x.masker.Mask(stderr), exit
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

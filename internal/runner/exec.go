@@ -1,0 +1,304 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/mask"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// execKey is the Env.Values key under which Setup hands the running
+// execution to kbook's commands.
+type execKey struct{}
+
+// ContextKey is the Env.Values key of the run's context.Context, for
+// commands that wait (they must stop when the run is cancelled).
+type ContextKey struct{}
+
+// execution is one runbook being run.
+type execution struct {
+	r      *Runner
+	rb     *runbook.Runbook
+	plan   *plan
+	ctx    context.Context
+	masker *mask.Masker
+
+	mu      sync.Mutex
+	workdir string
+	fired   []time.Time // marker fire time per command; zero: did not run
+	ends    []time.Time
+	rec     []capture // output recorded when the next marker fired
+	last    int       // last fired command, -1 before the first
+}
+
+// capture is what a command printed, as testscript kept it.
+type capture struct {
+	stdout, stderr string
+	known          bool
+}
+
+var initTesting sync.Once
+
+// run executes the runbook's selected steps and returns its result.
+func (x *execution) run() *report.Runbook {
+	// testscript's [short] condition asks the testing package, which
+	// panics unless its flags are registered.
+	initTesting.Do(testing.Init)
+
+	start := time.Now()
+	res := &report.Runbook{Path: x.rb.Path, Title: x.rb.Title(), Verified: start}
+	root, err := os.MkdirTemp(x.r.opts.WorkRoot, "kbook-")
+	if err != nil {
+		return failed(res, fmt.Sprintf("create work directory: %v", err))
+	}
+	if x.r.opts.KeepWork {
+		res.WorkDir = root
+	} else {
+		defer os.RemoveAll(root)
+	}
+	name := scriptName(x.rb.Path)
+	script := filepath.Join(root, name+".txtar")
+	if err := os.WriteFile(script, x.plan.archive, 0o644); err != nil {
+		return failed(res, fmt.Sprintf("write script: %v", err))
+	}
+	n := len(x.plan.cmds)
+	x.fired, x.ends, x.rec, x.last = make([]time.Time, n), make([]time.Time, n), make([]capture, n), -1
+
+	timeout := x.r.opts.Timeout
+	if x.rb.Meta.Timeout.Duration > 0 {
+		timeout = x.rb.Meta.Timeout.Duration
+	}
+	deadline := start.Add(timeout)
+	t := &scriptT{}
+	params := testscript.Params{
+		Files:              []string{script},
+		WorkdirRoot:        filepath.Join(root, "work"),
+		Setup:              x.setup,
+		Condition:          x.r.condition,
+		Cmds:               x.r.cmds,
+		UpdateScripts:      x.r.opts.Update,
+		RequireUniqueNames: true,
+		Deadline:           deadline,
+	}
+	if err := os.MkdirAll(params.WorkdirRoot, 0o755); err != nil {
+		return failed(res, fmt.Sprintf("create work directory: %v", err))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		testscript.RunT(t, params)
+	}()
+	timedOut := false
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline) + 30*time.Second):
+		// testscript kills exec'd commands at the deadline; a command
+		// that ignores it is abandoned so the run can go on.
+		timedOut = true
+	}
+	end := time.Now()
+	res.Duration = end.Sub(start)
+	if !timedOut && time.Now().After(deadline) {
+		timedOut = true
+	}
+	x.mu.Lock()
+	if x.last >= 0 && x.ends[x.last].IsZero() {
+		x.ends[x.last] = end
+	}
+	x.mu.Unlock()
+
+	log, tFailed, skipped, skipMsg := t.result()
+	x.fill(res, log, tFailed, skipped)
+	switch {
+	case skipped:
+		res.Status, res.Reason = report.Skipped, "skipped by the script: "+strings.TrimSpace(skipMsg)
+	case timedOut && res.Status == report.Failed:
+		res.Reason = fmt.Sprintf("timed out after %s: %s", timeout, res.Reason)
+	}
+	if x.ctx.Err() != nil && res.Status == report.Failed {
+		res.Reason = "interrupted: " + res.Reason
+	}
+	if x.r.opts.Update && res.Status == report.Passed {
+		if err := x.update(res, script); err != nil {
+			return failed(res, err.Error())
+		}
+	}
+	return res
+}
+
+// setup prepares the script environment: it runs after testscript has
+// extracted the archive into $WORK.
+func (x *execution) setup(env *testscript.Env) error {
+	x.mu.Lock()
+	x.workdir = env.WorkDir
+	x.mu.Unlock()
+	env.Values[execKey{}] = x
+	env.Values[ContextKey{}] = x.ctx
+	for _, f := range x.plan.extra {
+		p := filepath.Join(env.WorkDir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+			return err
+		}
+	}
+	dir, err := filepath.Abs(filepath.Dir(x.rb.Path))
+	if err != nil {
+		return err
+	}
+	env.Setenv("RUNBOOK_DIR", dir)
+	env.Setenv("RUNBOOK", x.rb.Path)
+	env.Setenv("PATH", x.r.path)
+	for _, kv := range x.r.opts.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env.Setenv(k, v)
+	}
+	if x.r.opts.Setup != nil {
+		if err := x.r.opts.Setup(x.rb, env); err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+	}
+	x.masker.AddLiterals(mask.SecretValues(env.Vars)...)
+	return nil
+}
+
+// marker is the command behind every inserted marker line.
+func marker(ts *testscript.TestScript, neg bool, args []string) {
+	x, _ := ts.Value(execKey{}).(*execution)
+	if x == nil || len(args) != 2 || args[0] != x.plan.nonce {
+		ts.Fatalf("%s is reserved for kbook", markerCmd)
+	}
+	id, err := strconv.Atoi(args[1])
+	if err != nil || id < 0 || id >= len(x.plan.cmds) {
+		ts.Fatalf("%s: bad marker %q", markerCmd, args[1])
+	}
+	now := time.Now()
+	x.mu.Lock()
+	if x.last >= 0 {
+		x.rec[x.last] = capture{stdout: ts.ReadFile("stdout"), stderr: ts.ReadFile("stderr"), known: true}
+		x.ends[x.last] = now
+	}
+	x.fired[id], x.last = now, id
+	x.mu.Unlock()
+	if c := x.plan.cmds[id]; c.first {
+		x.r.obs.StepStarted(x.rb, c.step)
+	}
+}
+
+// update writes cmp targets that testscript refreshed back into the runbook.
+func (x *execution) update(res *report.Runbook, script string) error {
+	data, err := os.ReadFile(script)
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	changed := map[string]string{}
+	for _, f := range txtar.Parse(data).Files {
+		if old, ok := x.plan.archived[f.Name]; ok && old != string(f.Data) {
+			changed[f.Name] = string(f.Data)
+			res.Updated = append(res.Updated, f.Name)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	src, err := x.rb.Rewrite(changed)
+	if err != nil {
+		return err
+	}
+	return runbook.WriteFileAtomic(x.rb.Path, src)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func scriptName(p string) string {
+	return unsafeName.ReplaceAllString(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), "_")
+}
+
+func failed(res *report.Runbook, reason string) *report.Runbook {
+	res.Status, res.Reason = report.Failed, reason
+	res.Failure = &report.Failure{File: res.Path, Message: reason}
+	return res
+}
+
+// scriptT implements testscript.T outside `go test`. FailNow and SkipNow
+// end the calling goroutine, as in the testing package, so Run starts each
+// script in a goroutine of its own.
+type scriptT struct {
+	mu      sync.Mutex
+	log     strings.Builder
+	failed  bool
+	skipped bool
+	skipMsg string
+}
+
+func (t *scriptT) Skip(args ...any) {
+	t.mu.Lock()
+	t.skipped, t.skipMsg = true, fmt.Sprint(args...)
+	t.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (t *scriptT) Fatal(args ...any) {
+	t.Log(args...)
+	t.FailNow()
+}
+
+func (t *scriptT) Parallel() {}
+
+func (t *scriptT) Log(args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := fmt.Sprint(args...)
+	t.log.WriteString(s)
+	if !strings.HasSuffix(s, "\n") {
+		t.log.WriteByte('\n')
+	}
+}
+
+func (t *scriptT) FailNow() {
+	t.mu.Lock()
+	t.failed = true
+	t.mu.Unlock()
+	runtime.Goexit()
+}
+
+func (t *scriptT) Run(name string, f func(testscript.T)) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				t.Log(fmt.Sprintf("panic in %s: %v\n%s", name, r, debug.Stack()))
+				t.mu.Lock()
+				t.failed = true
+				t.mu.Unlock()
+			}
+		}()
+		f(t)
+	}()
+	<-done
+}
+
+// Verbose keeps the whole log: the runner splits it into commands.
+func (t *scriptT) Verbose() bool { return true }
+
+func (t *scriptT) result() (log string, failed, skipped bool, skipMsg string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.log.String(), t.failed, t.skipped, t.skipMsg
+}

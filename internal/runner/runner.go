@@ -1,0 +1,329 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/mask"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// Condition reports whether a named condition holds and, when it does not,
+// why. Conditions serve both [name] prefixes in scripts and the requires
+// list of the front matter.
+type Condition func() (ok bool, why string)
+
+// Options configure a run. The zero value runs every runbook once, one at a
+// time, without cache or cluster.
+type Options struct {
+	// Parallel is how many runbooks run at once (default: number of CPUs).
+	Parallel int
+	// Filter selects runbooks and steps.
+	Filter Filter
+	// FailFast stops starting runbooks after the first failure.
+	FailFast bool
+	// Update rewrites expected-output blocks with the actual output.
+	Update bool
+	// Shard runs one part of the runbooks.
+	Shard Shard
+	// Timings balance shards; nil uses the cache's recorded durations.
+	Timings map[string]time.Duration
+	// Timeout bounds each runbook unless its front matter says otherwise
+	// (default 10m).
+	Timeout time.Duration
+	// Cache, if set, skips unchanged runbooks that passed before.
+	Cache *cache.Cache
+	// KbookID identifies the kbook binary in cache keys.
+	KbookID string
+	// Version is the kbook version written into the report.
+	Version string
+	// Backend names what the runbooks run against; "none" if empty.
+	Backend string
+	// Host describes the machine in the report.
+	Host string
+	// Observer is told about progress.
+	Observer Observer
+	// Conditions extend the [condition] set; a backend provides "cluster",
+	// "kind", "k0rdent"... Unset names from runbook.KnownRequirements are false.
+	Conditions map[string]Condition
+	// Cmds are extra testscript commands.
+	Cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)
+	// Setup runs for each runbook after its files are in $WORK.
+	Setup func(rb *runbook.Runbook, env *testscript.Env) error
+	// Env holds extra KEY=VALUE variables for every script.
+	Env []string
+	// KeepWork leaves work directories in place and reports them.
+	KeepWork bool
+	// WorkRoot is where work directories are made (default: os.TempDir()).
+	WorkRoot string
+}
+
+// Runner runs runbooks.
+type Runner struct {
+	opts  Options
+	obs   Observer
+	conds map[string]Condition
+	cmds  map[string]func(ts *testscript.TestScript, neg bool, args []string)
+	// path is the PATH scripts see: kbook's own directory first, so that
+	// runbooks can exec kbook.
+	path string
+}
+
+// New returns a Runner.
+func New(opts Options) (*Runner, error) {
+	if opts.Parallel <= 0 {
+		opts.Parallel = runtime.NumCPU()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Minute
+	}
+	if opts.Backend == "" {
+		opts.Backend = "none"
+	}
+	r := &Runner{opts: opts, obs: opts.Observer, conds: map[string]Condition{}, cmds: map[string]func(*testscript.TestScript, bool, []string){}}
+	if r.obs == nil {
+		r.obs = NopObserver{}
+	}
+	for _, name := range runbook.KnownRequirements {
+		r.conds[name] = func() (bool, string) { return false, "no cluster is configured for this run" }
+	}
+	for k, v := range opts.Conditions {
+		r.conds[k] = v
+	}
+	for k, v := range opts.Cmds {
+		if k == markerCmd {
+			return nil, fmt.Errorf("command name %s is reserved", markerCmd)
+		}
+		r.cmds[k] = v
+	}
+	r.cmds[markerCmd] = marker
+	r.path = os.Getenv("PATH")
+	if exe, err := os.Executable(); err == nil {
+		r.path = filepath.Dir(exe) + string(os.PathListSeparator) + r.path
+	}
+	return r, nil
+}
+
+// Run runs the runbooks and returns the report. Cancelling ctx (Ctrl-C)
+// stops running commands, skips runbooks not yet started and still returns
+// a complete report.
+func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report {
+	rep := &report.Report{
+		FormatVersion: report.FormatVersion,
+		Kbook:         r.opts.Version,
+		Backend:       r.opts.Backend,
+		Host:          r.opts.Host,
+		Started:       time.Now(),
+	}
+	var sel []*runbook.Runbook
+	for _, rb := range rbs {
+		if r.opts.Filter.MatchRunbook(rb) {
+			sel = append(sel, rb)
+		}
+	}
+	if r.opts.Shard.N > 1 {
+		timings := r.opts.Timings
+		if timings == nil && r.opts.Cache != nil {
+			timings = r.opts.Cache.Durations()
+		}
+		sel = r.opts.Shard.Select(sel, timings)
+	}
+
+	stopKill := watchInterrupt(ctx)
+	defer stopKill()
+
+	results := make([]*report.Runbook, len(sel))
+	var (
+		mu       sync.Mutex
+		stopping bool
+		wg       sync.WaitGroup
+	)
+	work := make(chan int)
+	for w := 0; w < min(r.opts.Parallel, max(len(sel), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				rb := sel[i]
+				mu.Lock()
+				stop := stopping
+				mu.Unlock()
+				var res *report.Runbook
+				switch {
+				case ctx.Err() != nil:
+					res = skippedResult(rb, "not run: the run was interrupted")
+				case stop:
+					res = skippedResult(rb, "not run: --fail-fast after an earlier failure")
+				default:
+					r.obs.RunbookStarted(rb)
+					res = r.runOne(ctx, rb)
+				}
+				if res.Status == report.Failed && r.opts.FailFast {
+					mu.Lock()
+					stopping = true
+					mu.Unlock()
+				}
+				results[i] = res
+				r.obs.RunbookFinished(res)
+			}
+		}()
+	}
+	for i := range sel {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	rep.Runbooks = results
+	rep.Duration = time.Since(rep.Started)
+	rep.Interrupted = ctx.Err() != nil
+	return rep
+}
+
+// runOne decides whether a runbook can run, consults the cache and runs it.
+func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
+	if why := r.unmet(rb); why != "" {
+		return skippedResult(rb, why)
+	}
+	p, err := newPlan(rb, r.selected)
+	if err != nil {
+		return failed(&report.Runbook{Path: rb.Path, Title: rb.Title()}, err.Error())
+	}
+	var sum string
+	useCache := r.opts.Cache != nil && !r.opts.Update && !r.opts.Filter.Selective()
+	if useCache {
+		key, err := r.key(rb)
+		if err != nil {
+			return failed(&report.Runbook{Path: rb.Path, Title: rb.Title(), Verified: time.Now()}, err.Error())
+		}
+		sum = key.Sum()
+		if hit, ok := r.opts.Cache.Get(sum); ok && hit.Status == report.Passed {
+			hit.Cached = true
+			hit.Path, hit.Title = rb.Path, rb.Title()
+			return hit
+		}
+	}
+	x := &execution{r: r, rb: rb, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
+	res := x.run()
+	if useCache && res.Status == report.Passed {
+		if err := r.opts.Cache.Put(sum, res); err != nil {
+			r.obs.Warn(err.Error())
+		}
+	} else if r.opts.Cache != nil && res.Status != report.Skipped {
+		if err := r.opts.Cache.RecordDuration(rb.Path, res.Duration); err != nil {
+			r.obs.Warn(err.Error())
+		}
+	}
+	return res
+}
+
+// unmet returns why a runbook's requirements are not met, or "".
+func (r *Runner) unmet(rb *runbook.Runbook) string {
+	for _, req := range rb.Meta.Requires {
+		if prog, ok := strings.CutPrefix(req, "exec:"); ok {
+			if _, err := lookPath(prog, r.path); err != nil {
+				return fmt.Sprintf("requires %s: %s not found on PATH", req, prog)
+			}
+			continue
+		}
+		c, ok := r.conds[req]
+		if !ok {
+			return fmt.Sprintf("requires %s: unknown requirement", req)
+		}
+		if ok, why := c(); !ok {
+			return fmt.Sprintf("requires %s: %s", req, why)
+		}
+	}
+	return ""
+}
+
+// condition serves testscript's [name] prefixes beyond its built-in set.
+func (r *Runner) condition(cond string) (bool, error) {
+	c, ok := r.conds[cond]
+	if !ok {
+		names := make([]string, 0, len(r.conds))
+		for n := range r.conds {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return false, fmt.Errorf("unknown condition (kbook adds: %s; testscript has exec:PROG, unix, net, GOOS, GOARCH, ...)", strings.Join(names, ", "))
+	}
+	ok, _ = c()
+	return ok, nil
+}
+
+func (r *Runner) selected(st *runbook.Step) bool { return r.opts.Filter.MatchStep(st) }
+
+// key computes the cache key of a runbook.
+func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
+	k := cache.Key{Kbook: r.opts.KbookID, Backend: r.opts.Backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source, Inputs: map[string][]byte{}}
+	dir := filepath.Dir(rb.Path)
+	for _, pat := range rb.Meta.Inputs {
+		matches, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return k, fmt.Errorf("%s: front matter inputs: bad pattern %q: %v", rb.Path, pat, err)
+		}
+		if len(matches) == 0 {
+			return k, fmt.Errorf("%s: front matter inputs: %q matches no files", rb.Path, pat)
+		}
+		for _, m := range matches {
+			if err := addInput(k.Inputs, m); err != nil {
+				return k, fmt.Errorf("%s: front matter inputs: %w", rb.Path, err)
+			}
+		}
+	}
+	return k, nil
+}
+
+// addInput adds a file, or every file below a directory, to inputs.
+func addInput(inputs map[string][]byte, path string) error {
+	return filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		inputs[filepath.ToSlash(p)] = data
+		return nil
+	})
+}
+
+func skippedResult(rb *runbook.Runbook, why string) *report.Runbook {
+	res := &report.Runbook{Path: rb.Path, Title: rb.Title(), Status: report.Skipped, Reason: why}
+	for _, st := range rb.Steps {
+		res.Steps = append(res.Steps, &report.Step{Index: st.Index, Name: st.Name, Line: st.Line, Status: report.Skipped, Reason: why})
+	}
+	return res
+}
+
+// lookPath finds prog in the given PATH list.
+func lookPath(prog, path string) (string, error) {
+	if strings.ContainsRune(prog, filepath.Separator) {
+		return exec.LookPath(prog)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, prog)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}

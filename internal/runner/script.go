@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// markerCmd is the testscript command the runner inserts before every
+// script line. It is never written by users: it only acts when called with
+// the run's random nonce.
+const markerCmd = "__kbook"
+
+// command is one script line that runs.
+type command struct {
+	step *runbook.Step
+	// first is true for the first command of its step.
+	first bool
+	line  runbook.Line
+}
+
+// plan is a runbook turned into a testscript archive.
+type plan struct {
+	nonce   string
+	archive []byte
+	// cmds are indexed by marker id.
+	cmds []command
+	// lineMap maps an archive line (1-based) to the runbook source line.
+	lineMap []int
+	// extra are files whose content txtar cannot hold (lines that look
+	// like file markers); Setup writes them into $WORK.
+	extra []*runbook.File
+	// archived holds the original content of files in the archive, for --update.
+	archived map[string]string
+}
+
+// newPlan builds the archive for the selected steps of rb.
+func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, error) {
+	p := &plan{nonce: nonce(), lineMap: []int{0}, archived: map[string]string{}}
+	var script strings.Builder
+	emit := func(text string, src int) {
+		script.WriteString(text)
+		script.WriteByte('\n')
+		p.lineMap = append(p.lineMap, src)
+	}
+	for _, st := range rb.Steps {
+		if !selected(st) {
+			continue
+		}
+		emit(fmt.Sprintf("# %s (%s:%d)", oneLine(st.Name), rb.Path, st.Line), st.Line)
+		first := true
+		for _, l := range st.Script {
+			t := strings.TrimSpace(l.Text)
+			if t == "" || strings.HasPrefix(t, "#") {
+				emit(l.Text, l.Num)
+				continue
+			}
+			id := len(p.cmds)
+			p.cmds = append(p.cmds, command{step: st, first: first, line: l})
+			first = false
+			// The marker carries the line's conditions, so it fires
+			// exactly when the command runs.
+			emit(strings.TrimSpace(conditionPrefix(t)+" "+markerCmd+" "+p.nonce+" "+fmt.Sprint(id)), l.Num)
+			emit(l.Text, l.Num)
+		}
+	}
+	ar := &txtar.Archive{Comment: []byte(script.String())}
+	for _, f := range rb.Files {
+		if txtar.NeedsQuote([]byte(f.Content)) {
+			p.extra = append(p.extra, f)
+			continue
+		}
+		ar.Files = append(ar.Files, txtar.File{Name: f.Name, Data: []byte(f.Content)})
+		p.archived[f.Name] = f.Content
+	}
+	p.archive = txtar.Format(ar)
+	return p, nil
+}
+
+// sourceLine maps an archive line to the runbook line (0 if unknown).
+func (p *plan) sourceLine(n int) int {
+	if n > 0 && n < len(p.lineMap) {
+		return p.lineMap[n]
+	}
+	return 0
+}
+
+// conditionPrefix returns the leading [cond] words of a script line.
+func conditionPrefix(line string) string {
+	var conds []string
+	for _, w := range strings.Fields(line) {
+		if !strings.HasPrefix(w, "[") || !strings.HasSuffix(w, "]") {
+			break
+		}
+		conds = append(conds, w)
+	}
+	return strings.Join(conds, " ")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func nonce() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b)
+}
