@@ -123,6 +123,11 @@ func (x *execution) run() *report.Runbook {
 
 	log, tFailed, skipped, skipMsg := t.result()
 	x.fill(res, log, tFailed, skipped)
+	// testscript's context ends commands a little before the deadline, to
+	// leave time to report; its message says so.
+	if res.Failure != nil && strings.Contains(res.Failure.Message, "timed out") {
+		timedOut = true
+	}
 	switch {
 	case skipped:
 		res.Status, res.Reason = report.Skipped, "skipped by the script: "+strings.TrimSpace(skipMsg)

@@ -21,7 +21,7 @@ type Observer interface {
 // NopObserver ignores everything.
 type NopObserver struct{}
 
-func (NopObserver) RunbookStarted(*runbook.Runbook)              {}
-func (NopObserver) StepStarted(*runbook.Runbook, *runbook.Step)  {}
-func (NopObserver) RunbookFinished(*report.Runbook)              {}
-func (NopObserver) Warn(string)                                  {}
+func (NopObserver) RunbookStarted(*runbook.Runbook)             {}
+func (NopObserver) StepStarted(*runbook.Runbook, *runbook.Step) {}
+func (NopObserver) RunbookFinished(*report.Runbook)             {}
+func (NopObserver) Warn(string)                                 {}

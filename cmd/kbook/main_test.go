@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// kbookBin is the kbook binary built once for the end-to-end tests.
+var kbookBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(buildAndRun(m))
+}
+
+func buildAndRun(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "kbook-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	kbookBin = filepath.Join(dir, "kbook")
+	out, err := exec.Command("go", "build", "-o", kbookBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build kbook: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script against the
+// built binary.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", filepath.Dir(kbookBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("KBOOK_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"junit-valid":  junitValid,
+			"report-check": reportCheck,
+			"exitcode":     exitCode,
+		},
+		RequireUniqueNames: true,
+	})
+}
+
+// exitcode N CMD ARGS... runs a command and checks its exit status.
+func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N command [args...]")
+	}
+	prog := args[1]
+	if prog == "kbook" {
+		prog = kbookBin
+	}
+	cmd := exec.Command(prog, args[2:]...)
+	cmd.Env = os.Environ()
+	for _, k := range []string{"PATH", "KBOOK_CACHE_DIR", "HOME", "GITHUB_ACTIONS", "TMPDIR"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	cmd.Dir = ts.MkAbs(".")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	fmt.Fprint(ts.Stdout(), stdout.String())
+	fmt.Fprint(ts.Stderr(), stderr.String())
+	if fmt.Sprint(code) != args[0] {
+		ts.Fatalf("exit status %d, want %s\nstdout:\n%s\nstderr:\n%s", code, args[0], stdout.String(), stderr.String())
+	}
+}
+
+// junit-valid FILE checks a JUnit file is well-formed XML with the
+// expected root and counts: junit-valid FILE TESTS FAILURES SKIPPED.
+func junitValid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: junit-valid FILE TESTS FAILURES SKIPPED")
+	}
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	for {
+		_, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			ts.Fatalf("%s is not well-formed XML: %v", args[0], err)
+		}
+	}
+	var suites struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Tests    string   `xml:"tests,attr"`
+		Failures string   `xml:"failures,attr"`
+		Skipped  string   `xml:"skipped,attr"`
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Check(xml.Unmarshal(data, &suites))
+	if suites.Tests != args[1] || suites.Failures != args[2] || suites.Skipped != args[3] {
+		ts.Fatalf("junit counts tests=%s failures=%s skipped=%s, want %s %s %s", suites.Tests, suites.Failures, suites.Skipped, args[1], args[2], args[3])
+	}
+}
+
+// report-check FILE PATH STATUS [CACHED] checks a runbook's status in a
+// JSON report.
+func reportCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 3 {
+		ts.Fatalf("usage: report-check FILE RUNBOOK STATUS [cached]")
+	}
+	rep, err := report.ReadJSON(ts.MkAbs(args[0]))
+	ts.Check(err)
+	for _, rb := range rep.Runbooks {
+		if rb.Path != args[1] {
+			continue
+		}
+		if string(rb.Status) != args[2] {
+			data, _ := json.MarshalIndent(rb, "", "  ")
+			ts.Fatalf("%s: status %s, want %s\n%s", rb.Path, rb.Status, args[2], data)
+		}
+		if len(args) > 3 && args[3] == "cached" && !rb.Cached {
+			ts.Fatalf("%s: not from the cache", rb.Path)
+		}
+		return
+	}
+	ts.Fatalf("%s: no runbook %s in the report", args[0], args[1])
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/spf13/cobra"
+)
+
+func newReportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Work with kbook JSON reports",
+	}
+	var jsonOut, junitOut string
+	merge := &cobra.Command{
+		Use:   "merge REPORT.json...",
+		Short: "Combine the JSON reports of several runs (CI shards) into one",
+		Long: `Combine JSON reports written by 'kbook run --json', typically one per CI shard,
+into one report for the docs site, and optionally JUnit XML.
+
+Exit status: 0 merged and nothing failed, 1 a merged runbook failed, 2 bad input.`,
+		Example: `  kbook report merge --json report.json --junit report.xml shard-*.json`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonOut == "" && junitOut == "" {
+				return usageError(fmt.Errorf("nothing to write: give --json FILE and/or --junit FILE"))
+			}
+			var reps []*report.Report
+			for _, a := range args {
+				r, err := report.ReadJSON(a)
+				if err != nil {
+					return usageError(err)
+				}
+				reps = append(reps, r)
+			}
+			merged := report.Merge(reps...)
+			if jsonOut != "" {
+				if err := merged.WriteJSON(jsonOut); err != nil {
+					return &exitError{exitFailed, err}
+				}
+			}
+			if junitOut != "" {
+				if err := merged.WriteJUnit(junitOut); err != nil {
+					return &exitError{exitFailed, err}
+				}
+			}
+			fmt.Fprint(cmd.OutOrStdout(), console.Summary(merged))
+			if merged.Summary().Failed > 0 {
+				return &exitError{exitFailed, nil}
+			}
+			return nil
+		},
+	}
+	merge.Flags().StringVar(&jsonOut, "json", "", "write the merged JSON report to `FILE`")
+	merge.Flags().StringVar(&junitOut, "junit", "", "write the merged JUnit XML report to `FILE`")
+	cmd.AddCommand(merge)
+	return cmd
+}

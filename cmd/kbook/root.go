@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/k0rdent/kbook/internal/version"
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kbook",
+		Short: "Executable runbooks and authoring tools for k0rdent",
+		Long: `kbook is the k0rdent extension kit.
+
+It runs executable Markdown runbooks (fenced testscript blocks) against real
+Kubernetes API servers, keeps their expected output up to date, and reports
+what was verified, where and when.`,
+		Example: `  # Run every runbook below runbooks/
+  kbook run runbooks/
+
+  # Lint runbooks: unexecuted shell blocks, unused files, undeclared tools
+  kbook check runbooks/`,
+		Version:       version.String(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetVersionTemplate("kbook {{.Version}}\n")
+	root.AddCommand(newRunCmd(), newCheckCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the kbook version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			cmd.Printf("kbook %s (%s)\n", version.String(), version.Platform())
+		},
+	}
+}

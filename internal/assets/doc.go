@@ -1,0 +1,32 @@
+// Package assets owns locating and building the local API server binaries
+// (kube-apiserver, etcd and kubectl) that envtest runs, from
+// sigs.k8s.io/controller-runtime/pkg/envtest, which reads them from the
+// directory named by KUBEBUILDER_ASSETS.
+//
+// No prebuilt binary is downloaded. The sources of a tiny separate Go module
+// (kbook.local/envtest-assets, under src/) pin k8s.io/kubernetes and
+// go.etcd.io/etcd/server/v3; they are embedded in kbook and built with the
+// local Go toolchain on first use, then cached:
+//
+//	<cache root>/envtest/k8s-<KubernetesVersion>-etcd-<EtcdVersion>-<goos>-<goarch>/
+//	    kube-apiserver
+//	    etcd
+//	    kubectl          only when wanted (see WithKubectl)
+//	    .kbook-complete  stamp, written last
+//
+// The cache root is $KBOOK_CACHE_DIR, else kbook/ in the user cache
+// directory (see cache.DefaultDir), or the one given by WithCacheDir.
+//
+// The embedded files carry a .txt suffix (go.mod.txt, go.sum.txt,
+// cmd/*/main.go.txt): go:embed refuses a directory holding a go.mod, and the
+// suffix keeps the mains out of this module's build. Build restores the real
+// names in a temporary directory.
+//
+// To bump the pins, copy src/ to a scratch directory with the .txt suffixes
+// removed, edit go.mod (k8s.io/kubernetes v1.N.P goes with every k8s.io
+// staging module replaced by v0.N.P), run go mod tidy and go build ./..., copy
+// go.mod and go.sum back as .txt, and update KubernetesVersion and
+// EtcdVersion (a test checks they agree with go.mod.txt).
+//
+// Libraries never print: progress goes to a Logger.
+package assets

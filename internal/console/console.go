@@ -1,0 +1,206 @@
+// Package console shows the progress of a kbook run in a terminal: a live
+// status line on a TTY, plain lines elsewhere (CI logs), and the summary.
+package console
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+)
+
+// Printer implements runner.Observer for a terminal.
+type Printer struct {
+	w       io.Writer
+	tty     bool
+	verbose bool
+
+	mu      sync.Mutex
+	running map[string]string // runbook path -> current step
+	status  bool              // a status line is on screen
+	now     func() time.Time
+	started map[string]time.Time
+}
+
+// New returns a Printer writing to w. On a TTY it keeps a live status line;
+// verbose prints every command and its output as runbooks finish.
+func New(w io.Writer, tty, verbose bool) *Printer {
+	return &Printer{w: w, tty: tty, verbose: verbose, running: map[string]string{}, started: map[string]time.Time{}, now: time.Now}
+}
+
+// RunbookStarted implements runner.Observer.
+func (p *Printer) RunbookStarted(rb *runbook.Runbook) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running[rb.Path] = ""
+	p.started[rb.Path] = p.now()
+	if !p.tty {
+		fmt.Fprintf(p.w, "=== RUN   %s\n", rb.Path)
+		return
+	}
+	p.drawStatus()
+}
+
+// StepStarted implements runner.Observer.
+func (p *Printer) StepStarted(rb *runbook.Runbook, st *runbook.Step) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running[rb.Path] = fmt.Sprintf("%d/%d %s", st.Index, len(rb.Steps), st.Name)
+	if !p.tty {
+		if p.verbose {
+			fmt.Fprintf(p.w, "    step %d/%d: %s (%s:%d)\n", st.Index, len(rb.Steps), st.Name, rb.Path, st.Line)
+		}
+		return
+	}
+	p.drawStatus()
+}
+
+// RunbookFinished implements runner.Observer.
+func (p *Printer) RunbookFinished(res *report.Runbook) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.running, res.Path)
+	p.clearStatus()
+	fmt.Fprint(p.w, Result(res, p.verbose))
+	if p.tty {
+		p.drawStatus()
+	}
+}
+
+// Warn implements runner.Observer.
+func (p *Printer) Warn(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearStatus()
+	fmt.Fprintf(p.w, "warning: %s\n", msg)
+	if p.tty {
+		p.drawStatus()
+	}
+}
+
+// Message prints a line between status updates.
+func (p *Printer) Message(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearStatus()
+	fmt.Fprintf(p.w, format+"\n", args...)
+	if p.tty {
+		p.drawStatus()
+	}
+}
+
+func (p *Printer) clearStatus() {
+	if p.status {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.status = false
+	}
+}
+
+func (p *Printer) drawStatus() {
+	p.clearStatus()
+	if len(p.running) == 0 {
+		return
+	}
+	paths := make([]string, 0, len(p.running))
+	for k := range p.running {
+		paths = append(paths, k)
+	}
+	sort.Strings(paths)
+	parts := make([]string, 0, len(paths))
+	for _, k := range paths {
+		s := k
+		if st := p.running[k]; st != "" {
+			s += " [" + st + "]"
+		}
+		parts = append(parts, s)
+	}
+	line := "running: " + strings.Join(parts, ", ")
+	if len(line) > 120 {
+		line = line[:117] + "..."
+	}
+	fmt.Fprint(p.w, line)
+	p.status = true
+}
+
+// Result renders one runbook's result as the console shows it.
+func Result(res *report.Runbook, verbose bool) string {
+	var b strings.Builder
+	d := res.Duration.Round(time.Millisecond)
+	switch res.Status {
+	case report.Passed:
+		extra := d.String()
+		if res.Cached {
+			extra = "cached, verified " + res.Verified.Local().Format(time.RFC3339)
+		}
+		fmt.Fprintf(&b, "--- PASS  %s (%s)\n", res.Path, extra)
+		for _, u := range res.Updated {
+			fmt.Fprintf(&b, "    updated %s in %s\n", u, res.Path)
+		}
+	case report.Skipped:
+		fmt.Fprintf(&b, "--- SKIP  %s: %s\n", res.Path, res.Reason)
+	case report.Failed:
+		loc := res.Path
+		if res.Failure != nil && res.Failure.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", res.Path, res.Failure.Line)
+		}
+		fmt.Fprintf(&b, "--- FAIL  %s (%s)\n", loc, d)
+		fmt.Fprintf(&b, "    %s\n", res.Reason)
+		if res.Log != "" {
+			b.WriteString(indent(logTail(res.Log), "    | "))
+		}
+		if res.WorkDir != "" {
+			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
+		}
+	}
+	if verbose && res.Status != report.Skipped {
+		for _, st := range res.Steps {
+			fmt.Fprintf(&b, "    step %d %s: %s\n", st.Index, st.Status, st.Name)
+			for _, c := range st.Commands {
+				if c.Skipped {
+					fmt.Fprintf(&b, "      > %s   (condition not met)\n", c.Text)
+					continue
+				}
+				fmt.Fprintf(&b, "      > %s\n", c.Text)
+				b.WriteString(indent(c.Stdout, "      "))
+				b.WriteString(indent(c.Stderr, "      "))
+			}
+		}
+	}
+	return b.String()
+}
+
+// logTail drops the environment dump at the head of a testscript log.
+func logTail(log string) string {
+	if i := strings.Index(log, "\n# "); i >= 0 {
+		return log[i+1:]
+	}
+	return log
+}
+
+func indent(s, prefix string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
+}
+
+// Summary closes a run: a line with the time taken (and cache hits), then
+// the counts alone on the last line, in the "N passed, N failed" form CI
+// systems look for.
+func Summary(rep *report.Report) string {
+	s := rep.Summary()
+	first := fmt.Sprintf("ran %d runbooks in %s", len(rep.Runbooks), rep.Duration.Round(time.Millisecond))
+	if s.Cached > 0 {
+		first += fmt.Sprintf(", %d from cache", s.Cached)
+	}
+	if rep.Interrupted {
+		first += ", interrupted"
+	}
+	return fmt.Sprintf("%s\nkbook: %d passed, %d failed, %d skipped\n", first, s.Passed, s.Failed, s.Skipped)
+}

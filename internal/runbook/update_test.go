@@ -1,0 +1,119 @@
+package runbook
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestRewrite(t *testing.T) {
+	tests := []struct {
+		name    string
+		file    string
+		crlf    bool
+		changes map[string]string
+		// replace lists old->new substitutions that turn the original
+		// source into the expected one.
+		replace []string
+	}{
+		{"top-level block", "testdata/basic.md", false,
+			map[string]string{"want.txt": "replicas: 2\nextra line\n"},
+			[]string{"```text file=want.txt\nreplicas: 1\n```", "```text file=want.txt\nreplicas: 2\nextra line\n```"}},
+		{"indented block keeps its indentation", "testdata/nested.md", false,
+			map[string]string{"cm.yaml": "kind: Secret\n"},
+			[]string{"   ```yaml file=cm.yaml\n   kind: ConfigMap\n   data:\n     a: \"1\"\n   ```", "   ```yaml file=cm.yaml\n   kind: Secret\n   ```"}},
+		{"empty block filled", "testdata/nested.md", false,
+			map[string]string{"empty.txt": "now\nfull"},
+			[]string{"```text file=empty.txt\n```", "```text file=empty.txt\nnow\nfull\n```"}},
+		{"block emptied", "testdata/basic.md", false,
+			map[string]string{"want.txt": ""},
+			[]string{"```text file=want.txt\nreplicas: 1\n```", "```text file=want.txt\n```"}},
+		{"CRLF kept", "testdata/basic.md", true,
+			map[string]string{"values.yaml": "replicas: 3\n"},
+			[]string{"replicas: 1\r\n```\r\n\r\n## Apply", "replicas: 3\r\n```\r\n\r\n## Apply"}},
+		{"unchanged content is a no-op", "testdata/basic.md", false,
+			map[string]string{"values.yaml": "replicas: 1\n"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.crlf {
+				src = []byte(strings.ReplaceAll(string(src), "\n", "\r\n"))
+			}
+			rb, err := Parse(tc.file, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := rb.Rewrite(tc.changes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := string(src)
+			for i := 0; i+1 < len(tc.replace); i += 2 {
+				if !strings.Contains(want, tc.replace[i]) {
+					t.Fatalf("fixture lacks %q", tc.replace[i])
+				}
+				want = strings.Replace(want, tc.replace[i], tc.replace[i+1], 1)
+			}
+			if string(got) != want {
+				t.Errorf("Rewrite =\n%s\nwant\n%s", got, want)
+			}
+			// The rewritten runbook parses to the new content.
+			again, err := Parse(tc.file, got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range again.Files {
+				if c, ok := tc.changes[f.Name]; ok && strings.TrimSuffix(f.Content, "\n") != strings.TrimSuffix(c, "\n") {
+					t.Errorf("re-parsed %s = %q, want %q", f.Name, f.Content, c)
+				}
+			}
+		})
+	}
+}
+
+func TestRewriteFenceClash(t *testing.T) {
+	rb := mustParse(t, "testdata/basic.md")
+	_, err := rb.Rewrite(map[string]string{"want.txt": "a\n```\nb\n"})
+	if err == nil || !strings.Contains(err.Error(), "testdata/basic.md:31: cannot update") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestRewriteTxtar(t *testing.T) {
+	rb := mustParse(t, "testdata/steps-and-files.txtar")
+	got, err := rb.Rewrite(map[string]string{"want.txt": "bye\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(string(rb.Source), "-- want.txt --\nhello\n", "-- want.txt --\nbye\n", 1)
+	if string(got) != want {
+		t.Errorf("Rewrite =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	f := dir + "/x.md"
+	if err := os.WriteFile(f, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(f, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(f)
+	fi, _ := os.Stat(f)
+	if string(data) != "new" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("content %q mode %v", data, fi.Mode())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	if err := WriteFileAtomic(dir+"/missing/x.md", nil); err == nil {
+		t.Error("no error writing into a missing directory")
+	}
+}

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/runbook"
+)
+
+// builtinCmds are testscript's own commands (go-internal v1.16).
+var builtinCmds = []string{
+	"cd", "chmod", "cmp", "cmpenv", "cp", "env", "exec", "exists", "grep", "kill",
+	"mkdir", "mv", "rm", "skip", "stderr", "stdin", "stdout", "stop", "symlink",
+	"ttyin", "ttyout", "unix2dos", "unquote", "wait",
+}
+
+// builtinConds are testscript's own conditions besides exec:PROG and goX.Y.
+var builtinConds = strings.Fields(`short net link symlink unix gc gccgo
+	aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 solaris wasip1 windows zos
+	386 amd64 arm arm64 loong64 mips mipsle mips64 mips64le ppc64 ppc64le riscv64 s390x wasm`)
+
+var goVersionCond = regexp.MustCompile(`^go1\.\d+$`)
+
+// Validate checks, before anything runs, that every script line names a
+// known command and known conditions, so a typo is reported at its line
+// instead of failing a run halfway.
+func (r *Runner) Validate(rbs []*runbook.Runbook) error {
+	cmds := map[string]bool{}
+	for _, c := range builtinCmds {
+		cmds[c] = true
+	}
+	for c := range r.cmds {
+		if c != markerCmd {
+			cmds[c] = true
+		}
+	}
+	conds := map[string]bool{}
+	for _, c := range builtinConds {
+		conds[c] = true
+	}
+	for c := range r.conds {
+		conds[c] = true
+	}
+	for _, rb := range rbs {
+		for _, st := range rb.Steps {
+			for _, l := range st.Script {
+				if err := checkLine(l.Text, cmds, conds, r.path); err != nil {
+					return &runbook.Error{File: rb.Path, Line: l.Num, Msg: err.Error()}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkLine(line string, cmds, conds map[string]bool, path string) error {
+	words := strings.Fields(line)
+	if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+		return nil
+	}
+	for len(words) > 0 && strings.HasPrefix(words[0], "[") {
+		w := words[0]
+		if !strings.HasSuffix(w, "]") {
+			return fmt.Errorf("condition %s is not closed with ]", w)
+		}
+		c := strings.TrimPrefix(strings.TrimSpace(w[1:len(w)-1]), "!")
+		if !conds[c] && !strings.HasPrefix(c, "exec:") && !goVersionCond.MatchString(c) {
+			return fmt.Errorf("unknown condition [%s] (kbook adds: %s; testscript has exec:PROG, unix, net, GOOS and GOARCH names, go1.N)", c, strings.Join(sortedKeys(conds, builtinConds), ", "))
+		}
+		words = words[1:]
+	}
+	if len(words) > 0 && words[0] == "!" {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return fmt.Errorf("no command after the condition or !")
+	}
+	name := strings.Trim(words[0], `'"`)
+	if cmds[name] {
+		return nil
+	}
+	if _, err := lookPath(name, path); err == nil {
+		return fmt.Errorf("unknown command %q: to run the program %s, write exec %s", name, name, strings.Join(words, " "))
+	}
+	return fmt.Errorf("unknown command %q (commands: %s)", name, strings.Join(sortedKeys(cmds, nil), ", "))
+}
+
+// sortedKeys lists the keys of m that are not in skip.
+func sortedKeys(m map[string]bool, skip []string) []string {
+	drop := map[string]bool{}
+	for _, s := range skip {
+		drop[s] = true
+	}
+	var out []string
+	for k := range m {
+		if !drop[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
