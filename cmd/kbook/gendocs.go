@@ -30,6 +30,9 @@ func genDocs(root *cobra.Command, dir string) error {
 		return err
 	}
 	root.DisableAutoGenTag = true
+	// Execute adds these; generate the same pages whether or not it ran.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
 	var walk func(c *cobra.Command, weight int) error
 	walk = func(c *cobra.Command, weight int) error {
 		if !c.IsAvailableCommand() && c != root || c.IsAdditionalHelpTopicCommand() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,8 @@ func TestInterrupt(t *testing.T) {
 		}
 	}
 	// A distinctive sleep argument lets the test find the process.
-	write("a.md", "```testscript\nexec sleep 37.25\n```\n")
+	arg := fmt.Sprintf("%d.%03d", 30+os.Getpid()%20, time.Now().Nanosecond()%1000)
+	write("a.md", "```testscript\nexec sleep "+arg+"\n```\n")
 	write("b.md", "```testscript\nexec echo never\n```\n")
 	cmd := exec.Command(kbookBin, "run", "--no-cache", "-p", "1", "--json", "r.json", "--junit", "r.xml", "a.md", "b.md")
 	cmd.Dir = dir
@@ -39,6 +41,7 @@ func TestInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	sc := bufio.NewScanner(stdout)
 	var out strings.Builder
 	for sc.Scan() {
@@ -50,7 +53,7 @@ func TestInterrupt(t *testing.T) {
 	// Wait until the sleep runs, then interrupt kbook alone (as a
 	// SIGTERM from a CI runner or a SIGINT to just the process would).
 	deadline := time.Now().Add(10 * time.Second)
-	for !sleepRunning() {
+	for !sleepRunning(arg) {
 		if time.Now().After(deadline) {
 			t.Fatal("sleep never started")
 		}
@@ -72,7 +75,7 @@ func TestInterrupt(t *testing.T) {
 	if took > 8*time.Second {
 		t.Errorf("took %s to stop", took)
 	}
-	if sleepRunning() {
+	if sleepRunning(arg) {
 		t.Error("the runbook's sleep is still running after kbook exited")
 	}
 	rep, err := report.ReadJSON(filepath.Join(dir, "r.json"))
@@ -94,11 +97,11 @@ func TestInterrupt(t *testing.T) {
 }
 
 // sleepRunning looks for the test's sleep in /proc.
-func sleepRunning() bool {
+func sleepRunning(arg string) bool {
 	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, f := range cmdlines {
 		data, err := os.ReadFile(f)
-		if err == nil && string(data) == "sleep\x0037.25\x00" {
+		if err == nil && strings.HasSuffix(string(data), "sleep\x00"+arg+"\x00") {
 			return true
 		}
 	}

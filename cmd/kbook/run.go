@@ -68,14 +68,14 @@ Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&f.parallel, "parallel", "p", runtime.NumCPU(), "number of runbooks to run at once")
+	fl.IntVarP(&f.parallel, "parallel", "p", 0, "number of runbooks to run at once (default: the number of CPUs)")
 	fl.StringVar(&f.run, "run", "", "run only runbooks (and steps) matching `RUNBOOK[/STEP]` regular expressions")
 	fl.BoolVarP(&f.update, "update", "u", false, "rewrite expected-output blocks (compared with cmp) with the actual output")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "start no more runbooks after the first failure")
 	fl.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the runbooks, balanced by recorded durations")
 	fl.StringVar(&f.timings, "timings", "", "balance shards with the durations in this JSON `report` (default: the cache's)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run every runbook, even if an identical run passed before")
-	fl.StringVar(&f.cacheDir, "cache-dir", cache.DefaultDir(), "cache `directory` (env "+cache.EnvDir+")")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	fl.StringVar(&f.json, "json", "", "write the JSON report to `FILE`")
@@ -105,8 +105,14 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			return usageError(fmt.Errorf("--env %q: want KEY=VALUE", kv))
 		}
 	}
-	if f.parallel < 1 {
+	if f.parallel < 0 {
 		return usageError(fmt.Errorf("--parallel %d: want at least 1", f.parallel))
+	}
+	if f.parallel == 0 {
+		f.parallel = runtime.NumCPU()
+	}
+	if f.cacheDir == "" {
+		f.cacheDir = cache.DefaultDir()
 	}
 	var timings map[string]time.Duration
 	if f.timings != "" {

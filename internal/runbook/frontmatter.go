@@ -103,7 +103,7 @@ func yamlError(path string, err error) error {
 		line = n + 1
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type runbook.Meta", "(known: title, description, requires, timeout, tags, weight, inputs, crds)", 1)
+	msg = strings.Replace(msg, "in type runbook.Meta", "(known: title, description, requires, timeout, tags, weight, inputs)", 1)
 	return errorf(path, line, "front matter: %s", msg)
 }
 

@@ -52,9 +52,6 @@ type Meta struct {
 	// Inputs are glob patterns, relative to the runbook's directory, of
 	// files the runbook reads; their content is part of the cache key.
 	Inputs []string `yaml:"inputs"`
-	// CRDs are directories or files of CustomResourceDefinitions the runbook
-	// needs installed, relative to the runbook's directory.
-	CRDs []string `yaml:"crds"`
 
 	// RequiresLines holds the source line of each Requires entry.
 	RequiresLines []int `yaml:"-"`

@@ -189,7 +189,7 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s is reserved for kbook", markerCmd)
 	}
 	id, err := strconv.Atoi(args[1])
-	if err != nil || id < 0 || id >= len(x.plan.cmds) {
+	if err != nil || id < 0 || id > len(x.plan.cmds) {
 		ts.Fatalf("%s: bad marker %q", markerCmd, args[1])
 	}
 	now := time.Now()
@@ -197,6 +197,10 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 	if x.last >= 0 {
 		x.rec[x.last] = capture{stdout: ts.ReadFile("stdout"), stderr: ts.ReadFile("stderr"), known: true}
 		x.ends[x.last] = now
+	}
+	if id == len(x.plan.cmds) { // the end marker
+		x.mu.Unlock()
+		return
 	}
 	x.fired[id], x.last = now, id
 	x.mu.Unlock()

@@ -3,6 +3,9 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/report"
@@ -24,13 +27,110 @@ func TestRunPassAndFail(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := r.Run(context.Background(), load(t, "testdata/pass.md", "testdata/fail.md"))
-	data, _ := json.MarshalIndent(rep, "", "  ")
-	t.Logf("%s", data)
-	if got := rep.Runbooks[1].Status; got != report.Passed {
-		t.Errorf("pass.md: %s", got)
+	if len(rep.Runbooks) != 2 {
+		t.Fatalf("%d results", len(rep.Runbooks))
 	}
-	f := rep.Runbooks[0]
-	if f.Status != report.Failed || f.Failure == nil || f.Failure.Line != 13 {
-		t.Errorf("fail.md: %+v %+v", f, f.Failure)
+	f, p := rep.Runbooks[0], rep.Runbooks[1]
+	dump := func(rb *report.Runbook) string { d, _ := json.MarshalIndent(rb, "", "  "); return string(d) }
+
+	if p.Status != report.Passed || len(p.Steps) != 2 {
+		t.Fatalf("pass.md:\n%s", dump(p))
+	}
+	type cmdWant struct {
+		line           int
+		stdout, stderr string
+		exit           int
+		skipped        bool
+	}
+	want := []cmdWant{
+		{27, "hello world\n", "", 0, false},
+		{28, "", "", 0, false},
+		{29, "", "", 1, false},
+		{30, "", "", 0, true},
+		{31, "", "to-stderr\n", 0, false},
+		{32, "", "", 0, false},
+	}
+	cmds := p.Steps[1].Commands
+	if len(cmds) != len(want) {
+		t.Fatalf("step 2 has %d commands, want %d:\n%s", len(cmds), len(want), dump(p))
+	}
+	for i, w := range want {
+		c := cmds[i]
+		if c.Line != w.line || c.Stdout != w.stdout || c.Stderr != w.stderr || c.ExitCode != w.exit || c.Skipped != w.skipped || c.Failed {
+			t.Errorf("command %d = %+v, want %+v", i, c, w)
+		}
+	}
+	if p.Steps[0].Name != "Print it" || p.Steps[1].Name != "compare" {
+		t.Errorf("step names %q %q", p.Steps[0].Name, p.Steps[1].Name)
+	}
+
+	if f.Status != report.Failed || f.Failure == nil || f.Failure.Line != 13 || f.Failure.File != "testdata/fail.md" {
+		t.Fatalf("fail.md:\n%s", dump(f))
+	}
+	if f.Steps[0].Status != report.Passed || f.Steps[1].Status != report.Failed || !f.Steps[1].Commands[1].Failed {
+		t.Errorf("fail.md steps:\n%s", dump(f))
+	}
+	if !strings.Contains(f.Log, "FAIL: testdata/fail.md:13: no match for `three` found in stdout") || strings.Contains(f.Log, markerCmd) {
+		t.Errorf("fail.md log:\n%s", f.Log)
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	dir := t.TempDir()
+	src := "# Update\n\n- item\n\n  ```text file=want.txt\n  old\n  ```\n\n```testscript\nexec echo new\ncmp stdout want.txt\n```\n"
+	file := filepath.Join(dir, "u.md")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Update: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Run(context.Background(), load(t, file))
+	if rb := rep.Runbooks[0]; rb.Status != report.Passed || strings.Join(rb.Updated, ",") != "want.txt" {
+		t.Fatalf("result %+v", rb)
+	}
+	got, _ := os.ReadFile(file)
+	if want := strings.Replace(src, "  old\n", "  new\n", 1); string(got) != want {
+		t.Errorf("updated file =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSkipAndRequires(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	skip := write("skip.md", "```testscript\nexec echo one\nskip 'not today'\n```\n\n```testscript\nexec echo two\n```\n")
+	cluster := write("cluster.md", "---\nrequires: [cluster]\n---\n```testscript\nexec echo\n```\n")
+	withCluster := write("with.md", "---\nrequires: [cluster]\n---\n```testscript\n[k0rdent] exec echo k0rdent\n[cluster] exec echo cluster\n```\n")
+
+	r, _ := New(Options{})
+	rep := r.Run(context.Background(), load(t, skip, cluster))
+	for _, rb := range rep.Runbooks {
+		if rb.Status != report.Skipped {
+			t.Errorf("%s: %s", rb.Path, rb.Status)
+		}
+	}
+	if got := rep.Runbooks[1].Reason; got != "skipped by the script: not today" {
+		t.Errorf("skip reason %q", got)
+	}
+	if got := rep.Runbooks[0].Reason; got != "requires cluster: no cluster is configured for this run" {
+		t.Errorf("requires reason %q", got)
+	}
+
+	// A backend supplies conditions.
+	r, _ = New(Options{Conditions: map[string]Condition{
+		"cluster": func() (bool, string) { return true, "" },
+		"k0rdent": func() (bool, string) { return false, "k0rdent is not installed" },
+	}})
+	rep = r.Run(context.Background(), load(t, withCluster))
+	rb := rep.Runbooks[0]
+	if rb.Status != report.Passed || !rb.Steps[0].Commands[0].Skipped || rb.Steps[0].Commands[1].Stdout != "cluster\n" {
+		t.Errorf("with cluster: %+v %+v", rb.Steps[0].Commands[0], rb.Steps[0].Commands[1])
 	}
 }

@@ -68,6 +68,8 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 			emit(l.Text, l.Num)
 		}
 	}
+	// A last marker records the output of the last command.
+	emit(fmt.Sprintf("%s %s %d", markerCmd, p.nonce, len(p.cmds)), 0)
 	ar := &txtar.Archive{Comment: []byte(script.String())}
 	for _, f := range rb.Files {
 		if txtar.NeedsQuote([]byte(f.Content)) {

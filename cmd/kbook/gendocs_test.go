@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestGeneratedDocsUpToDate fails when the CLI reference pages in
+// content/reference/cli differ from what the commands generate: run
+// `make docs` after changing a command.
+func TestGeneratedDocsUpToDate(t *testing.T) {
+	dir := t.TempDir()
+	if err := genDocs(newRootCmd(), dir); err != nil {
+		t.Fatal(err)
+	}
+	const committed = "../../content/reference/cli"
+	gen, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+	for _, g := range gen {
+		want, _ := os.ReadFile(g)
+		got, err := os.ReadFile(filepath.Join(committed, filepath.Base(g)))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("%s/%s is out of date: run make docs", committed, filepath.Base(g))
+		}
+	}
+	have, _ := filepath.Glob(filepath.Join(committed, "kbook*.md"))
+	if len(have) != len(gen) {
+		t.Errorf("%s has %d command pages, the commands generate %d: run make docs", committed, len(have), len(gen))
+	}
+}
