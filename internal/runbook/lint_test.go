@@ -40,4 +40,3 @@ func TestLint(t *testing.T) {
 		})
 	}
 }
-
