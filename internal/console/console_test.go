@@ -1,0 +1,63 @@
+package console
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+)
+
+func TestPrinterPlain(t *testing.T) {
+	var buf bytes.Buffer
+	p := New(&buf, false, false)
+	rb := &runbook.Runbook{Path: "runbooks/a.md", Steps: []*runbook.Step{{Index: 1, Name: "apply"}}}
+	p.RunbookStarted(rb)
+	p.StepStarted(rb, rb.Steps[0])
+	p.RunbookFinished(&report.Runbook{Path: "runbooks/a.md", Status: report.Failed, Reason: "boom", Duration: 1500 * time.Millisecond,
+		Failure: &report.Failure{File: "runbooks/a.md", Line: 7, Message: "boom"},
+		Log:     "WORK=/tmp/x\nPATH=/bin\n\n# apply (runbooks/a.md:5) (0.1s)\n> exec false\nFAIL: runbooks/a.md:7: boom\n"})
+	want := "=== RUN   runbooks/a.md\n--- FAIL  runbooks/a.md:7 (1.5s)\n    boom\n    | # apply (runbooks/a.md:5) (0.1s)\n    | > exec false\n    | FAIL: runbooks/a.md:7: boom\n"
+	if buf.String() != want {
+		t.Errorf("plain output =\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+func TestPrinterTTY(t *testing.T) {
+	var buf bytes.Buffer
+	p := New(&buf, true, false)
+	a := &runbook.Runbook{Path: "a.md", Steps: []*runbook.Step{{Index: 1, Name: "one"}, {Index: 2, Name: "two"}}}
+	b := &runbook.Runbook{Path: "b.md"}
+	p.RunbookStarted(a)
+	p.RunbookStarted(b)
+	p.StepStarted(a, a.Steps[1])
+	p.RunbookFinished(&report.Runbook{Path: "a.md", Status: report.Passed, Duration: time.Second})
+	p.RunbookFinished(&report.Runbook{Path: "b.md", Status: report.Skipped, Reason: "requires cluster: none"})
+	out := buf.String()
+	for _, want := range []string{
+		"running: a.md, b.md",
+		"\r\033[Krunning: a.md [2/2 two], b.md",
+		"\r\033[K--- PASS  a.md (1s)\nrunning: b.md",
+		"\r\033[K--- SKIP  b.md: requires cluster: none\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("TTY output lacks %q:\n%q", want, out)
+		}
+	}
+	if strings.HasSuffix(out, "running: b.md") {
+		t.Error("status line left on screen after the last runbook")
+	}
+}
+
+func TestSummary(t *testing.T) {
+	rep := &report.Report{Duration: 2 * time.Second, Runbooks: []*report.Runbook{
+		{Status: report.Passed, Cached: true}, {Status: report.Failed}, {Status: report.Skipped},
+	}}
+	got := Summary(rep)
+	want := "ran 3 runbooks in 2s, 1 from cache\nkbook: 1 passed, 1 failed, 1 skipped\n"
+	if got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+}
