@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/atomicfile"
 )
 
 // JUnit XML, in the layout Jenkins, GitLab and the GitHub test reporters
@@ -98,7 +100,7 @@ func (r *Report) WriteJUnit(file string) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(file, data)
+	return atomicfile.Write(file, data)
 }
 
 // transcript renders a step's commands as a terminal would show them.

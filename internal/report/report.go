@@ -9,6 +9,8 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/atomicfile"
 )
 
 // FormatVersion is the version of the JSON report layout.
@@ -135,7 +137,7 @@ func (r *Report) WriteJSON(file string) error {
 	if err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
-	return writeFile(file, append(data, '\n'))
+	return atomicfile.Write(file, append(data, '\n'))
 }
 
 // ReadJSON reads a report written by WriteJSON.
@@ -185,17 +187,4 @@ func Merge(reports ...*Report) *Report {
 	out.Duration = end.Sub(out.Started)
 	out.Sort()
 	return out
-}
-
-// writeFile writes through a temporary file so a report is never half-written.
-func writeFile(file string, data []byte) error {
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", file, err)
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", file, err)
-	}
-	return nil
 }

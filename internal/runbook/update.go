@@ -2,9 +2,6 @@ package runbook
 
 import (
 	"bytes"
-	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -74,33 +71,4 @@ func (r *Runbook) rewriteTxtar(contents map[string]string) ([]byte, error) {
 		}
 	}
 	return txtar.Format(ar), nil
-}
-
-// WriteFileAtomic replaces file with data through a temporary file in the
-// same directory, so a crash never leaves it half-written.
-func WriteFileAtomic(file string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(file); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
-	if err != nil {
-		return fmt.Errorf("update %s: %w", file, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("update %s: %w", file, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("update %s: %w", file, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("update %s: %w", file, err)
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		return fmt.Errorf("update %s: %w", file, err)
-	}
-	return nil
 }

@@ -94,26 +94,3 @@ func TestRewriteTxtar(t *testing.T) {
 		t.Errorf("Rewrite =\n%s\nwant\n%s", got, want)
 	}
 }
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	f := dir + "/x.md"
-	if err := os.WriteFile(f, []byte("old"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFileAtomic(f, []byte("new")); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(f)
-	fi, _ := os.Stat(f)
-	if string(data) != "new" || fi.Mode().Perm() != 0o600 {
-		t.Errorf("content %q mode %v", data, fi.Mode())
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("temporary files left: %v", entries)
-	}
-	if err := WriteFileAtomic(dir+"/missing/x.md", nil); err == nil {
-		t.Error("no error writing into a missing directory")
-	}
-}

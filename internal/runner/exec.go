@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/mask"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -229,7 +230,7 @@ func (x *execution) update(res *report.Runbook, script string) error {
 	if err != nil {
 		return err
 	}
-	return runbook.WriteFileAtomic(x.rb.Path, src)
+	return atomicfile.Write(x.rb.Path, src)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
