@@ -153,6 +153,10 @@ func Result(res *report.Runbook, verbose bool) string {
 		if res.Log != "" {
 			b.WriteString(indent(logTail(res.Log), "    | "))
 		}
+		if res.Diagnostics != "" {
+			b.WriteString("    diagnostics:\n")
+			b.WriteString(indent(res.Diagnostics, "    | "))
+		}
 		if res.WorkDir != "" {
 			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
 		}

@@ -57,6 +57,9 @@ type Runbook struct {
 	Failure  *Failure      `json:"failure,omitempty"`
 	// Log is the testscript log of a failed runbook, secrets masked.
 	Log string `json:"log,omitempty"`
+	// Diagnostics describe the cluster state after a failure: events,
+	// conditions of the objects the runbook touched.
+	Diagnostics string `json:"diagnostics,omitempty"`
 	// Updated lists the files rewritten by --update.
 	Updated []string `json:"updated,omitempty"`
 	// WorkDir is the kept work directory (with --keep-work).

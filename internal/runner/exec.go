@@ -39,6 +39,7 @@ type execution struct {
 	masker *mask.Masker
 
 	mu      sync.Mutex
+	session Session // from the Target, nil without one
 	workdir string
 	fired   []time.Time // marker fire time per command; zero: did not run
 	ends    []time.Time
@@ -135,6 +136,7 @@ func (x *execution) run() *report.Runbook {
 	case timedOut && res.Status == report.Failed:
 		res.Reason = fmt.Sprintf("timed out after %s: %s", timeout, res.Reason)
 	}
+	x.closeSession(res)
 	if x.ctx.Err() != nil && res.Status == report.Failed {
 		res.Reason = "interrupted: " + res.Reason
 	}
@@ -144,6 +146,25 @@ func (x *execution) run() *report.Runbook {
 		}
 	}
 	return res
+}
+
+// closeSession collects diagnostics of a failed runbook and releases its
+// cluster resources, also after Ctrl-C (with a fresh time limit).
+func (x *execution) closeSession(res *report.Runbook) {
+	x.mu.Lock()
+	s := x.session
+	x.mu.Unlock()
+	if s == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(x.ctx), 2*time.Minute)
+	defer cancel()
+	if res.Status == report.Failed {
+		res.Diagnostics = x.masker.Mask(s.Diagnose(ctx))
+	}
+	if err := s.Close(ctx); err != nil {
+		x.r.obs.Warn(fmt.Sprintf("%s: cleanup: %v", x.rb.Path, err))
+	}
 }
 
 // setup prepares the script environment: it runs after testscript has
@@ -174,10 +195,14 @@ func (x *execution) setup(env *testscript.Env) error {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Setenv(k, v)
 	}
-	if x.r.opts.Setup != nil {
-		if err := x.r.opts.Setup(x.rb, env); err != nil {
-			return fmt.Errorf("setup: %w", err)
+	if t := x.r.opts.Target; t != nil {
+		s, err := t.Prepare(x.ctx, x.rb, env)
+		if err != nil {
+			return fmt.Errorf("prepare cluster: %w", err)
 		}
+		x.mu.Lock()
+		x.session = s
+		x.mu.Unlock()
 	}
 	x.masker.AddLiterals(mask.SecretValues(env.Vars)...)
 	return nil

@@ -59,14 +59,37 @@ type Options struct {
 	Conditions map[string]Condition
 	// Cmds are extra testscript commands.
 	Cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)
-	// Setup runs for each runbook after its files are in $WORK.
-	Setup func(rb *runbook.Runbook, env *testscript.Env) error
+	// Target is the cluster the runbooks run against; nil for none.
+	Target Target
 	// Env holds extra KEY=VALUE variables for every script.
 	Env []string
 	// KeepWork leaves work directories in place and reports them.
 	KeepWork bool
 	// WorkRoot is where work directories are made (default: os.TempDir()).
 	WorkRoot string
+}
+
+// Target is what runbooks run against: a cluster backend. The runner asks
+// it for conditions and prepares one Session per runbook.
+type Target interface {
+	// ID identifies the target in cache keys: results against another
+	// backend, Kubernetes version or set of CRDs are not reused.
+	ID() string
+	// Conditions are the target's [conditions] and requirements.
+	Conditions() map[string]Condition
+	// Prepare readies the target for one runbook, after its files are in
+	// $WORK; it may set variables and env.Values for the script's commands.
+	Prepare(ctx context.Context, rb *runbook.Runbook, env *testscript.Env) (Session, error)
+}
+
+// Session is one runbook's use of a Target.
+type Session interface {
+	// Diagnose describes the state of what the runbook touched; it is
+	// called when the runbook failed, before Close.
+	Diagnose(ctx context.Context) string
+	// Close releases what the runbook made (its namespace, objects it
+	// created). It runs after failures and interrupts too.
+	Close(ctx context.Context) error
 }
 
 // Runner runs runbooks.
@@ -97,6 +120,11 @@ func New(opts Options) (*Runner, error) {
 	}
 	for _, name := range runbook.KnownRequirements {
 		r.conds[name] = func() (bool, string) { return false, "no cluster is configured for this run" }
+	}
+	if opts.Target != nil {
+		for k, v := range opts.Target.Conditions() {
+			r.conds[k] = v
+		}
 	}
 	for k, v := range opts.Conditions {
 		r.conds[k] = v
@@ -266,7 +294,11 @@ func (r *Runner) selected(st *runbook.Step) bool { return r.opts.Filter.MatchSte
 
 // key computes the cache key of a runbook.
 func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
-	k := cache.Key{Kbook: r.opts.KbookID, Backend: r.opts.Backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source, Inputs: map[string][]byte{}}
+	backend := r.opts.Backend
+	if r.opts.Target != nil {
+		backend = r.opts.Target.ID()
+	}
+	k := cache.Key{Kbook: r.opts.KbookID, Backend: backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source, Inputs: map[string][]byte{}}
 	dir := filepath.Dir(rb.Path)
 	for _, pat := range rb.Meta.Inputs {
 		matches, err := filepath.Glob(filepath.Join(dir, pat))
