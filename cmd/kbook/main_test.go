@@ -18,6 +18,9 @@ import (
 // kbookBin is the kbook binary built once for the end-to-end tests.
 var kbookBin string
 
+// sharedCRDs is the read-only reference data beside the repository.
+var sharedCRDs, _ = filepath.Abs("../../../shared/crds")
+
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
 }
@@ -46,7 +49,20 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", filepath.Dir(kbookBin)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("KBOOK_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			// The local backend's binaries: scripts that start a cluster
+			// are guarded by [assets] and never build them.
+			env.Setenv("KUBEBUILDER_ASSETS", os.Getenv("KUBEBUILDER_ASSETS"))
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "assets":
+				return os.Getenv("KUBEBUILDER_ASSETS") != "", nil
+			case "shared":
+				_, err := os.Stat(sharedCRDs)
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"junit-valid":  junitValid,
@@ -68,7 +84,7 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	cmd := exec.Command(prog, args[2:]...)
 	cmd.Env = os.Environ()
-	for _, k := range []string{"PATH", "KBOOK_CACHE_DIR", "HOME", "GITHUB_ACTIONS", "TMPDIR"} {
+	for _, k := range []string{"PATH", "KBOOK_CACHE_DIR", "HOME", "GITHUB_ACTIONS", "TMPDIR", "KUBEBUILDER_ASSETS"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	cmd.Dir = ts.MkAbs(".")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -8,7 +9,9 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -33,6 +36,9 @@ type runFlags struct {
 	env      []string
 	verbose  bool
 	progress string
+	keep     bool
+	reuse    bool
+	cluster  clusterFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -83,6 +89,10 @@ Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
 	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment (repeatable)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every command and its output")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty or plain")
+	fl.BoolVar(&f.keep, "keep", false, "keep each runbook's namespace and the objects it created")
+	fl.BoolVar(&f.reuse, "reuse", false, "run against the cluster started with kbook cluster up (see --name)")
+	fl.StringVar(&f.cluster.name, "name", "", "with --reuse: the kbook cluster up `name` (default \"default\"); with --cluster kind: the kind cluster name (default \"kbook\")")
+	f.cluster.register(cmd, true)
 	return cmd
 }
 
@@ -174,6 +184,24 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			}
 		}
 	}
+	opts.Cmds = kube.Commands()
+	var target *cluster.Target
+	if needsCluster(rbs) {
+		target, err = newTarget(cmd, f, printer)
+		if err != nil {
+			return usageError(err)
+		}
+	}
+	if target != nil {
+		opts.Target, opts.Backend = target, target.Backend()
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), 2*time.Minute)
+			defer cancel()
+			if err := target.Close(ctx); err != nil {
+				printer.Warn(err.Error())
+			}
+		}()
+	}
 	r, err := runner.New(opts)
 	if err != nil {
 		return usageError(err)
@@ -204,6 +232,69 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		return &exitError{exitFailed, nil}
 	}
 	return nil
+}
+
+// newTarget builds the cluster target the flags describe; nil for --cluster none.
+func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger) (*cluster.Target, error) {
+	if f.cluster.backend == "none" {
+		return nil, nil
+	}
+	tops := []cluster.TargetOption{cluster.Keep(f.keep), cluster.Parallel(f.parallel > 1)}
+	if f.reuse {
+		name := f.cluster.name
+		if name == "" {
+			name = cluster.DefaultName
+		}
+		s, err := cluster.ReadState(cacheRoot(), name)
+		if err != nil {
+			return nil, fmt.Errorf("--reuse: %w", err)
+		}
+		c, err := cluster.Reuse(cmd.Context(), s)
+		if err != nil {
+			return nil, fmt.Errorf("--reuse: %w", err)
+		}
+		tops = append(tops, cluster.WithCluster(c))
+		return cluster.NewTarget(cmd.Context(), cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds, Logger: log}, tops...)
+	}
+	o, err := f.cluster.options(cmd, log)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.NewTarget(cmd.Context(), o, tops...)
+}
+
+// needsCluster reports whether any runbook asks for a cluster: in its
+// requires, in a [condition] or with a Kubernetes command.
+func needsCluster(rbs []*runbook.Runbook) bool {
+	clusterWords := map[string]bool{"cluster": true, "local": true, "kind": true, "kubeconfig": true, "k0rdent": true}
+	kubeCmds := kube.Commands()
+	for _, rb := range rbs {
+		for _, r := range rb.Meta.Requires {
+			if clusterWords[r] {
+				return true
+			}
+		}
+		for _, st := range rb.Steps {
+			for _, l := range st.Script {
+				for _, w := range strings.Fields(l.Text) {
+					if strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]") {
+						if clusterWords[strings.TrimPrefix(strings.Trim(w, "[]"), "!")] {
+							return true
+						}
+						continue
+					}
+					if w == "!" {
+						continue
+					}
+					if kubeCmds[w] != nil {
+						return true
+					}
+					break
+				}
+			}
+		}
+	}
+	return false
 }
 
 // host describes where the run happens, for the report and the site.

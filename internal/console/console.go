@@ -83,6 +83,9 @@ func (p *Printer) Warn(msg string) {
 	}
 }
 
+// Infof implements the progress loggers of the cluster and assets packages.
+func (p *Printer) Infof(format string, args ...any) { p.Message(format, args...) }
+
 // Message prints a line between status updates.
 func (p *Printer) Message(format string, args ...any) {
 	p.mu.Lock()

@@ -103,7 +103,7 @@ func yamlError(path string, err error) error {
 		line = n + 1
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type runbook.Meta", "(known: title, description, requires, timeout, tags, weight, inputs)", 1)
+	msg = strings.Replace(msg, "in type runbook.Meta", "(known: title, description, requires, timeout, tags, weight, inputs, crds)", 1)
 	return errorf(path, line, "front matter: %s", msg)
 }
 
@@ -118,10 +118,16 @@ func checkRequirement(r string) error {
 		}
 		return nil
 	}
+	if res, ok := strings.CutPrefix(r, "api:"); ok {
+		if res == "" {
+			return fmt.Errorf("requirement %q names no resource (api:RESOURCE.GROUP, such as api:clusters.cluster.x-k8s.io)", r)
+		}
+		return nil
+	}
 	for _, k := range KnownRequirements {
 		if r == k {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown requirement %q (known: %s, exec:PROGRAM)", r, strings.Join(KnownRequirements, ", "))
+	return fmt.Errorf("unknown requirement %q (known: %s, exec:PROGRAM, api:RESOURCE.GROUP)", r, strings.Join(KnownRequirements, ", "))
 }

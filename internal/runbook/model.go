@@ -52,6 +52,10 @@ type Meta struct {
 	// Inputs are glob patterns, relative to the runbook's directory, of
 	// files the runbook reads; their content is part of the cache key.
 	Inputs []string `yaml:"inputs"`
+	// CRDs are files or directories of CustomResourceDefinitions, relative
+	// to the runbook's directory, installed into the cluster before the
+	// runbook runs; they are part of the cache key like inputs.
+	CRDs []string `yaml:"crds"`
 
 	// RequiresLines holds the source line of each Requires entry.
 	RequiresLines []int `yaml:"-"`

@@ -21,8 +21,10 @@ import (
 
 // Condition reports whether a named condition holds and, when it does not,
 // why. Conditions serve both [name] prefixes in scripts and the requires
-// list of the front matter.
-type Condition func() (ok bool, why string)
+// list of the front matter. A condition registered under a name ending in
+// ":" (such as "api:") is a family: [api:clusters.cluster.x-k8s.io] calls it
+// with the text after the colon as arg; other conditions get "".
+type Condition func(arg string) (ok bool, why string)
 
 // Options configure a run. The zero value runs every runbook once, one at a
 // time, without cache or cluster.
@@ -119,7 +121,7 @@ func New(opts Options) (*Runner, error) {
 		r.obs = NopObserver{}
 	}
 	for _, name := range runbook.KnownRequirements {
-		r.conds[name] = func() (bool, string) { return false, "no cluster is configured for this run" }
+		r.conds[name] = func(string) (bool, string) { return false, "no cluster is configured for this run" }
 	}
 	if opts.Target != nil {
 		for k, v := range opts.Target.Conditions() {
@@ -264,11 +266,11 @@ func (r *Runner) unmet(rb *runbook.Runbook) string {
 			}
 			continue
 		}
-		c, ok := r.conds[req]
+		c, arg, ok := r.lookupCondition(req)
 		if !ok {
 			return fmt.Sprintf("requires %s: unknown requirement", req)
 		}
-		if ok, why := c(); !ok {
+		if ok, why := c(arg); !ok {
 			return fmt.Sprintf("requires %s: %s", req, why)
 		}
 	}
@@ -277,7 +279,7 @@ func (r *Runner) unmet(rb *runbook.Runbook) string {
 
 // condition serves testscript's [name] prefixes beyond its built-in set.
 func (r *Runner) condition(cond string) (bool, error) {
-	c, ok := r.conds[cond]
+	c, arg, ok := r.lookupCondition(cond)
 	if !ok {
 		names := make([]string, 0, len(r.conds))
 		for n := range r.conds {
@@ -286,8 +288,22 @@ func (r *Runner) condition(cond string) (bool, error) {
 		sort.Strings(names)
 		return false, fmt.Errorf("unknown condition (kbook adds: %s; testscript has exec:PROG, unix, net, GOOS, GOARCH, ...)", strings.Join(names, ", "))
 	}
-	ok, _ = c()
+	ok, _ = c(arg)
 	return ok, nil
+}
+
+// lookupCondition finds a condition by name, or the family ("api:") whose
+// prefix the name starts with.
+func (r *Runner) lookupCondition(name string) (Condition, string, bool) {
+	if c, ok := r.conds[name]; ok {
+		return c, "", true
+	}
+	if i := strings.Index(name, ":"); i > 0 {
+		if c, ok := r.conds[name[:i+1]]; ok && len(name) > i+1 {
+			return c, name[i+1:], true
+		}
+	}
+	return nil, "", false
 }
 
 func (r *Runner) selected(st *runbook.Step) bool { return r.opts.Filter.MatchStep(st) }
@@ -300,7 +316,7 @@ func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
 	}
 	k := cache.Key{Kbook: r.opts.KbookID, Backend: backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source, Inputs: map[string][]byte{}}
 	dir := filepath.Dir(rb.Path)
-	for _, pat := range rb.Meta.Inputs {
+	for _, pat := range append(append([]string(nil), rb.Meta.Inputs...), rb.Meta.CRDs...) {
 		matches, err := filepath.Glob(filepath.Join(dir, pat))
 		if err != nil {
 			return k, fmt.Errorf("%s: front matter inputs: bad pattern %q: %v", rb.Path, pat, err)

@@ -125,8 +125,9 @@ func TestSkipAndRequires(t *testing.T) {
 
 	// A backend supplies conditions.
 	r, _ = New(Options{Conditions: map[string]Condition{
-		"cluster": func() (bool, string) { return true, "" },
-		"k0rdent": func() (bool, string) { return false, "k0rdent is not installed" },
+		"cluster": func(string) (bool, string) { return true, "" },
+		"k0rdent": func(string) (bool, string) { return false, "k0rdent is not installed" },
+		"api:":    func(arg string) (bool, string) { return arg == "served.example.com", arg + " is not served" },
 	}})
 	rep = r.Run(context.Background(), load(t, withCluster))
 	rb := rep.Runbooks[0]

@@ -55,6 +55,16 @@ func (r *Runner) Validate(rbs []*runbook.Runbook) error {
 	return nil
 }
 
+// knownCond reports whether c names a condition: a builtin, a registered
+// name, or a member of a registered family ("api:x").
+func knownCond(conds map[string]bool, c string) bool {
+	if conds[c] || strings.HasPrefix(c, "exec:") || goVersionCond.MatchString(c) {
+		return true
+	}
+	i := strings.Index(c, ":")
+	return i > 0 && len(c) > i+1 && conds[c[:i+1]]
+}
+
 func checkLine(line string, cmds, conds map[string]bool, path string) error {
 	words := strings.Fields(line)
 	if len(words) == 0 || strings.HasPrefix(words[0], "#") {
@@ -66,7 +76,7 @@ func checkLine(line string, cmds, conds map[string]bool, path string) error {
 			return fmt.Errorf("condition %s is not closed with ]", w)
 		}
 		c := strings.TrimPrefix(strings.TrimSpace(w[1:len(w)-1]), "!")
-		if !conds[c] && !strings.HasPrefix(c, "exec:") && !goVersionCond.MatchString(c) {
+		if !knownCond(conds, c) {
 			return fmt.Errorf("unknown condition [%s] (kbook adds: %s; testscript has exec:PROG, unix, net, GOOS and GOARCH names, go1.N)", c, strings.Join(sortedKeys(conds, builtinConds), ", "))
 		}
 		words = words[1:]

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+)
+
+// clusterFlags select a backend; `kbook run` and `kbook cluster up` share them.
+type clusterFlags struct {
+	backend     string
+	kubeconfig  string
+	context     string
+	crds        []string
+	kindImage   string
+	keepCluster bool
+	name        string
+}
+
+func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
+	fl := cmd.Flags()
+	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
+	if forRun {
+		def, usage = "auto", "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
+	}
+	fl.StringVar(&f.backend, "cluster", def, usage)
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig `file` of an existing cluster (kubeconfig backend; default: $KUBECONFIG, ~/.kube/config)")
+	fl.StringVar(&f.context, "context", "", "kubeconfig `context` to use (kubeconfig backend)")
+	fl.StringArrayVar(&f.crds, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
+	fl.StringVar(&f.kindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
+	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
+}
+
+// options turns the flags into cluster options.
+func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.Options, error) {
+	b := f.backend
+	if b == "auto" {
+		b = cluster.Local
+		if cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context") {
+			b = cluster.Kubeconfig
+		}
+	}
+	switch b {
+	case cluster.Local, cluster.Kind, cluster.Kubeconfig:
+	default:
+		return cluster.Options{}, fmt.Errorf("--cluster %q: want auto, local, kind, kubeconfig or none", f.backend)
+	}
+	name := f.name
+	if b == cluster.Kind && name == "" {
+		name = cluster.DefaultKindName
+	}
+	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
+		Kubeconfig: f.kubeconfig, Context: f.context, Logger: log}, nil
+}
+
+// stderrLogger prints progress lines to stderr.
+type stderrLogger struct{}
+
+func (stderrLogger) Infof(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+
+func newClusterCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "Start, stop and inspect a cluster to work with interactively",
+		Long: `Bring up the same kind of cluster a runbook sees, to try commands by hand.
+
+'kbook cluster up' starts a local API server (or a kind cluster) that keeps
+running after the command returns; 'kbook run --reuse' runs runbooks against
+it instead of starting a new one; 'kbook cluster down' stops it.`,
+	}
+	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterServeCmd())
+	return cmd
+}
+
+func cacheRoot() string { return cache.DefaultDir() }
+
+func newClusterUpCmd() *cobra.Command {
+	var f clusterFlags
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a cluster that keeps running",
+		Example: `  # A local API server with the k0rdent and Cluster API CRDs
+  kbook cluster up --crds crds/k0rdent --crds crds/capi
+  export KUBECONFIG=$(kbook cluster kubeconfig --path)
+
+  # A kind cluster
+  kbook cluster up --cluster kind`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.options(cmd, stderrLogger{})
+			if err != nil {
+				return usageError(err)
+			}
+			return clusterUp(cmd, f.name, o)
+		},
+	}
+	f.register(cmd, false)
+	cmd.Flags().StringVar(&f.name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
+	return cmd
+}
+
+func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
+	ctx := cmd.Context()
+	root := cacheRoot()
+	if s, err := cluster.ReadState(root, name); err == nil {
+		if _, err := cluster.Reuse(ctx, s); err == nil {
+			fmt.Fprintf(os.Stderr, "cluster %q (%s) is already up\n", name, s.Backend)
+			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
+			return nil
+		}
+		_ = cluster.RemoveState(root, name) // stale
+	}
+	switch o.Backend {
+	case cluster.Kind:
+		kindName := cluster.DefaultKindName
+		if name != cluster.DefaultName {
+			kindName += "-" + name
+		}
+		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: kindName, CRDs: o.CRDs, KindImage: o.KindImage, KeepCluster: true, Logger: o.Logger})
+		if err != nil {
+			return &exitError{exitFailed, err}
+		}
+		kc, err := c.Kubeconfig()
+		if err != nil {
+			return &exitError{exitFailed, err}
+		}
+		s := &cluster.State{Name: name, Backend: cluster.Kind, KindName: c.Name(), Server: c.RESTConfig().Host, Started: time.Now(), CRDs: o.CRDs}
+		if err := cluster.WriteState(root, s, kc); err != nil {
+			return &exitError{exitFailed, err}
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
+		return nil
+	case cluster.Local:
+	default:
+		return usageError(fmt.Errorf("kbook cluster up starts local or kind clusters; for an existing cluster use kbook run --kubeconfig"))
+	}
+	// Build the binaries here, with progress, before the background
+	// process needs them.
+	dir, err := assets.Dir(ctx, assets.WithLogger(o.Logger))
+	if err != nil {
+		return &exitError{exitFailed, err}
+	}
+	stateDir := cluster.StateDir(root, name)
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return &exitError{exitFailed, err}
+	}
+	logFile := filepath.Join(stateDir, "serve.log")
+	lf, err := os.Create(logFile)
+	if err != nil {
+		return &exitError{exitFailed, err}
+	}
+	defer lf.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return &exitError{exitFailed, err}
+	}
+	args := []string{"cluster", "serve", "--name", name, "--assets", dir}
+	for _, c := range o.CRDs {
+		abs, _ := filepath.Abs(c)
+		args = append(args, "--crds", abs)
+	}
+	serve := exec.Command(exe, args...)
+	serve.Stdout, serve.Stderr = lf, lf
+	serve.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := serve.Start(); err != nil {
+		return &exitError{exitFailed, fmt.Errorf("start cluster process: %w", err)}
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- serve.Wait() }()
+	fmt.Fprintf(os.Stderr, "starting local cluster %q (log: %s)\n", name, logFile)
+	for {
+		if s, err := cluster.ReadState(root, name); err == nil && s.PID == serve.Process.Pid {
+			fmt.Fprintf(os.Stderr, "cluster %q is up at %s\n", name, s.Server)
+			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
+			return nil
+		}
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(logFile)
+			return &exitError{exitFailed, fmt.Errorf("cluster process exited (%v):\n%s", err, log)}
+		case <-ctx.Done():
+			_ = serve.Process.Signal(syscall.SIGTERM)
+			<-exited
+			return &exitError{exitInterrupted, ctx.Err()}
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func newClusterAssetsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "assets",
+		Short: "Print the directory of the local backend's binaries, building them if needed",
+		Long: `Print the directory holding kube-apiserver and etcd (and kubectl where none is
+on the PATH) for the local backend, ready for KUBEBUILDER_ASSETS.
+
+With KUBEBUILDER_ASSETS set (for example from setup-envtest), that directory is
+checked and printed. Otherwise the binaries come from kbook's cache; the first
+time, they are built from pinned Go modules with the local Go toolchain:
+kube-apiserver ` + assets.KubernetesVersion + ` and etcd ` + assets.EtcdVersion + `, about ten minutes on two cores.`,
+		Example: "  export KUBEBUILDER_ASSETS=$(kbook cluster assets)",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := assets.Dir(cmd.Context(), assets.WithLogger(stderrLogger{}))
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), dir)
+			return nil
+		},
+	}
+}
+
+func newClusterServeCmd() *cobra.Command {
+	var name, assetsDir string
+	var crds []string
+	cmd := &cobra.Command{
+		Use:    "serve",
+		Short:  "Hold a local cluster until stopped (run by kbook cluster up)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, Logger: stderrLogger{}}
+			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
+				return &exitError{exitFailed, err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")
+	cmd.Flags().StringVar(&assetsDir, "assets", "", "directory with kube-apiserver and etcd")
+	cmd.Flags().StringArrayVar(&crds, "crds", nil, "CRDs to install")
+	return cmd
+}
+
+func newClusterDownCmd() *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Stop a cluster started with kbook cluster up",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := cluster.ReadState(cacheRoot(), name)
+			if errors.Is(err, cluster.ErrNoState) {
+				fmt.Fprintf(os.Stderr, "cluster %q is not up\n", name)
+				return nil
+			}
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			if err := cluster.Down(cmd.Context(), cacheRoot(), s, stderrLogger{}); err != nil {
+				return &exitError{exitFailed, err}
+			}
+			fmt.Fprintf(os.Stderr, "cluster %q (%s) stopped\n", name, s.Backend)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
+	return cmd
+}
+
+// clusterStatus is what kbook cluster status reports.
+type clusterStatus struct {
+	Name              string `json:"name"`
+	Backend           string `json:"backend"`
+	Running           bool   `json:"running"`
+	Server            string `json:"server"`
+	Kubeconfig        string `json:"kubeconfig"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	PID               int    `json:"pid,omitempty"`
+	Started           string `json:"started"`
+	Error             string `json:"error,omitempty"`
+}
+
+func newClusterStatusCmd() *cobra.Command {
+	var name, output string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show whether a cluster started with kbook cluster up is running",
+		Long:  "Show the cluster's backend, API server, kubeconfig and Kubernetes version.\n\nExit status: 0 running, 1 not running or not up, 2 bad flags.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" && output != "yaml" {
+				return usageError(fmt.Errorf("-o %q: want text, json or yaml", output))
+			}
+			s, err := cluster.ReadState(cacheRoot(), name)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			st := clusterStatus{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID, Started: s.Started.Format(time.RFC3339)}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 20*time.Second)
+			defer cancel()
+			if c, err := cluster.Reuse(ctx, s); err != nil {
+				st.Error = err.Error()
+			} else {
+				st.Running = true
+				st.KubernetesVersion, _ = cluster.ServerVersion(c)
+			}
+			out := cmd.OutOrStdout()
+			switch output {
+			case "json":
+				data, _ := json.MarshalIndent(st, "", "  ")
+				fmt.Fprintln(out, string(data))
+			case "yaml":
+				data, _ := yaml.Marshal(st)
+				fmt.Fprint(out, string(data))
+			default:
+				state := "running"
+				if !st.Running {
+					state = "not running: " + st.Error
+				}
+				fmt.Fprintf(out, "cluster:    %s (%s)\nstatus:     %s\nserver:     %s\nkubernetes: %s\nkubeconfig: %s\nstarted:    %s\n",
+					st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
+			}
+			if !st.Running {
+				return &exitError{exitFailed, nil}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
+	return cmd
+}
+
+func newClusterKubeconfigCmd() *cobra.Command {
+	var name string
+	var path bool
+	cmd := &cobra.Command{
+		Use:     "kubeconfig",
+		Short:   "Print the kubeconfig of a cluster started with kbook cluster up",
+		Example: "  kbook cluster kubeconfig > kbook.kubeconfig\n  export KUBECONFIG=$(kbook cluster kubeconfig --path)",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := cluster.ReadState(cacheRoot(), name)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			if path {
+				fmt.Fprintln(cmd.OutOrStdout(), s.Kubeconfig)
+				return nil
+			}
+			data, err := os.ReadFile(s.Kubeconfig)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			_, err = cmd.OutOrStdout().Write(data)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
+	cmd.Flags().BoolVar(&path, "path", false, "print the kubeconfig file's path instead of its content")
+	return cmd
+}

@@ -1,0 +1,58 @@
+package assets
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// lockFile takes an exclusive flock on path (created if needed), waiting
+// until it is free or ctx is done; waiting is called once if it must wait.
+// The lock also excludes other goroutines of this process, since each call
+// opens the file anew.
+func lockFile(ctx context.Context, path string, waiting func()) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fd := int(f.Fd())
+	told := false
+	for {
+		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = syscall.Flock(fd, syscall.LOCK_UN)
+				_ = f.Close()
+			}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			_ = f.Close()
+			return nil, err
+		}
+		if !told {
+			waiting()
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return nil, context.Cause(ctx)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// killGroupOnCancel runs cmd in its own process group and makes
+// cancellation kill the whole group: go build's compile and link children
+// as well as go itself. Since a terminal's Ctrl-C then no longer reaches go
+// build, it also dies with kbook (Pdeathsig) if kbook dies without
+// cancelling; its short-lived compile children finish on their own.
+func killGroupOnCancel(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

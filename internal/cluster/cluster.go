@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Backend names.
+const (
+	Local      = "local"
+	Kind       = "kind"
+	Kubeconfig = "kubeconfig"
+)
+
+// Backends lists the backend names in the order they are documented.
+var Backends = []string{Local, Kind, Kubeconfig}
+
+// Cluster is a running Kubernetes API server.
+type Cluster interface {
+	// Name is the cluster's name (the kind cluster name, the kubeconfig
+	// context, "kbook" for local).
+	Name() string
+	// Backend is one of Local, Kind, Kubeconfig.
+	Backend() string
+	// RESTConfig is an admin client configuration.
+	RESTConfig() *rest.Config
+	// Kubeconfig is an admin kubeconfig for the cluster.
+	Kubeconfig() ([]byte, error)
+	// Stop releases what kbook started: the local API server, a kind
+	// cluster kbook created (unless kept). It never touches an existing
+	// cluster.
+	Stop(ctx context.Context) error
+}
+
+// Logger receives progress messages, one line each. Libraries never print.
+type Logger interface {
+	Infof(format string, args ...any)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Infof(string, ...any) {}
+
+// Options select and configure a backend.
+type Options struct {
+	// Backend is Local, Kind or Kubeconfig.
+	Backend string
+	// Name is the kind cluster name (default "kbook").
+	Name string
+	// CRDs are files or directories of CustomResourceDefinitions to
+	// install once the cluster is up.
+	CRDs []string
+	// AssetsDir holds kube-apiserver and etcd for the local backend; empty:
+	// KUBEBUILDER_ASSETS or the kbook cache (see package assets).
+	AssetsDir string
+	// KindImage is the kind node image; empty: kind's default.
+	KindImage string
+	// KeepCluster leaves a kind cluster kbook created in place.
+	KeepCluster bool
+	// Kubeconfig and Context select an existing cluster; empty Kubeconfig
+	// follows KUBECONFIG and ~/.kube/config like kubectl.
+	Kubeconfig, Context string
+	// Logger receives progress.
+	Logger Logger
+}
+
+func (o *Options) logger() Logger {
+	if o.Logger == nil {
+		return nopLogger{}
+	}
+	return o.Logger
+}
+
+// Up starts (or connects to) the cluster the options describe and
+// installs the CRDs.
+func Up(ctx context.Context, o Options) (Cluster, error) {
+	var (
+		c   Cluster
+		err error
+	)
+	switch o.Backend {
+	case Local:
+		c, err = upLocal(ctx, o)
+	case Kind:
+		c, err = upKind(ctx, o)
+	case Kubeconfig:
+		c, err = upKubeconfig(ctx, o)
+	default:
+		return nil, fmt.Errorf("unknown cluster backend %q (want %s)", o.Backend, strings.Join(Backends, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.Backend != Local && len(o.CRDs) > 0 {
+		if err := InstallCRDs(ctx, c.RESTConfig(), o.CRDs, o.logger()); err != nil {
+			_ = c.Stop(context.WithoutCancel(ctx))
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// InstallCRDs installs the CustomResourceDefinitions found in paths (files
+// or directories of YAML) and waits until they are served.
+func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log Logger) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := checkPaths(paths); err != nil {
+		return err
+	}
+	start := time.Now()
+	crds, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true, MaxTime: 2 * time.Minute})
+	if err != nil {
+		return fmt.Errorf("install CRDs from %s: %w", strings.Join(paths, ", "), err)
+	}
+	log.Infof("installed %d CRDs from %s in %s", len(crds), strings.Join(paths, ", "), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// checkPaths reports missing CRD paths with their names.
+func checkPaths(paths []string) error {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("CRDs: %s: %w", p, errorsUnwrapPath(err))
+		}
+	}
+	return nil
+}
+
+func errorsUnwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// CRDFiles lists the YAML and JSON files below the given CRD paths, sorted,
+// for cache keys.
+func CRDFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		err := filepath.WalkDir(p, func(f string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(f)) {
+			case ".yaml", ".yml", ".json":
+				if !d.IsDir() {
+					out = append(out, f)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("CRDs: %w", err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ServerVersion asks the cluster for its Kubernetes version.
+func ServerVersion(c Cluster) (string, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(c.RESTConfig())
+	if err != nil {
+		return "", err
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return "", err
+	}
+	return v.GitVersion, nil
+}

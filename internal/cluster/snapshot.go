@@ -1,0 +1,199 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+)
+
+// object identifies one live object.
+type object struct {
+	GVR       schema.GroupVersionResource
+	Kind      string
+	Namespace string
+	Name      string
+	UID       types.UID
+}
+
+func (o object) String() string {
+	res := o.GVR.Resource
+	if o.GVR.Group != "" {
+		res += "." + o.GVR.Group
+	}
+	if o.Namespace != "" {
+		return fmt.Sprintf("%s/%s -n %s", res, o.Name, o.Namespace)
+	}
+	return res + "/" + o.Name
+}
+
+// ignored are resources whose objects the cluster makes by itself or that
+// cannot be meaningfully deleted.
+var ignored = map[string]bool{
+	"events": true, "events.events.k8s.io": true, "endpoints": true,
+	"endpointslices.discovery.k8s.io": true, "leases.coordination.k8s.io": true,
+	"componentstatuses": true, "nodes": true, "apiservices.apiregistration.k8s.io": true,
+	"flowschemas.flowcontrol.apiserver.k8s.io": true, "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": true,
+	"ipaddresses.networking.k8s.io": true, "servicecidrs.networking.k8s.io": true,
+}
+
+// lister lists objects of every deletable resource type.
+type lister struct {
+	disc discovery.DiscoveryInterface
+	meta metadata.Interface
+}
+
+func newLister(cfg *rest.Config) (*lister, error) {
+	cfg = fastConfig(cfg)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &lister{disc: dc, meta: mc}, nil
+}
+
+// fastConfig lifts client-go's default client-side rate limit (5 requests
+// a second), which would make a snapshot of a few dozen lists take seconds.
+func fastConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS < 50 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	return cfg
+}
+
+type resource struct {
+	gvr        schema.GroupVersionResource
+	kind       string
+	namespaced bool
+}
+
+// resources lists the preferred version of every resource that can be
+// listed and deleted.
+func (l *lister) resources() ([]resource, error) {
+	lists, err := l.disc.ServerPreferredResources()
+	if err != nil && len(lists) == 0 {
+		return nil, fmt.Errorf("discover resources: %w", err)
+	}
+	var out []resource
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range list.APIResources {
+			if strings.Contains(r.Name, "/") || !hasVerbs(r.Verbs, "list", "delete") {
+				continue
+			}
+			full := r.Name
+			if gv.Group != "" {
+				full += "." + gv.Group
+			}
+			if ignored[full] {
+				continue
+			}
+			out = append(out, resource{gvr: gv.WithResource(r.Name), kind: r.Kind, namespaced: r.Namespaced})
+		}
+	}
+	return out, nil
+}
+
+func hasVerbs(have metav1.Verbs, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			found = found || h == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// snapshot lists every object in namespace ns ("" for all namespaces and
+// cluster-scoped objects), leaving out objects owned by others (the
+// garbage collector follows their owners).
+func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object, error) {
+	rs, err := l.resources()
+	if err != nil {
+		return nil, err
+	}
+	out := map[types.UID]object{}
+	for _, r := range rs {
+		if ns != "" && !r.namespaced {
+			continue
+		}
+		var list *metav1.PartialObjectMetadataList
+		if r.namespaced {
+			list, err = l.meta.Resource(r.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		} else {
+			list, err = l.meta.Resource(r.gvr).List(ctx, metav1.ListOptions{})
+		}
+		if err != nil {
+			if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsForbidden(err) {
+				continue
+			}
+			return nil, fmt.Errorf("list %s: %w", r.gvr.Resource, err)
+		}
+		for _, o := range list.Items {
+			if len(o.OwnerReferences) > 0 {
+				continue
+			}
+			out[o.UID] = object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
+		}
+	}
+	return out, nil
+}
+
+// created returns the objects in after that are not in before, except
+// those inside the skipped namespaces (deleted with their namespace) and
+// namespaced objects in namespaces that are themselves new. Namespaced
+// objects come first, cluster-scoped ones next and CRDs last: the order to
+// delete them in.
+func created(before, after map[types.UID]object, skip map[string]bool) []object {
+	newNS := map[string]bool{}
+	for uid, o := range after {
+		if _, old := before[uid]; !old && o.GVR.Resource == "namespaces" && o.GVR.Group == "" {
+			newNS[o.Name] = true
+		}
+	}
+	var out []object
+	for uid, o := range after {
+		if _, old := before[uid]; old || skip[o.Namespace] || newNS[o.Namespace] {
+			continue
+		}
+		if o.GVR.Resource == "namespaces" && skip[o.Name] {
+			continue
+		}
+		out = append(out, o)
+	}
+	rank := func(o object) int {
+		switch {
+		case o.Namespace != "":
+			return 0
+		case o.GVR.Resource == "customresourcedefinitions":
+			return 2
+		}
+		return 1
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i].String() < out[j].String()
+	})
+	return out
+}

@@ -1,0 +1,168 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/atomicfile"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// DefaultName is the name `kbook cluster up` gives a cluster.
+const DefaultName = "default"
+
+// State is what `kbook cluster up` records so that later commands (down,
+// status, kubeconfig, run --reuse) find the cluster.
+type State struct {
+	Name    string `json:"name"`
+	Backend string `json:"backend"`
+	Server  string `json:"server"`
+	// PID is the `kbook cluster serve` process holding a local cluster.
+	PID        int       `json:"pid,omitempty"`
+	Kubeconfig string    `json:"kubeconfig"`
+	Started    time.Time `json:"started"`
+	CRDs       []string  `json:"crds,omitempty"`
+	// KindName is the kind cluster behind a kind state.
+	KindName string `json:"kindName,omitempty"`
+}
+
+// StateDir is where the state of the named cluster lives below root (the
+// kbook cache directory).
+func StateDir(root, name string) string {
+	return filepath.Join(root, "clusters", name)
+}
+
+// ErrNoState means no cluster of that name was brought up.
+var ErrNoState = errors.New("no cluster is up")
+
+// ReadState reads a cluster's state.
+func ReadState(root, name string) (*State, error) {
+	data, err := os.ReadFile(filepath.Join(StateDir(root, name), "state.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w with name %q (start one with: kbook cluster up)", ErrNoState, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read cluster state: %w", err)
+	}
+	var s State
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("read cluster state %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// WriteState records a cluster's state and its kubeconfig; it fills in
+// s.Kubeconfig.
+func WriteState(root string, s *State, kubeconfig []byte) error {
+	dir := StateDir(root, s.Name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("write cluster state: %w", err)
+	}
+	s.Kubeconfig = filepath.Join(dir, "kubeconfig")
+	if err := atomicfile.Write(s.Kubeconfig, kubeconfig); err != nil {
+		return err
+	}
+	if err := os.Chmod(s.Kubeconfig, 0o600); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "state.json"), append(data, '\n'))
+}
+
+// RemoveState forgets a cluster.
+func RemoveState(root, name string) error {
+	if err := os.RemoveAll(StateDir(root, name)); err != nil {
+		return fmt.Errorf("remove cluster state: %w", err)
+	}
+	return nil
+}
+
+// Alive reports whether the process holding a local cluster still runs.
+func (s *State) Alive() bool {
+	if s.PID <= 0 {
+		return true
+	}
+	return syscall.Kill(s.PID, 0) == nil
+}
+
+// Reuse connects to a cluster brought up earlier; kbook will not stop it.
+func Reuse(ctx context.Context, s *State) (Cluster, error) {
+	if !s.Alive() {
+		return nil, fmt.Errorf("cluster %q is not running (its process %d is gone): run kbook cluster down, then up", s.Name, s.PID)
+	}
+	raw, err := os.ReadFile(s.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", s.Name, err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: kubeconfig: %w", s.Name, err)
+	}
+	if err := ping(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", s.Name, err)
+	}
+	return &kubeconfigCluster{name: s.Name, cfg: cfg, backend: s.Backend, raw: raw}, nil
+}
+
+// Serve holds a local cluster until ctx ends: kbook cluster up runs it in
+// a background process. It records the state once the server is ready and
+// removes it when it stops.
+func Serve(ctx context.Context, root string, o Options, name string) error {
+	c, err := Up(ctx, o)
+	if err != nil {
+		return err
+	}
+	kc, err := c.Kubeconfig()
+	if err == nil {
+		err = WriteState(root, &State{Name: name, Backend: c.Backend(), Server: c.RESTConfig().Host, PID: os.Getpid(), Started: time.Now(), CRDs: o.CRDs}, kc)
+	}
+	if err == nil {
+		<-ctx.Done()
+	}
+	stopErr := c.Stop(context.WithoutCancel(ctx))
+	rmErr := RemoveState(root, name)
+	return errors.Join(err, stopErr, rmErr)
+}
+
+// Down stops a cluster brought up with `kbook cluster up` and forgets it.
+func Down(ctx context.Context, root string, s *State, log Logger) error {
+	switch s.Backend {
+	case Local:
+		if s.PID > 0 && s.Alive() {
+			if err := syscall.Kill(s.PID, syscall.SIGTERM); err != nil {
+				return fmt.Errorf("stop cluster %q (process %d): %w", s.Name, s.PID, err)
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for s.Alive() {
+				if time.Now().After(deadline) {
+					return fmt.Errorf("cluster %q: process %d did not stop within 60s", s.Name, s.PID)
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}
+	case Kind:
+		rt, err := DetectRuntime()
+		if err != nil {
+			return fmt.Errorf("kind: %w", err)
+		}
+		c := &kindCluster{name: s.KindName, created: true}
+		c.provider = newKindProvider(rt, log)
+		if err := c.Stop(ctx); err != nil {
+			return err
+		}
+	}
+	return RemoveState(root, s.Name)
+}

@@ -1,0 +1,132 @@
+package kube
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/assets"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// The shared reference CRDs, beside the repository root.
+const (
+	k0rdentCRDs = "../../../shared/crds/k0rdent"
+	capiCRDs    = "../../../shared/crds/capi"
+)
+
+// stampFile marks a complete assets cache directory (see package assets).
+const stampFile = ".kbook-complete"
+
+// cluster is the one API server of this test binary, started by TestMain.
+var cluster struct {
+	cfg  *rest.Config
+	skip string // why the integration tests skip
+	err  error  // envtest did not start
+	crds bool   // the shared k0rdent and CAPI CRDs are installed
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	if testing.Short() {
+		cluster.skip = "integration test: needs a real API server (envtest), skipped with -short"
+		return m.Run()
+	}
+	dir, why := envtestAssets()
+	if dir == "" {
+		cluster.skip = why
+		return m.Run()
+	}
+	var crdDirs []string
+	for _, d := range []string{k0rdentCRDs, capiCRDs} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			crdDirs = append(crdDirs, d)
+		}
+	}
+	cluster.crds = len(crdDirs) == 2
+	no := false
+	env := &envtest.Environment{
+		BinaryAssetsDirectory:    dir,
+		CRDDirectoryPaths:        crdDirs,
+		ErrorIfCRDPathMissing:    true,
+		UseExistingCluster:       &no,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
+	}
+	start := time.Now()
+	cfg, err := env.Start()
+	if err != nil {
+		cluster.err = fmt.Errorf("start envtest with the binaries in %s: %w", dir, err)
+		return m.Run()
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "envtest: API server with %d CRD folders up in %s\n", len(crdDirs), time.Since(start).Round(time.Millisecond))
+	}
+	cluster.cfg = cfg
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
+	}
+	return code
+}
+
+// envtestAssets finds kube-apiserver and etcd: $KUBEBUILDER_ASSETS, else
+// kbook's assets cache if it is complete. It never builds them.
+func envtestAssets() (dir, why string) {
+	if d := os.Getenv(assets.EnvAssets); d != "" {
+		if !hasBinaries(d) {
+			return "", fmt.Sprintf("integration test: %s=%s lacks kube-apiserver or etcd", assets.EnvAssets, d)
+		}
+		return d, ""
+	}
+	d, err := assets.CacheDir(assets.WithKubectl(false))
+	if err != nil {
+		return "", "integration test: no envtest binaries: " + err.Error()
+	}
+	if !hasBinaries(d) || !isFile(filepath.Join(d, stampFile)) {
+		return "", fmt.Sprintf("integration test: no envtest binaries in %s: set %s to a directory holding kube-apiserver and etcd, "+
+			"or build them once with KBOOK_TEST_BUILD_ASSETS=1 go test -run TestBuildReal -timeout 40m ./internal/assets/", d, assets.EnvAssets)
+	}
+	return d, ""
+}
+
+func hasBinaries(dir string) bool {
+	return isFile(filepath.Join(dir, assets.KubeAPIServer)) && isFile(filepath.Join(dir, assets.Etcd))
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// needCluster skips t without an API server and fails it if envtest did not
+// start.
+func needCluster(t *testing.T) *rest.Config {
+	t.Helper()
+	if cluster.skip != "" {
+		t.Skip(cluster.skip)
+	}
+	if cluster.err != nil {
+		t.Fatal(cluster.err)
+	}
+	return cluster.cfg
+}
+
+// needCRDs is needCluster for tests that use the shared k0rdent and CAPI
+// CRDs.
+func needCRDs(t *testing.T) *rest.Config {
+	t.Helper()
+	cfg := needCluster(t)
+	if !cluster.crds {
+		t.Skipf("integration test: needs the reference CRDs in %s and %s (shared/ beside the repository root)", k0rdentCRDs, capiCRDs)
+	}
+	return cfg
+}
