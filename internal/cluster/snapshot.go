@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,12 +67,16 @@ func newLister(cfg *rest.Config) (*lister, error) {
 }
 
 // fastConfig lifts client-go's default client-side rate limit (5 requests
-// a second), which would make a snapshot of a few dozen lists take seconds.
+// a second), which would make a snapshot of a few dozen lists take seconds,
+// and silences API deprecation warnings.
 func fastConfig(cfg *rest.Config) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS < 50 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
+	// Listing every resource meets deprecated versions; their warnings
+	// are not the user's business here.
+	cfg.WarningHandler = rest.NoWarnings{}
 	return cfg
 }
 
@@ -125,35 +131,53 @@ func hasVerbs(have metav1.Verbs, want ...string) bool {
 
 // snapshot lists every object in namespace ns ("" for all namespaces and
 // cluster-scoped objects), leaving out objects owned by others (the
-// garbage collector follows their owners).
+// garbage collector follows their owners). Lists run 16 at a time: the
+// first list of a freshly installed CRD can take a second.
 func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object, error) {
 	rs, err := l.resources()
 	if err != nil {
 		return nil, err
 	}
-	out := map[types.UID]object{}
+	var (
+		mu   sync.Mutex
+		out  = map[types.UID]object{}
+		errs []error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 16)
+	)
 	for _, r := range rs {
 		if ns != "" && !r.namespaced {
 			continue
 		}
-		var list *metav1.PartialObjectMetadataList
-		if r.namespaced {
-			list, err = l.meta.Resource(r.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
-		} else {
-			list, err = l.meta.Resource(r.gvr).List(ctx, metav1.ListOptions{})
-		}
-		if err != nil {
-			if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsForbidden(err) {
-				continue
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(r resource) {
+			defer func() { <-sem; wg.Done() }()
+			var list *metav1.PartialObjectMetadataList
+			var err error
+			if r.namespaced {
+				list, err = l.meta.Resource(r.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+			} else {
+				list, err = l.meta.Resource(r.gvr).List(ctx, metav1.ListOptions{})
 			}
-			return nil, fmt.Errorf("list %s: %w", r.gvr.Resource, err)
-		}
-		for _, o := range list.Items {
-			if len(o.OwnerReferences) > 0 {
-				continue
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsForbidden(err) {
+					errs = append(errs, fmt.Errorf("list %s: %w", r.gvr.Resource, err))
+				}
+				return
 			}
-			out[o.UID] = object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
-		}
+			for _, o := range list.Items {
+				if len(o.OwnerReferences) == 0 {
+					out[o.UID] = object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
+				}
+			}
+		}(r)
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return out, nil
 }

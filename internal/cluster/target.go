@@ -185,7 +185,7 @@ func (t *Target) served(name string) (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("the cluster did not start: %v", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(c.RESTConfig())
+	dc, err := discovery.NewDiscoveryClientForConfig(fastConfig(c.RESTConfig()))
 	if err != nil {
 		return false, err.Error()
 	}

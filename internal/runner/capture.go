@@ -62,9 +62,10 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 			}
 		}
 		reached = failedID
-	} else if skipped || tFailed {
+	} else if skipped || tFailed || !x.finished {
 		reached = x.last
 	}
+	stopped := failure == nil && !skipped && !tFailed && !x.finished
 
 	cmds := map[*runbook.Step][]*report.Command{}
 	stepFailed := map[*runbook.Step]bool{}
@@ -110,8 +111,11 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 			earlierFailed = true
 		case earlierFailed || (hasCmds && first > reached):
 			sr.Status, sr.Reason = report.Skipped, "not run: an earlier step failed"
-			if skipped {
+			switch {
+			case skipped:
 				sr.Reason = "not run: the script was skipped"
+			case stopped:
+				sr.Reason = "not run: the script stopped early (stop)"
 			}
 		default:
 			sr.Status = report.Passed

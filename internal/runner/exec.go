@@ -45,6 +45,9 @@ type execution struct {
 	ends    []time.Time
 	rec     []capture // output recorded when the next marker fired
 	last    int       // last fired command, -1 before the first
+	// finished is true once the end marker ran: the script was not
+	// cut short by stop.
+	finished bool
 }
 
 // capture is what a command printed, as testscript kept it.
@@ -225,6 +228,7 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 		x.ends[x.last] = now
 	}
 	if id == len(x.plan.cmds) { // the end marker
+		x.finished = true
 		x.mu.Unlock()
 		return
 	}
