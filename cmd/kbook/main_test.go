@@ -52,6 +52,16 @@ func TestScripts(t *testing.T) {
 			// The local backend's binaries: scripts that start a cluster
 			// are guarded by [assets] and never build them.
 			env.Setenv("KUBEBUILDER_ASSETS", os.Getenv("KUBEBUILDER_ASSETS"))
+			// A script that failed after kbook cluster up leaves no server behind.
+			cacheDir := filepath.Join(env.WorkDir, ".cache")
+			env.Defer(func() {
+				if _, err := os.Stat(filepath.Join(cacheDir, "clusters")); err != nil {
+					return
+				}
+				down := exec.Command(kbookBin, "cluster", "down")
+				down.Env = append(os.Environ(), "KBOOK_CACHE_DIR="+cacheDir)
+				_ = down.Run()
+			})
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

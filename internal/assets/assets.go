@@ -179,6 +179,28 @@ func checkBinary(p string) string {
 	return ""
 }
 
+// Available returns the directory of kube-apiserver and etcd if they are
+// already there, never building them: KUBEBUILDER_ASSETS when set, else a
+// complete cache directory. When they are not, why says what to do. Tests
+// use it to skip, with that reason, instead of starting a long build.
+func Available(opts ...Option) (dir, why string) {
+	c := newConfig(opts)
+	if d := os.Getenv(EnvAssets); d != "" {
+		if checkBinary(filepath.Join(d, KubeAPIServer)) != "" || checkBinary(filepath.Join(d, Etcd)) != "" {
+			return "", fmt.Sprintf("%s=%s lacks kube-apiserver or etcd", EnvAssets, d)
+		}
+		return d, ""
+	}
+	d, err := c.cacheDir()
+	if err != nil {
+		return "", err.Error()
+	}
+	if !hasCore(d) {
+		return "", fmt.Sprintf("no local API server binaries in %s: set %s, or build them once with 'kbook cluster assets' (about ten minutes)", d, EnvAssets)
+	}
+	return d, ""
+}
+
 // hasCore reports whether dir holds a stamp, kube-apiserver and etcd.
 func hasCore(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, stampName))

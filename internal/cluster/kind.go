@@ -83,15 +83,22 @@ func detectRuntime(run runFunc) (Runtime, error) {
 	return Runtime{}, fmt.Errorf("%w (%s)", ErrNoRuntime, strings.Join(why, "; "))
 }
 
-// firstLine returns the first non-empty line of s that says something.
+// firstLine picks the line of a runtime's output that says why it failed:
+// the first that mentions an error or a failure to connect, else the last.
 func firstLine(s string) string {
+	var last string
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
-		if l != "" && !strings.HasPrefix(l, "Client") && !strings.HasSuffix(l, ":") {
+		if l == "" {
+			continue
+		}
+		low := strings.ToLower(l)
+		if strings.Contains(low, "cannot connect") || strings.Contains(low, "error") || strings.Contains(low, "failed") {
 			return l
 		}
+		last = l
 	}
-	return ""
+	return last
 }
 
 // kindCluster is a kind cluster.

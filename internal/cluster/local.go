@@ -15,6 +15,7 @@ import (
 type localCluster struct {
 	env *envtest.Environment
 	cfg *rest.Config
+	dir string // the binaries, kubectl among them where none is on PATH
 }
 
 func upLocal(ctx context.Context, o Options) (Cluster, error) {
@@ -61,7 +62,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 			return nil, fmt.Errorf("start local API server: %w", r.err)
 		}
 		log.Infof("local API server ready at %s in %s", r.cfg.Host, time.Since(start).Round(time.Millisecond))
-		return &localCluster{env: env, cfg: r.cfg}, nil
+		return &localCluster{env: env, cfg: r.cfg, dir: dir}, nil
 	case <-ctx.Done():
 		go func() { // stop it once it has started
 			<-done

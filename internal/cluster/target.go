@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -58,7 +59,8 @@ func Keep(keep bool) TargetOption { return func(t *Target) { t.keep = keep } }
 // after each runbook, so no runbook deletes what another still uses.
 func Parallel(p bool) TargetOption { return func(t *Target) { t.parallel = p } }
 
-// WithCluster uses an already running cluster (kbook run --reuse).
+// WithCluster uses an already running cluster (kbook run --reuse); Close
+// leaves it running.
 func WithCluster(c Cluster) TargetOption {
 	return func(t *Target) {
 		t.reused = true
@@ -265,6 +267,15 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 		return nil, err
 	}
 	env.Values[kube.ClientKey{}] = s.client
+	// Where the machine has no kubectl, the one built with the local
+	// backend's binaries serves.
+	if lc, ok := c.(*localCluster); ok {
+		if _, err := exec.LookPath("kubectl"); err != nil {
+			if _, err := os.Stat(filepath.Join(lc.dir, "kubectl")); err == nil {
+				env.Setenv("PATH", env.Getenv("PATH")+string(os.PathListSeparator)+lc.dir)
+			}
+		}
+	}
 	for k, v := range map[string]string{
 		"KUBECONFIG":       kcPath,
 		"NAMESPACE":        s.namespace,
@@ -339,8 +350,10 @@ func (t *Target) Close(ctx context.Context) error {
 			errs = append(errs, err.Error())
 		}
 	}
-	if err := t.cluster.Stop(ctx); err != nil {
-		errs = append(errs, err.Error())
+	if !t.reused { // a cluster handed in belongs to its owner
+		if err := t.cluster.Stop(ctx); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,8 +18,6 @@ const (
 	capiCRDs    = "../../../shared/crds/capi"
 )
 
-// stampFile marks a complete assets cache directory (see package assets).
-const stampFile = ".kbook-complete"
 
 // cluster is the one API server of this test binary, started by TestMain.
 var cluster struct {
@@ -78,33 +75,13 @@ func runTests(m *testing.M) int {
 	return code
 }
 
-// envtestAssets finds kube-apiserver and etcd: $KUBEBUILDER_ASSETS, else
-// kbook's assets cache if it is complete. It never builds them.
+// envtestAssets finds kube-apiserver and etcd without building them.
 func envtestAssets() (dir, why string) {
-	if d := os.Getenv(assets.EnvAssets); d != "" {
-		if !hasBinaries(d) {
-			return "", fmt.Sprintf("integration test: %s=%s lacks kube-apiserver or etcd", assets.EnvAssets, d)
-		}
-		return d, ""
+	dir, why = assets.Available()
+	if why != "" {
+		why = "integration test: " + why
 	}
-	d, err := assets.CacheDir(assets.WithKubectl(false))
-	if err != nil {
-		return "", "integration test: no envtest binaries: " + err.Error()
-	}
-	if !hasBinaries(d) || !isFile(filepath.Join(d, stampFile)) {
-		return "", fmt.Sprintf("integration test: no envtest binaries in %s: set %s to a directory holding kube-apiserver and etcd, "+
-			"or build them once with KBOOK_TEST_BUILD_ASSETS=1 go test -run TestBuildReal -timeout 40m ./internal/assets/", d, assets.EnvAssets)
-	}
-	return d, ""
-}
-
-func hasBinaries(dir string) bool {
-	return isFile(filepath.Join(dir, assets.KubeAPIServer)) && isFile(filepath.Join(dir, assets.Etcd))
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return dir, why
 }
 
 // needCluster skips t without an API server and fails it if envtest did not

@@ -130,7 +130,7 @@ func (x *execution) run() *report.Runbook {
 	x.fill(res, log, tFailed, skipped)
 	// testscript's context ends commands a little before the deadline, to
 	// leave time to report; its message says so.
-	if res.Failure != nil && strings.Contains(res.Failure.Message, "timed out") {
+	if res.Failure != nil && res.Failure.Message == "test timed out while running command" {
 		timedOut = true
 	}
 	switch {
