@@ -18,7 +18,6 @@ const (
 	capiCRDs    = "../../../shared/crds/capi"
 )
 
-
 // cluster is the one API server of this test binary, started by TestMain.
 var cluster struct {
 	cfg  *rest.Config
