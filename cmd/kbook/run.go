@@ -186,7 +186,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	opts.Cmds = kube.Commands()
 	var target *cluster.Target
-	if needsCluster(rbs) {
+	if anyNeedsCluster(rbs) {
 		target, err = newTarget(cmd, f, printer)
 		if err != nil {
 			return usageError(err)
@@ -263,35 +263,10 @@ func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger) (*cluster.Ta
 	return cluster.NewTarget(cmd.Context(), o, tops...)
 }
 
-// needsCluster reports whether any runbook asks for a cluster: in its
-// requires, in a [condition] or with a Kubernetes command.
-func needsCluster(rbs []*runbook.Runbook) bool {
-	clusterWords := map[string]bool{"cluster": true, "local": true, "kind": true, "kubeconfig": true, "k0rdent": true}
-	kubeCmds := kube.Commands()
+func anyNeedsCluster(rbs []*runbook.Runbook) bool {
 	for _, rb := range rbs {
-		for _, r := range rb.Meta.Requires {
-			if clusterWords[r] {
-				return true
-			}
-		}
-		for _, st := range rb.Steps {
-			for _, l := range st.Script {
-				for _, w := range strings.Fields(l.Text) {
-					if strings.HasPrefix(w, "[") && strings.HasSuffix(w, "]") {
-						if clusterWords[strings.TrimPrefix(strings.Trim(w, "[]"), "!")] {
-							return true
-						}
-						continue
-					}
-					if w == "!" {
-						continue
-					}
-					if kubeCmds[w] != nil {
-						return true
-					}
-					break
-				}
-			}
+		if cluster.Needs(rb) {
+			return true
 		}
 	}
 	return false

@@ -216,7 +216,13 @@ func (t *Target) served(name string) (bool, string) {
 // Prepare implements runner.Target: it gives the runbook its own namespace,
 // a kubeconfig whose context defaults to it, and a client for kbook's
 // Kubernetes commands.
+//
+// A runbook that does not need a cluster (see Needs) gets nothing and
+// does not wait for one to start.
 func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscript.Env) (runner.Session, error) {
+	if !Needs(rb) {
+		return nil, nil
+	}
 	c, err := t.Cluster()
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/runbook"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -146,5 +147,32 @@ current-context: ctx
 	// Connecting fails clearly.
 	if _, err := Up(t.Context(), Options{Backend: Kubeconfig, Kubeconfig: kc}); err == nil || !strings.Contains(err.Error(), "cannot reach the API server at https://127.0.0.1:1") {
 		t.Errorf("Up error = %v", err)
+	}
+}
+
+func TestNeeds(t *testing.T) {
+	tests := []struct {
+		src  string
+		want bool
+	}{
+		{"```testscript\nexec echo\n```\n", false},
+		{"---\nrequires: [exec:kubectl]\n---\n```testscript\nexec kubectl version --client\n```\n", false},
+		{"---\nrequires: [cluster]\n---\n```testscript\nexec echo\n```\n", true},
+		{"---\nrequires: [\"api:clusters.cluster.x-k8s.io\"]\n---\n```testscript\nexec echo\n```\n", true},
+		{"---\ncrds: [crds]\n---\n```testscript\nexec echo\n```\n", true},
+		{"```testscript\n[k0rdent] exec echo\n```\n", true},
+		{"```testscript\n[!kind] skip\n```\n", true},
+		{"```testscript\n! assert x.yaml\n```\n", true},
+		{"```testscript\nawait --for=create ns/x\n```\n", true},
+		{"```testscript\nexec echo await\n```\n", false},
+	}
+	for _, tc := range tests {
+		rb, err := runbook.Parse("x.md", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Needs(rb); got != tc.want {
+			t.Errorf("Needs(%q) = %v, want %v", tc.src, got, tc.want)
+		}
 	}
 }
