@@ -66,6 +66,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// clusterRunbook is a runbook that asks for a cluster.
+func clusterRunbook(path string) *runbook.Runbook {
+	return &runbook.Runbook{Path: path, Meta: runbook.Meta{Requires: []string{"cluster"}}}
+}
+
 // newEnv is the part of a testscript environment Prepare uses.
 func newEnv(t *testing.T) *testscript.Env {
 	return &testscript.Env{WorkDir: t.TempDir(), Values: map[any]any{}, Vars: []string{"PATH=" + os.Getenv("PATH")}}
@@ -92,7 +97,7 @@ func TestSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg.opts.Backend = Local
-	rb := &runbook.Runbook{Path: "runbooks/session-test.md"}
+	rb := clusterRunbook("runbooks/session-test.md")
 	env := newEnv(t)
 	s, err := tg.Prepare(ctx, rb, env)
 	if err != nil {
@@ -187,7 +192,7 @@ func TestKeep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := tg.Prepare(ctx, &runbook.Runbook{Path: "keep.md"}, newEnv(t))
+	s, err := tg.Prepare(ctx, clusterRunbook("keep.md"), newEnv(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +244,7 @@ func TestParallelCleanup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := tg.Prepare(ctx, &runbook.Runbook{Path: "p.md"}, newEnv(t))
+	s, err := tg.Prepare(ctx, clusterRunbook("p.md"), newEnv(t))
 	if err != nil {
 		t.Fatal(err)
 	}
