@@ -91,14 +91,8 @@ func TestParseAssertArgs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.args, func(t *testing.T) {
 			got, err := parseAssertArgs(strings.Fields(tc.args))
-			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Fatalf("error = %v, want %q", err, tc.err)
-				}
+			if done := checkErr(t, err, tc.err); done {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
@@ -135,14 +129,8 @@ func TestParseExpectations(t *testing.T) {
 				t.Fatal(err)
 			}
 			exps, err := parseExpectations(data, tc.file)
-			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Fatalf("error = %v, want %q", err, tc.err)
-				}
+			if done := checkErr(t, err, tc.err); done {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var got []meta
 			for _, e := range exps {

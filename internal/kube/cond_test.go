@@ -41,14 +41,8 @@ func TestParseCondition(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := parseCondition(tc.in)
-			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Fatalf("error = %v, want %q", err, tc.err)
-				}
+			if done := checkErr(t, err, tc.err); done {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if (got.jp != nil) != (got.kind == condJSONPath) {
 				t.Errorf("jp set = %v for kind %d", got.jp != nil, got.kind)
@@ -135,4 +129,20 @@ func TestConditionCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkErr fails t unless err is the wanted error ("" for none); it
+// reports whether the case is done (an error was expected and seen).
+func checkErr(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || err.Error() != want {
+			t.Fatalf("error = %v, want %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
 }

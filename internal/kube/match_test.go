@@ -140,14 +140,8 @@ func TestDecodeDocuments(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			docs, err := decodeDocuments([]byte(tc.in))
-			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
-					t.Fatalf("error = %v, want %q", err, tc.err)
-				}
+			if done := checkErr(t, err, tc.err); done {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var got []string
 			for _, d := range docs {
