@@ -32,10 +32,13 @@ func watchInterrupt(ctx context.Context) (stop func()) {
 	return func() { close(done) }
 }
 
-// signalDescendants sends sig to every descendant of this process, found
-// through /proc.
+// signalDescendants sends sig to the descendants of this process that are
+// in its process group, found through /proc: the processes a Ctrl-C in a
+// terminal reaches. Servers kbook runs in their own process group (the
+// local API server's kube-apiserver and etcd) keep running for cleanup.
 func signalDescendants(sig syscall.Signal) {
 	parent := map[int]int{}
+	group := map[int]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -53,14 +56,18 @@ func signalDescendants(sig syscall.Signal) {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
+		if len(f) < 3 {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
-		parent[pid] = ppid
+		pgrp, _ := strconv.Atoi(f[2])
+		parent[pid], group[pid] = ppid, pgrp
 	}
-	self := os.Getpid()
+	self, pgrp := os.Getpid(), syscall.Getpgrp()
 	for pid := range parent {
+		if group[pid] != pgrp {
+			continue
+		}
 		for p, depth := parent[pid], 0; p > 1 && depth < 128; p, depth = parent[p], depth+1 {
 			if p == self {
 				_ = syscall.Kill(pid, sig)
