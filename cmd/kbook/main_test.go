@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -68,6 +69,9 @@ func TestScripts(t *testing.T) {
 			switch cond {
 			case "assets":
 				return os.Getenv("KUBEBUILDER_ASSETS") != "", nil
+			case "container-runtime":
+				_, err := cluster.DetectRuntime()
+				return err == nil, nil
 			case "shared":
 				_, err := os.Stat(sharedCRDs)
 				return err == nil, nil

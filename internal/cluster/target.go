@@ -158,14 +158,14 @@ func (t *Target) snapshotAll(ctx context.Context) (map[types.UID]object, error) 
 func (t *Target) Conditions() map[string]runner.Condition {
 	backend := func(name string) runner.Condition {
 		return func(string) (bool, string) {
-			if t.opts.Backend == name {
-				return true, ""
+			if t.opts.Backend != name {
+				return false, fmt.Sprintf("this run uses the %s backend (kbook run --cluster %s)", t.opts.Backend, name)
 			}
-			return false, fmt.Sprintf("this run uses the %s backend (kbook run --cluster %s)", t.opts.Backend, name)
+			return t.available()
 		}
 	}
 	return map[string]runner.Condition{
-		"cluster":  func(string) (bool, string) { return true, "" },
+		"cluster":  func(string) (bool, string) { return t.available() },
 		Local:      backend(Local),
 		Kind:       backend(Kind),
 		Kubeconfig: backend(Kubeconfig),
@@ -178,6 +178,18 @@ func (t *Target) Conditions() map[string]runner.Condition {
 		},
 		"api:": t.served,
 	}
+}
+
+// available tells whether the backend can run here at all: kind needs a
+// container runtime that answers. Without one, runbooks that need the
+// cluster are skipped with the runtime's own reason, never failed or passed.
+func (t *Target) available() (bool, string) {
+	if t.opts.Backend == Kind && !t.reused {
+		if _, err := DetectRuntime(); err != nil {
+			return false, "kind: " + err.Error()
+		}
+	}
+	return true, ""
 }
 
 // served is true when the cluster serves a resource, named RESOURCE.GROUP
