@@ -1,0 +1,210 @@
+package scaffold
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/assets"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+)
+
+// render renders a chart as kcm would install it for a ClusterDeployment
+// named release, with the values kcm injects.
+func render(t *testing.T, dir, release, config string) []*unstructured.Unstructured {
+	t.Helper()
+	ch, err := loader.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]any{}
+	if config != "" {
+		data, err := os.ReadFile(filepath.Join(dir, config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(data, &vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vals["clusterIdentity"] = map[string]any{"name": "identity", "kind": "Secret", "namespace": "kcm-system"}
+	vals["clusterLabels"] = map[string]any{"k0rdent.mirantis.com/component": "kcm"}
+	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: release, Namespace: "kcm-system", IsInstall: true}, chartutil.DefaultCapabilities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chartutil.ValidateAgainstSchema(ch, top["Values"].(chartutil.Values)); err != nil {
+		t.Fatalf("values do not match values.schema.json: %v", err)
+	}
+	out, err := engine.Render(ch, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range out {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var objs []*unstructured.Unstructured
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".yaml") {
+			continue
+		}
+		for _, doc := range strings.Split(out[n], "\n---") {
+			if strings.TrimSpace(doc) == "" || strings.TrimSpace(strings.Trim(doc, "-")) == "" {
+				continue
+			}
+			o := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal([]byte(doc), &o.Object); err != nil {
+				t.Fatalf("%s: %v\n%s", n, err, doc)
+			}
+			if len(o.Object) > 0 {
+				objs = append(objs, o)
+			}
+		}
+	}
+	return objs
+}
+
+func TestInit(t *testing.T) {
+	// The k0smotron ha example has five machines: one PooledRemoteMachine each.
+	tests := []struct {
+		provider string
+		kinds    string
+	}{
+		{"docker", "Cluster DockerCluster DockerMachineTemplate DockerMachineTemplate KubeadmConfigTemplate KubeadmControlPlane MachineDeployment"},
+		{"k0smotron", "Cluster K0sControlPlane K0sWorkerConfigTemplate MachineDeployment PooledRemoteMachine PooledRemoteMachine RemoteCluster RemoteMachineTemplate RemoteMachineTemplate"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.provider, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "acme-"+tc.provider)
+			got, files, err := Init(Options{Name: "acme-" + tc.provider, Dir: dir, Provider: tc.provider})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != dir || !contains(files, "Chart.yaml") || !contains(files, "values.schema.json") || !contains(files, "ci/ha.yaml") || !contains(files, ".helmignore") {
+				t.Fatalf("Init = %s %v", got, files)
+			}
+			chart, _ := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+			if !strings.Contains(string(chart), "name: acme-"+tc.provider) || strings.Contains(string(chart), "[[") {
+				t.Errorf("Chart.yaml:\n%s", chart)
+			}
+			for _, config := range []string{"", "ci/default.yaml", "ci/ha.yaml"} {
+				a := render(t, dir, "dev-1", config)
+				var kinds []string
+				for _, o := range a {
+					kinds = append(kinds, o.GetKind())
+					if !strings.HasPrefix(o.GetName(), "dev-1") {
+						t.Errorf("%s %s: name not derived from the release name", o.GetKind(), o.GetName())
+					}
+				}
+				sort.Strings(kinds)
+				want := tc.kinds
+				if tc.provider == "k0smotron" && config == "ci/ha.yaml" {
+					want = strings.Replace(want, "PooledRemoteMachine PooledRemoteMachine", "PooledRemoteMachine PooledRemoteMachine PooledRemoteMachine PooledRemoteMachine PooledRemoteMachine", 1)
+				}
+				if strings.Join(kinds, " ") != want {
+					t.Errorf("config %q renders %v, want %s", config, kinds, want)
+				}
+			}
+		})
+	}
+}
+
+func TestInitErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		o    Options
+		want string
+	}{
+		{Options{Name: "Bad_Name", Provider: "docker"}, `chart name "Bad_Name": use lowercase`},
+		{Options{Name: "ok", Provider: "aws"}, `provider "aws": want one of docker, k0smotron`},
+		{Options{Name: "ok", Provider: "docker", K8sVersion: "1.34"}, `Kubernetes version "1.34": want vMAJOR.MINOR.PATCH`},
+		{Options{Name: "ok", Provider: "docker", Dir: dir}, dir + " already exists"},
+	}
+	for _, tc := range tests {
+		if _, _, err := Init(tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Init(%+v) error = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+	// Nothing is left behind beside the existing directory.
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestInitServerDryRun sends every object the scaffolds render to a real
+// API server with the Cluster API and k0smotron CRDs, as a server-side dry
+// run: the schemas and CEL rules of the published CRDs accept them.
+func TestInitServerDryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a local API server")
+	}
+	assetsDir, why := assets.Available()
+	if why != "" {
+		t.Skip(why)
+	}
+	shared := filepath.Join("..", "..", "..", "shared", "crds")
+	if _, err := os.Stat(shared); err != nil {
+		t.Skip("needs the reference CRDs in ../shared/crds")
+	}
+	env := &envtest.Environment{BinaryAssetsDirectory: assetsDir, ErrorIfCRDPathMissing: true,
+		CRDDirectoryPaths: []string{filepath.Join(shared, "capi"), filepath.Join(shared, "k0smotron")}}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Stop()
+	dc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	for _, p := range ProviderNames() {
+		dir := filepath.Join(t.TempDir(), "c")
+		if _, _, err := Init(Options{Name: "c-" + p, Dir: dir, Provider: p}); err != nil {
+			t.Fatal(err)
+		}
+		for _, config := range []string{"ci/default.yaml", "ci/ha.yaml"} {
+			for _, o := range render(t, dir, "dev-1", config) {
+				m, err := mapper.RESTMapping(o.GroupVersionKind().GroupKind(), o.GroupVersionKind().Version)
+				if err != nil {
+					t.Fatalf("%s %s: %v", p, o.GetKind(), err)
+				}
+				var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
+				if m.Scope.Name() == meta.RESTScopeNameNamespace {
+					ri = dyn.Resource(m.Resource).Namespace("default")
+				}
+				_, err = ri.Create(context.Background(), o, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					t.Errorf("%s (%s) %s/%s rejected by the API server: %v", p, config, o.GetKind(), o.GetName(), err)
+				}
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
