@@ -24,7 +24,7 @@ what was verified, where and when.`,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("kbook {{.Version}}\n")
-	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
+	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
 	return root
 }
 

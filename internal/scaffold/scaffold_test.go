@@ -44,6 +44,10 @@ func render(t *testing.T, dir, release, config string) []*unstructured.Unstructu
 	}
 	vals["clusterIdentity"] = map[string]any{"name": "identity", "kind": "Secret", "namespace": "kcm-system"}
 	vals["clusterLabels"] = map[string]any{"k0rdent.mirantis.com/component": "kcm"}
+	// As helm install does: apply dependency aliases and conditions.
+	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
+		t.Fatal(err)
+	}
 	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: release, Namespace: "kcm-system", IsInstall: true}, chartutil.DefaultCapabilities)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,62 @@
+package k0rdent
+
+import (
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart"
+)
+
+func TestManifest(t *testing.T) {
+	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "acme-docker", Version: "1.2.0+build.1", APIVersion: "v2"}}
+	got, err := ManifestFor(ch, ManifestOptions{Repo: "acme-templates", RepoURL: "oci://registry.acme.io/charts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata:
+  labels:
+    k0rdent.mirantis.com/managed: "true"
+  name: acme-templates
+  namespace: kcm-system
+spec:
+  interval: 10m0s
+  type: oci
+  url: oci://registry.acme.io/charts
+---
+apiVersion: k0rdent.mirantis.com/v1beta1
+kind: ClusterTemplate
+metadata:
+  name: acme-docker-1-2-0-build-1
+  namespace: kcm-system
+spec:
+  helm:
+    chartSpec:
+      chart: acme-docker
+      interval: 10m0s
+      sourceRef:
+        kind: HelmRepository
+        name: acme-templates
+      version: 1.2.0+build.1
+`
+	if string(got) != want {
+		t.Errorf("Manifest =\n%s\nwant\n%s", got, want)
+	}
+	for _, tc := range []struct {
+		o    ManifestOptions
+		want string
+	}{
+		{ManifestOptions{}, "--repo: the name of the HelmRepository"},
+		{ManifestOptions{Repo: "Bad_Repo"}, `--repo "Bad_Repo": not a valid object name`},
+		{ManifestOptions{Repo: "r", RepoURL: "ftp://x"}, `--repo-url "ftp://x": want an oci://`},
+		{ManifestOptions{Repo: "r", Name: "UPPER"}, `template name "UPPER": not a valid object name`},
+	} {
+		if _, err := ManifestFor(ch, tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ManifestFor(%+v) error = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+	if _, err := Manifest("/nonexistent", ManifestOptions{Repo: "r"}); err == nil || !strings.Contains(err.Error(), "load chart /nonexistent") {
+		t.Errorf("missing chart: %v", err)
+	}
+}
