@@ -14,6 +14,7 @@ require (
 	k8s.io/api v0.34.12
 	k8s.io/apiextensions-apiserver v0.34.12
 	k8s.io/apimachinery v0.34.12
+	k8s.io/apiserver v0.34.12
 	k8s.io/client-go v0.34.12
 	sigs.k8s.io/controller-runtime v0.22.5
 	sigs.k8s.io/kind v0.30.0
@@ -129,7 +130,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apiserver v0.34.12 // indirect
 	k8s.io/cli-runtime v0.34.0 // indirect
 	k8s.io/component-base v0.34.12 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
