@@ -1,0 +1,649 @@
+package template
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Rule describes one check. The rule catalogue of the documentation is
+// generated from Rules(), so Title is one line and Description is Markdown
+// that explains what is checked, why, and what kcm does with such a chart.
+type Rule struct {
+	ID          string   `json:"id"`
+	Category    string   `json:"category"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Severity    Severity `json:"severity"` // the default severity
+}
+
+// Rule categories, in catalogue order.
+const (
+	CategoryChart     = "Chart"
+	CategoryK0rdent   = "k0rdent compatibility"
+	CategoryValues    = "Values"
+	CategoryRendering = "Rendering"
+	CategorySchemas   = "Schemas"
+	CategorySecurity  = "Security"
+	CategoryPolicy    = "Organisation policies"
+)
+
+// Categories lists the rule categories in catalogue order.
+func Categories() []string {
+	return []string{CategoryChart, CategoryK0rdent, CategoryValues, CategoryRendering, CategorySchemas, CategorySecurity, CategoryPolicy}
+}
+
+// Rules returns the rule registry sorted by ID.
+func Rules() []Rule {
+	out := slices.Clone(registry)
+	slices.SortFunc(out, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// LookupRule returns the registered rule with this ID.
+func LookupRule(id string) (Rule, bool) {
+	for _, r := range registry {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// severityOf is the default severity of a registered rule.
+func severityOf(id string) Severity {
+	r, ok := LookupRule(id)
+	if !ok {
+		panic("template: unregistered rule " + id)
+	}
+	return r.Severity
+}
+
+// Rule IDs.
+const (
+	ruleChartLoad       = "CHART001"
+	ruleChartValidate   = "CHART002"
+	ruleChartAPIVersion = "CHART003"
+	ruleChartType       = "CHART004"
+	ruleChartVersion    = "CHART005"
+	ruleChartLint       = "CHART006"
+
+	ruleProviderMissing     = "K0RDENT001"
+	ruleProviderMalformed   = "K0RDENT002"
+	ruleOneInfrastructure   = "K0RDENT003"
+	ruleContractInvalid     = "K0RDENT004"
+	ruleContractUnlisted    = "K0RDENT005"
+	ruleContractMissing     = "K0RDENT006"
+	ruleContractDeprecated  = "K0RDENT007"
+	ruleK8sVersionMissing   = "K0RDENT008"
+	ruleK8sVersionInvalid   = "K0RDENT009"
+	ruleK8sVersionMismatch  = "K0RDENT010"
+	ruleSchemaMissing       = "VALUES001"
+	ruleSchemaInvalid       = "VALUES002"
+	ruleDefaultsInvalid     = "VALUES003"
+	ruleCIValuesInvalid     = "VALUES004"
+	ruleInjectedRejected    = "VALUES005"
+	ruleConfigInvalid       = "VALUES006"
+	ruleConfigNotInSchema   = "VALUES007"
+	ruleConfigUnread        = "VALUES008"
+	ruleConfigOverwritten   = "VALUES009"
+	ruleInjectedReach       = "VALUES010"
+	ruleRender              = "RENDER001"
+	ruleRenderParse         = "RENDER002"
+	ruleRenderNamespace     = "RENDER003"
+	ruleOneCluster          = "RENDER004"
+	ruleRefResolve          = "RENDER005"
+	ruleRefFormat           = "RENDER006"
+	ruleProviderGroup       = "RENDER007"
+	ruleReleaseName         = "RENDER008"
+	ruleClusterName         = "RENDER009"
+	ruleDeprecatedAPI       = "RENDER010"
+	ruleNoCRDs              = "SCHEMA001"
+	ruleSchemaViolation     = "SCHEMA002"
+	ruleUnknownKind         = "SCHEMA003"
+	ruleClusterScoped       = "SEC001"
+	ruleRBAC                = "SEC002"
+	ruleAdmission           = "SEC003"
+	ruleWorkload            = "SEC004"
+	rulePodSecurity         = "SEC005"
+	ruleRegistry            = "SEC006"
+	ruleSecretDefault       = "SEC007"
+	ruleLookup              = "SEC008"
+	rulePolicy              = "POLICY"
+	categoryPolicyRuleTitle = "Organisation policy rules"
+)
+
+var registry = []Rule{
+	// Chart -----------------------------------------------------------------
+	{
+		ID: ruleChartLoad, Category: CategoryChart, Severity: SeverityError,
+		Title: "The chart loads with the Helm SDK",
+		Description: `The chart directory or .tgz archive is loaded with Helm's own loader (the one kcm uses
+after the source controller downloads the chart). A missing ` + "`Chart.yaml`" + `, YAML that does not
+parse in ` + "`Chart.yaml`" + ` or ` + "`values.yaml`" + `, or a broken archive stop here: the finding names the
+file (and the line when the YAML parser gives one) and no other rule runs.
+
+kcm's template controller (internal/controller/template_controller.go, ReconcileTemplate)
+fails the same way: the ClusterTemplate gets ` + "`status.valid: false`" + ` with the loader's error in
+` + "`status.validationError`" + `, and no ClusterDeployment can use it.`,
+	},
+	{
+		ID: ruleChartValidate, Category: CategoryChart, Severity: SeverityError,
+		Title: "Chart metadata passes Helm's validation",
+		Description: `kcm calls Helm's ` + "`chart.Validate()`" + ` on every downloaded template chart
+(internal/controller/template_controller.go, ReconcileTemplate: "Validating Helm chart") and
+marks the ClusterTemplate invalid when it fails. It checks the chart name, version,
+apiVersion, type, maintainers and dependency names. Helm reports only the first problem; fix
+it and validate again. Problems that CHART003 to CHART005 report more precisely are not
+repeated here.`,
+	},
+	{
+		ID: ruleChartAPIVersion, Category: CategoryChart, Severity: SeverityError,
+		Title: "Chart.yaml declares apiVersion v2",
+		Description: `Helm 3 charts declare ` + "`apiVersion: v2`" + ` in Chart.yaml. A chart without apiVersion is
+loaded as a Helm 2 (` + "`v1`" + `) chart, whose dependencies live in requirements.yaml and whose
+type cannot be declared; kcm templates are Helm 3 charts.`,
+	},
+	{
+		ID: ruleChartType, Category: CategoryChart, Severity: SeverityError,
+		Title: "The chart is an application chart",
+		Description: `A ClusterTemplate chart is installed as a Helm release for every ClusterDeployment, so it
+must be an application chart (` + "`type: application`" + `, or no type, which Helm reads as
+application). A ` + "`library`" + ` chart renders nothing and Helm refuses to install it.`,
+	},
+	{
+		ID: ruleChartVersion, Category: CategoryChart, Severity: SeverityError,
+		Title: "The chart version is an exact SemVer version",
+		Description: `The chart version must be a complete Semantic Versioning 2 version:
+` + "`MAJOR.MINOR.PATCH`" + `, optionally with a pre-release and build suffix (` + "`1.2.3`" + `, ` + "`0.3.0-rc.1`" + `).
+Helm itself also accepts loose forms such as ` + "`1.2`" + ` or ` + "`v1`" + `, but k0rdent names templates after
+the chart version (` + "`aws-standalone-cp-1-0-3`" + `) and orders upgrades by it
+(ClusterTemplateChain, ` + "`status.availableUpgrades`" + `), so an incomplete version makes upgrade
+paths ambiguous.`,
+	},
+	{
+		ID: ruleChartLint, Category: CategoryChart, Severity: SeverityError,
+		Title: "Helm lint finds no problem",
+		Description: `Runs Helm's own linter (` + "`helm.sh/helm/v3/pkg/lint`" + `, as ` + "`helm lint`" + ` does) with the values kcm
+injects, and reports each message with Helm's severity (` + "`[ERROR]`" + ` as error, ` + "`[WARNING]`" + ` as
+warning; ` + "`[INFO]`" + ` messages such as "icon is recommended" are dropped) and the file Helm names;
+the line is given when Helm's message carries one. Messages that other rules already report
+better are not repeated: schema validation of values (VALUES003), template rendering
+errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
+	},
+
+	// k0rdent compatibility --------------------------------------------------
+	{
+		ID: ruleProviderMissing, Category: CategoryK0rdent, Severity: SeverityWarning,
+		Title: "Chart.yaml declares the CAPI providers the template needs",
+		Description: "kcm reads the providers a ClusterTemplate needs from the Chart.yaml annotation\n" +
+			"`cluster.x-k8s.io/provider`, a comma-separated list such as\n" +
+			"`infrastructure-aws, control-plane-k0sproject-k0smotron, bootstrap-k0sproject-k0smotron`\n" +
+			"(api/v1beta1/templates_common.go, getProvidersList), into the template's `status.providers`.\n" +
+			"The ClusterDeployment admission webhook (internal/webhook/clusterdeployment_webhook.go) then\n" +
+			"rejects a ClusterDeployment until the Management (or Region) reports all of them as available\n" +
+			"(internal/util/validation, ClusterTemplateProviders), and rejects it outright when the template\n" +
+			"has no providers at all: `no providers have been found in the ClusterTemplate`\n" +
+			"(internal/util/validation, ClusterDeployCredential).\n\n" +
+			"The ClusterTemplate's `spec.providers` field wins over the annotation, so a template can work\n" +
+			"without it; but then every ClusterTemplate object that points at the chart has to repeat the\n" +
+			"list. This rule warns when the annotation is missing or empty; the rules that depend on the\n" +
+			"providers (K0RDENT003, K0RDENT005, K0RDENT006, RENDER007) are then skipped.",
+	},
+	{
+		ID: ruleProviderMalformed, Category: CategoryK0rdent, Severity: SeverityError,
+		Title: "The provider annotation is a well-formed list",
+		Description: "Each entry of `cluster.x-k8s.io/provider` must be a CAPI provider name as clusterctl and\n" +
+			"kcm's Management status spell it: `cluster-api`, or a type prefix (`infrastructure-`,\n" +
+			"`control-plane-`, `bootstrap-`, `ipam-`, `runtime-extension-`, `addon-`) followed by a lower-case\n" +
+			"name (`infrastructure-aws`, `control-plane-k0sproject-k0smotron`). kcm splits the value on commas\n" +
+			"and trims spaces (api/v1beta1/templates_common.go, getProvidersList) and then compares the\n" +
+			"names literally with the available providers (internal/util/validation,\n" +
+			"validateCompatibilityAttrs): a misspelt or differently spelt name (`aws`, `Infrastructure-AWS`,\n" +
+			"`infrastructure_aws`) is never available, so every ClusterDeployment of the template is\n" +
+			"rejected. Empty entries and duplicates are reported too.",
+	},
+	{
+		ID: ruleOneInfrastructure, Category: CategoryK0rdent, Severity: SeverityError,
+		Title: "Exactly one infrastructure provider is declared",
+		Description: "A cluster is provisioned on one infrastructure: the template must list exactly one\n" +
+			"`infrastructure-*` provider. When a ClusterDeployment is created, kcm checks its Credential\n" +
+			"against every infrastructure provider of the template (internal/util/validation,\n" +
+			"ClusterDeployCredential): with none it rejects the ClusterDeployment (`no infrastructure\n" +
+			"providers have been found in the ClusterTemplate`); with two, the Credential's identity kind must\n" +
+			"be supported by both providers (`provider ... does not support ClusterIdentity Kind ...`), and the\n" +
+			"Management must run both, although the cluster uses one.",
+	},
+	{
+		ID: ruleContractInvalid, Category: CategoryK0rdent, Severity: SeverityError,
+		Title: "Provider contract annotations hold one CAPI contract version",
+		Description: "A ClusterTemplate may pin the CAPI contract version each provider must support with an\n" +
+			"annotation `cluster.x-k8s.io/<provider>: <contract>` for keys starting `infrastructure-`,\n" +
+			"`control-plane-` or `bootstrap-`, for example `cluster.x-k8s.io/infrastructure-aws: v1beta2`.\n\n" +
+			"For ClusterTemplates kcm accepts only a single version (`v1beta2`, `v1beta1`, `v1alpha4`...):\n" +
+			"api/v1beta1/templates_common.go, getCAPIContracts, checks the value with\n" +
+			"`isCAPIContractSingleVersion`. The `_`-joined lists (`v1beta1_v1beta2`) are the ProviderTemplate\n" +
+			"form (what a provider offers); in a ClusterTemplate they, and any other value that is not a\n" +
+			"contract version, make kcm mark the template invalid with `incorrect provider contract version`.\n" +
+			"The ClusterTemplate's `spec.providerContracts` field, when set, replaces all the annotations.",
+	},
+	{
+		ID: ruleContractUnlisted, Category: CategoryK0rdent, Severity: SeverityWarning,
+		Title: "Contract annotations name listed providers",
+		Description: "A contract annotation for a provider that `cluster.x-k8s.io/provider` does not list is\n" +
+			"almost always a typo or a leftover. When a ClusterDeployment is created, kcm checks the\n" +
+			"contract of every provider named in the contract annotations that the Management (or Region)\n" +
+			"runs, and silently skips the others (internal/util/validation, validateCompatibilityAttrs:\n" +
+			"`both the provider and cluster templates contract versions must be set for the validation`), so\n" +
+			"the contract of the provider actually used is then not checked at all.",
+	},
+	{
+		ID: ruleContractMissing, Category: CategoryK0rdent, Severity: SeverityWarning,
+		Title: "Every listed provider has a contract annotation",
+		Description: "Without `cluster.x-k8s.io/<provider>: <contract>` kcm cannot check that the provider running\n" +
+			"in the management cluster speaks the CAPI contract the template's objects are written for:\n" +
+			"it skips the provider (internal/util/validation, validateCompatibilityAttrs),\n" +
+			"and a mismatch shows up only when CAPI controllers fail to reconcile the rendered objects.\n" +
+			"Only `infrastructure-`, `control-plane-` and `bootstrap-` providers are expected to have one, as\n" +
+			"those are the only keys kcm reads for ClusterTemplates.",
+	},
+	{
+		ID: ruleContractDeprecated, Category: CategoryK0rdent, Severity: SeverityWarning,
+		Title: "Providers are pinned to the current CAPI contract",
+		Description: "CAPI contract `v1beta2` is current (Cluster API 1.11 and later); `v1beta1` is deprecated and\n" +
+			"will be removed. A template pinned to `v1beta1` keeps working while providers still serve\n" +
+			"it, but cannot be deployed once the management cluster's providers drop it. Move the\n" +
+			"template's objects to v1beta2 and update the annotation when the provider supports it (some\n" +
+			"providers, such as k0smotron, may still offer only v1beta1: then disable this rule).",
+	},
+	{
+		ID: ruleK8sVersionMissing, Category: CategoryK0rdent, Severity: SeverityWarning,
+		Title: "Chart.yaml declares the Kubernetes version",
+		Description: "kcm reads the exact Kubernetes version a ClusterTemplate deploys from the Chart.yaml\n" +
+			"annotation `k0rdent.mirantis.com/k8s-version` (api/v1beta1/clustertemplate_types.go,\n" +
+			"FillStatusWithProviders), unless the ClusterTemplate's `spec.k8sVersion` sets it (the spec\n" +
+			"wins). The version goes to the template's and the ClusterDeployment's\n" +
+			"`status.k8sVersion` and is checked against the Kubernetes constraints of the ServiceTemplates\n" +
+			"a ClusterDeployment deploys (internal/util/validation, ClusterTemplateK8sCompatibility). Without\n" +
+			"it kcm records no version and that check is skipped.",
+	},
+	{
+		ID: ruleK8sVersionInvalid, Category: CategoryK0rdent, Severity: SeverityError,
+		Title: "The Kubernetes version is an exact SemVer version",
+		Description: "`k0rdent.mirantis.com/k8s-version` must be an exact version such as `v1.34.1` or\n" +
+			"`v1.34.1+k0s.0`. kcm parses it with `semver.NewVersion` and marks the template invalid when it\n" +
+			"does not parse (api/v1beta1/clustertemplate_types.go, FillStatusWithProviders). Loose forms\n" +
+			"that parser accepts, such as `1.34` or `v1`, are reported too: they are not the exact version\n" +
+			"the annotation promises and compare wrongly against ServiceTemplate constraints.",
+	},
+	{
+		ID: ruleK8sVersionMismatch, Category: CategoryK0rdent, Severity: SeverityError,
+		Title: "The Kubernetes version agrees with the default values",
+		Description: "The version the chart announces must be the one it deploys. This rule looks for the\n" +
+			"version in the default values under these keys, in this order, and compares the first one\n" +
+			"found (ignoring a leading `v`; a `+k0s.N` build suffix must match when both have one):\n\n" +
+			"| values key | typical template |\n|---|---|\n" +
+			"| `k0s.version` | k0s / k0smotron templates (`v1.34.1+k0s.0`) |\n" +
+			"| `kubernetes.version` | generic |\n" +
+			"| `k8sVersion` | generic |\n" +
+			"| `kubernetesVersion` | generic |\n" +
+			"| `controlPlane.version` | kubeadm control planes |\n" +
+			"| `controlPlane.kubernetesVersion` | kubeadm control planes |\n" +
+			"| `version` | flat charts |\n\n" +
+			"When none of them is set the rule does not apply. A mismatch means kcm advertises (and checks\n" +
+			"ServiceTemplate compatibility against) one version while clusters run another.",
+	},
+
+	// Values -----------------------------------------------------------------
+	{
+		ID: ruleSchemaMissing, Category: CategoryValues, Severity: SeverityWarning,
+		Title: "The chart has a values.schema.json",
+		Description: "kcm stores a chart's `values.schema.json` in a ConfigMap named in the template's\n" +
+			"`status.schemaConfigMapName` (internal/controller/template_controller.go,\n" +
+			"ensureSchemaConfigmap) for UIs and tools that build a ClusterDeployment's `spec.config`. The\n" +
+			"admission webhook does not check `spec.config` against it\n" +
+			"(internal/webhook/clusterdeployment_webhook.go): only Helm does, when kcm's controller\n" +
+			"dry-runs the install after the ClusterDeployment was accepted (internal/helm,\n" +
+			"EnsureReleaseWithValues: a client-only `helm install --dry-run`). Without a schema nothing\n" +
+			"checks a config at all, and a misspelt key silently has no effect. The other VALUES rules\n" +
+			"that need a schema are skipped.",
+	},
+	{
+		ID: ruleSchemaInvalid, Category: CategoryValues, Severity: SeverityError,
+		Title: "values.schema.json is a valid JSON Schema",
+		Description: "The schema must be valid JSON and a valid JSON Schema (the draft named by `$schema`,\n" +
+			"2020-12 when there is none). It is compiled with `santhosh-tekuri/jsonschema/v6`, the library\n" +
+			"Helm 3.19 uses, so a schema that fails here also makes every `helm install` of the chart\n" +
+			"fail. References to remote schemas (`http://`, `https://`) are not fetched: kbook works\n" +
+			"offline, and so should a template installed into an air-gapped management cluster.",
+	},
+	{
+		ID: ruleDefaultsInvalid, Category: CategoryValues, Severity: SeverityError,
+		Title: "The default values satisfy the schema",
+		Description: "`values.yaml`, together with the values kcm injects (VALUES005), is validated against\n" +
+			"`values.schema.json` as Helm validates it on install. A default that violates the schema\n" +
+			"makes every ClusterDeployment that does not override it fail; kcm's admission webhook\n" +
+			"also copies the defaults into a ClusterDeployment that has no `spec.config`\n" +
+			"(internal/webhook/clusterdeployment_webhook.go, Default). Each violation points at the line\n" +
+			"of the value in values.yaml and names its values path, for example\n" +
+			"`values.yaml:12 controlPlane.replicas: got string, want integer`. As in Helm, each dependency's\n" +
+			"own values.schema.json also applies to the values under its name or alias (`base.*`).",
+	},
+	{
+		ID: ruleCIValuesInvalid, Category: CategoryValues, Severity: SeverityError,
+		Title: "Every ci/*.yaml values file satisfies the schema",
+		Description: "Files under `ci/` are the chart's example configurations (the convention of Helm's\n" +
+			"chart-testing tool). Each is merged over the defaults, with kcm's injected values, and\n" +
+			"validated like a ClusterDeployment's `spec.config`; violations point at the line in the ci\n" +
+			"file (or in values.yaml for a default the file does not override, if the defaults alone are\n" +
+			"valid). Each ci file is also rendered by the RENDER, SCHEMA, SEC and POLICY rules.",
+	},
+	{
+		ID: ruleInjectedRejected, Category: CategoryValues, Severity: SeverityError,
+		Title: "The schema accepts the values kcm injects",
+		Description: "When kcm installs a ClusterDeployment it adds values of its own to `spec.config`\n" +
+			"(internal/controller/clusterdeployment_controller.go, fillHelmValues):\n\n" +
+			"- `clusterIdentity`: `{apiVersion, kind, name, namespace}` of the Credential's identity, always;\n" +
+			"- `global`: `{registry, k0sURL, registryCertSecret, k0sURLCertSecret}` when kcm runs with a\n" +
+			"  global registry or k0s URL (and `global.registry` from `spec.registryOverride`);\n" +
+			"- `clusterLabels`: the ClusterDeployment's labels, when the config has none.\n\n" +
+			"(`imagePullSecrets`, `auth` and `dataSource` are added only for ClusterDeployments that use\n" +
+			"those features.) Helm validates the merged values against `values.schema.json`, so a schema\n" +
+			"that rejects these keys (`additionalProperties: false` at the root without them, or a type\n" +
+			"that does not fit) makes every install fail. Declare them, for example\n" +
+			"`\"clusterIdentity\": {\"type\": \"object\"}`.",
+	},
+	{
+		ID: ruleConfigInvalid, Category: CategoryValues, Severity: SeverityError,
+		Title: "The given config satisfies the schema",
+		Description: "`--config` names a file holding a ClusterDeployment (its `spec.config` is used) or a plain\n" +
+			"values map. It is merged over the defaults with kcm's injected values and validated against\n" +
+			"`values.schema.json`. kcm itself would find this only after the ClusterDeployment was\n" +
+			"accepted, when its controller dry-runs the Helm install\n" +
+			"(internal/controller/clusterdeployment_controller.go, validateConfig) and sets the\n" +
+			"`HelmChartReady` condition to false. Each violation points at the line in the config file.",
+	},
+	{
+		ID: ruleConfigNotInSchema, Category: CategoryValues, Severity: SeverityWarning,
+		Title: "The config sets only keys the schema declares",
+		Description: "Where the schema describes an object by its `properties` but does not forbid others (no\n" +
+			"`additionalProperties: false`), a key it does not declare passes validation and is most\n" +
+			"often a typo (`workerNumber` for `workersNumber`) that silently has no effect. Objects the\n" +
+			"schema leaves free-form (no `properties`, or `additionalProperties` / `patternProperties`\n" +
+			"with a schema, such as `clusterLabels`) are not checked.",
+	},
+	{
+		ID: ruleConfigUnread, Category: CategoryValues, Severity: SeverityWarning,
+		Title: "Every key the config sets is read by a template",
+		Description: "A value no template reads has no effect. kbook finds the values the templates read with\n" +
+			"a textual heuristic over every file under `templates/` (helpers included):\n\n" +
+			"- `.Values.a.b`, `$.Values.a.b` and `$var.Values.a.b` read `a.b`;\n" +
+			"- `index .Values \"a\" \"b\"` (and `index .Values.a \"b\"`) reads `a.b`; `get` and `hasKey` likewise;\n" +
+			"- a path used as a whole (`toYaml .Values.a`, `with .Values.a`, `range .Values.a`,\n" +
+			"  `index .Values.a $key`) reads everything below `a`;\n" +
+			"- `.Values` used as a whole (`toYaml .Values`, `tpl ... .Values`) reads everything: the rule\n" +
+			"  then reports nothing.\n\n" +
+			"The heuristic errs towards \"read\": it may miss an unused key, never report a used one as\n" +
+			"unused, except through template functions that take the whole context (`include \"x\" .`\n" +
+			"passes `.Values` on, which is why helpers are scanned too). The keys kcm injects are not\n" +
+			"reported.",
+	},
+	{
+		ID: ruleConfigOverwritten, Category: CategoryValues, Severity: SeverityWarning,
+		Title: "The config does not set values kcm replaces",
+		Description: "kcm replaces `clusterIdentity` with the identity of the ClusterDeployment's Credential on\n" +
+			"every install, whatever `spec.config` says, and replaces the whole `global` map when it runs\n" +
+			"with a global registry or k0s URL (internal/controller/clusterdeployment_controller.go,\n" +
+			"fillHelmValues). Setting them in the config has no effect (or an effect that depends on how\n" +
+			"kcm was installed): set the Credential, or `spec.registryOverride`, instead.",
+	},
+
+	{
+		ID: ruleInjectedReach, Category: CategoryValues, Severity: SeverityWarning,
+		Title: "The values kcm injects reach the dependencies that read them",
+		Description: "kcm injects `clusterIdentity` and `clusterLabels` at the top level of the values\n" +
+			"(internal/controller/clusterdeployment_controller.go, fillHelmValues), and Helm passes a\n" +
+			"dependency only the values under its name or alias, plus `global`. A wrapper chart whose\n" +
+			"base template is a dependency (`kbook template init --extend` makes one, with `alias: base`)\n" +
+			"therefore does not hand kcm's values to the templates that read them: the base chart sees\n" +
+			"its own defaults (or nothing), and the cluster gets the wrong identity or no labels. This\n" +
+			"rule warns for each dependency whose templates read one of these keys when neither the\n" +
+			"parent's defaults nor `--config` set `<alias>.<key>` (for example `base.clusterIdentity`),\n" +
+			"pointing at the dependency in Chart.yaml.",
+	},
+
+	// Rendering --------------------------------------------------------------
+	{
+		ID: ruleRender, Category: CategoryRendering, Severity: SeverityError,
+		Title: "The chart renders",
+		Description: "The chart is rendered as kcm would install it for a ClusterDeployment: the release is\n" +
+			"named like the ClusterDeployment (`render-test` unless set) in its namespace (`kcm-system`\n" +
+			"unless set): kcm's HelmRelease and its Helm release are named after the ClusterDeployment, in\n" +
+			"its namespace (internal/controller/clusterdeployment_controller.go, internal/helm/release.go).\n" +
+			"It renders with the default values, plus the values kcm injects\n" +
+			"(`clusterIdentity` placeholder, `global`, `clusterLabels`, see VALUES005). It is rendered once\n" +
+			"with the defaults alone, once per ci/*.yaml and once with `--config`; each is rendered again\n" +
+			"under another release name and namespace (RENDER003, RENDER008) and without `global`, which\n" +
+			"kcm injects only when it runs with a global registry or k0s URL: a template that reads\n" +
+			"`.Values.global.registry` with no `global` default fails there. A template error\n" +
+			"(`required`, `fail`, a nil pointer, a parse error) points at the template file and line\n" +
+			"Helm reports. Dependencies are processed as `helm install` does (conditions, tags, aliases,\n" +
+			"import-values), and one missing from `charts/` is reported at its entry in Chart.yaml\n" +
+			"(`helm dependency update` fetches it). `lookup` returns nothing offline (see SEC008).",
+	},
+	{
+		ID: ruleRenderParse, Category: CategoryRendering, Severity: SeverityError,
+		Title: "Every rendered document is a Kubernetes object",
+		Description: "Each YAML document a template renders must parse and have `apiVersion`, `kind` and\n" +
+			"`metadata.name`: Helm refuses to install a release with a document that does not. The\n" +
+			"finding names the template file that rendered it (a line in the rendered output is given\n" +
+			"in the message; render the chart with `kbook template render` to see it).",
+	},
+	{
+		ID: ruleRenderNamespace, Category: CategoryRendering, Severity: SeverityError,
+		Title: "Objects stay in the ClusterDeployment's namespace",
+		Description: "kcm installs the chart into the ClusterDeployment's namespace. Objects should leave\n" +
+			"`metadata.namespace` out or set it to `{{ .Release.Namespace }}`: a fixed namespace\n" +
+			"(`kcm-system`, `default`) makes ClusterDeployments in other namespaces create their\n" +
+			"objects elsewhere, where the Cluster's references do not find them, and lets two\n" +
+			"ClusterDeployments overwrite each other. kbook renders with two namespaces to catch a\n" +
+			"hard-coded one that happens to equal the namespace used for rendering.",
+	},
+	{
+		ID: ruleOneCluster, Category: CategoryRendering, Severity: SeverityError,
+		Title: "Exactly one CAPI Cluster is rendered",
+		Description: "A ClusterTemplate deploys one cluster: it must render exactly one `Cluster` of the API\n" +
+			"group `cluster.x-k8s.io`. kcm follows that Cluster to report the ClusterDeployment's\n" +
+			"conditions (internal/controller/clusterdeployment_controller.go, aggregateCapiConditions) and\n" +
+			"to own the Secrets it creates for it.",
+	},
+	{
+		ID: ruleRefResolve, Category: CategoryRendering, Severity: SeverityError,
+		Title: "Object references resolve to rendered objects",
+		Description: "The Cluster's `spec.infrastructureRef` and `spec.controlPlaneRef` (a Cluster without\n" +
+			"`spec.topology` must have an infrastructureRef), and every `infrastructureRef`, `configRef`,\n" +
+			"`controlPlaneRef` and `*TemplateRef` / `templateRef` found anywhere in the rendered objects\n" +
+			"(MachineDeployments, MachineSets, MachinePools, control planes...), must name an object the\n" +
+			"chart renders, by kind, name and API group (v1beta2 `apiGroup` or v1beta1 `apiVersion`), in\n" +
+			"the release namespace. A dangling reference leaves the Cluster waiting for an object that\n" +
+			"never appears.",
+	},
+	{
+		ID: ruleRefFormat, Category: CategoryRendering, Severity: SeverityError,
+		Title: "References use the format of their CAPI API version",
+		Description: "In the v1beta2 API of CAPI's own kinds — `Cluster`, `MachineDeployment`, `MachineSet`,\n" +
+			"`Machine`, `MachinePool` (`cluster.x-k8s.io`) and `KubeadmControlPlane`\n" +
+			"(`controlplane.cluster.x-k8s.io`) — `infrastructureRef`, `controlPlaneRef` and `configRef` are\n" +
+			"`{apiGroup, kind, name}`; in their v1beta1 API they are `{apiVersion, kind, name}`. Moving a\n" +
+			"template to v1beta2 without changing its references is a common mistake: the API server\n" +
+			"rejects (or, without strict validation, drops) `apiVersion` and the required `apiGroup` is\n" +
+			"missing. Providers choose their own reference types (k0smotron's v1beta2 `K0sControlPlane`\n" +
+			"keeps `{apiVersion, kind, name}`), so other kinds are not checked here; and when CRDs are\n" +
+			"given (`--crds`), the CRD schema decides for every kind it knows (SCHEMA002). Either shape\n" +
+			"still has to resolve (RENDER005).",
+	},
+	{
+		ID: ruleProviderGroup, Category: CategoryRendering, Severity: SeverityError,
+		Title: "Rendered kinds belong to the declared providers",
+		Description: "Every rendered object must belong to an API group served by the providers in\n" +
+			"`cluster.x-k8s.io/provider`: `infrastructure-*` → `infrastructure.cluster.x-k8s.io`,\n" +
+			"`control-plane-*` → `controlplane.cluster.x-k8s.io`, `bootstrap-*` →\n" +
+			"`bootstrap.cluster.x-k8s.io`, `ipam-*` → `ipam.cluster.x-k8s.io`, plus CAPI core\n" +
+			"(`cluster.x-k8s.io`, `addons.cluster.x-k8s.io`) and core/v1 Secrets and ConfigMaps. An object\n" +
+			"of another group needs a provider the template does not declare, so kcm does not check that\n" +
+			"it is installed before it accepts a ClusterDeployment (internal/util/validation,\n" +
+			"ClusterTemplateProviders), and the install fails later when it is not. Kinds reported by a SEC\n" +
+			"rule (and cluster-scoped kinds) are not repeated here. Skipped when the annotation is missing\n" +
+			"(K0RDENT001).",
+	},
+	{
+		ID: ruleReleaseName, Category: CategoryRendering, Severity: SeverityError,
+		Title: "Object names derive from the release name",
+		Description: "Several ClusterDeployments can use one template in one namespace; kcm names each Helm\n" +
+			"release after its ClusterDeployment. kbook renders the chart twice with two release names:\n" +
+			"an object whose name does not change (a fixed name, or one built only from values) would be\n" +
+			"rendered by both releases, and the second install fails (or, worse, takes the object over).\n" +
+			"Build names from `{{ .Release.Name }}`.",
+	},
+	{
+		ID: ruleClusterName, Category: CategoryRendering, Severity: SeverityWarning,
+		Title: "The Cluster is named after the ClusterDeployment",
+		Description: "kcm looks the CAPI Cluster up under the ClusterDeployment's own name and namespace\n" +
+			"(internal/controller/clusterdeployment_controller.go, getPartialCapiCluster) to make it the\n" +
+			"owner of the Secrets it creates for the cluster (authentication config, kine data source),\n" +
+			"and users find the Cluster by that name. Name the Cluster `{{ .Release.Name }}`.",
+	},
+	{
+		ID: ruleDeprecatedAPI, Category: CategoryRendering, Severity: SeverityWarning,
+		Title: "CAPI core objects use the current API version",
+		Description: "CAPI's core API `cluster.x-k8s.io/v1beta2` is current; `v1beta1` is deprecated and will be\n" +
+			"removed. Objects rendered as `cluster.x-k8s.io/v1beta1` still work through conversion while\n" +
+			"the management cluster serves it. (Provider API groups are versioned by each provider and are\n" +
+			"not checked here; see K0RDENT007 for contracts.)",
+	},
+
+	// Schemas ----------------------------------------------------------------
+	{
+		ID: ruleNoCRDs, Category: CategorySchemas, Severity: SeverityWarning,
+		Title: "Rendered objects were checked against CRD schemas",
+		Description: "The SCHEMA rules validate every rendered object against the OpenAPI schema and CEL rules\n" +
+			"of its CustomResourceDefinition, as the API server would on create. They need the CRDs: pass\n" +
+			"them with `--crds DIR|FILE` (for example the provider's released components YAML) or read\n" +
+			"them from a management cluster with `--kubeconfig`. Without CRDs this single warning says\n" +
+			"that no object was checked.",
+	},
+	{
+		ID: ruleSchemaViolation, Category: CategorySchemas, Severity: SeverityError,
+		Title: "Rendered objects satisfy their CRD schema",
+		Description: "Each rendered object is validated offline against its CRD: types, required fields,\n" +
+			"enums, patterns, formats, bounds, unknown fields (as strict field validation reports them)\n" +
+			"and `x-kubernetes-validations` CEL rules. Each error is a finding with the object and the\n" +
+			"field path. An API version the CRD does not serve is reported here too. What fails here\n" +
+			"fails when Flux's helm-controller applies the release for kcm.",
+	},
+	{
+		ID: ruleUnknownKind, Category: CategorySchemas, Severity: SeverityWarning,
+		Title: "Every rendered kind has a schema",
+		Description: "An object whose group and kind no given CRD defines was not checked: kbook says so\n" +
+			"rather than passing it silently. Add the provider's CRDs to `--crds`. Built-in kinds\n" +
+			"(Secrets, ConfigMaps) have no CRD and are reported too.",
+	},
+
+	// Security ---------------------------------------------------------------
+	{
+		ID: ruleClusterScoped, Category: CategorySecurity, Severity: SeverityError,
+		Title: "No cluster-scoped objects",
+		Description: "kcm installs ClusterTemplates into the management cluster (the regional cluster, for a\n" +
+			"Credential bound to a Region) through a Flux HelmRelease (internal/helm/release.go), that is with\n" +
+			"helm-controller's privileges. A cluster template must only create namespaced objects in the\n" +
+			"ClusterDeployment's namespace: a cluster-scoped object (Namespace, StorageClass,\n" +
+			"PriorityClass...) is shared by every ClusterDeployment, outlives none of them cleanly and\n" +
+			"lets a namespace user's template change the whole management cluster. The scope comes from\n" +
+			"the given CRDs when they know the kind, else from a built-in list of cluster-scoped\n" +
+			"Kubernetes and k0rdent kinds. RBAC, webhook and CRD kinds are reported by SEC002 and SEC003\n" +
+			"instead.",
+	},
+	{
+		ID: ruleRBAC, Category: CategorySecurity, Severity: SeverityError,
+		Title: "No RBAC objects",
+		Description: "Roles, ClusterRoles, RoleBindings and ClusterRoleBindings rendered by a cluster template\n" +
+			"would grant permissions in the management cluster, created with helm-controller's\n" +
+			"privileges on behalf of whoever may create a ClusterDeployment. Ship RBAC with the\n" +
+			"provider (ProviderTemplate), not with a ClusterTemplate.",
+	},
+	{
+		ID: ruleAdmission, Category: CategorySecurity, Severity: SeverityError,
+		Title: "No CRDs, admission webhooks or admission policies",
+		Description: "CustomResourceDefinitions (rendered, or in the chart's `crds/` directory, which Helm\n" +
+			"installs first), Validating/MutatingWebhookConfigurations and\n" +
+			"ValidatingAdmissionPolicies change the API of the whole management cluster. They belong to\n" +
+			"providers and to kcm itself, never to a template that is installed once per cluster.",
+	},
+	{
+		ID: ruleWorkload, Category: CategorySecurity, Severity: SeverityError,
+		Title: "No workloads in the management cluster",
+		Description: "Pods, Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs rendered by a\n" +
+			"cluster template would run in the management cluster, next to kcm and the CAPI\n" +
+			"controllers, for every ClusterDeployment. A cluster template should only describe the\n" +
+			"cluster (CAPI objects, Secrets, ConfigMaps); software for the new cluster belongs in\n" +
+			"ServiceTemplates.",
+	},
+	{
+		ID: rulePodSecurity, Category: CategorySecurity, Severity: SeverityError,
+		Title: "No privileged containers, host namespaces or hostPath volumes",
+		Description: "Wherever a pod spec is embedded in a rendered object, in any field and at any depth, it\n" +
+			"must not run privileged containers (`securityContext.privileged: true` in `containers` or\n" +
+			"`initContainers`), share the host's namespaces (`hostNetwork`, `hostPID`, `hostIPC`) or mount\n" +
+			"`hostPath` volumes. kbook walks each object generically for `containers`, `initContainers`,\n" +
+			"`volumes` and the `host*` keys, so pod templates inside custom resources (machine\n" +
+			"templates, add-on objects) are covered too.",
+	},
+	{
+		ID: ruleRegistry, Category: CategorySecurity, Severity: SeverityError,
+		Title: "Images come from allowed registries",
+		Description: "Every image a rendered object references must come from an allowed registry. Image\n" +
+			"references are found generically: string values of keys named `image`, `imageRepository` or\n" +
+			"ending in `Image` (`customImage`), at any depth. The registry is the first part of the\n" +
+			"reference when it looks like a host (has a `.` or `:`, or is `localhost`), else `docker.io`.\n\n" +
+			"The allowed registries are `--registry` (Options.Registries); when none is given, the\n" +
+			"`global.registry` value (kcm's global registry, as the chart's values set it), so a chart\n" +
+			"that honours kcm's registry setting must not hard-code images from elsewhere; an entry may\n" +
+			"be a registry host or a repository prefix (`registry.example.com/mirror`). Without either\n" +
+			"the rule does not apply.",
+	},
+	{
+		ID: ruleSecretDefault, Category: CategorySecurity, Severity: SeverityError,
+		Title: "No default values for secrets",
+		Description: "A value whose key looks like a secret — it contains `password`, `passwd`, `token`,\n" +
+			"`secret`, `apiKey` or `privateKey`, case-insensitively — must not have a non-empty default in\n" +
+			"values.yaml: the default ends up in the chart archive, in the ClusterTemplate's\n" +
+			"`status.config` (readable by anyone who may read templates) and in every cluster that does\n" +
+			"not override it. Keys that name or point at a secret rather than hold one — ending in `Name`,\n" +
+			"`Names`, `Ref`, `Namespace`, `File`, `Path`, `Dir`, `URL`, `Endpoint`, `Field`, `Enabled`, `Type`,\n" +
+			"`Kind`, `Mode`, `Length` or `TTL` (`passwordSecretName`, `tokenSecretRef`, `tokenURL`) — and values\n" +
+			"that are not strings are not reported. The finding points at the line of the key in\n" +
+			"values.yaml.",
+	},
+	{
+		ID: ruleLookup, Category: CategorySecurity, Severity: SeverityError,
+		Title: "Templates do not call lookup",
+		Description: "`lookup` reads objects from the cluster the release is installed into — for kcm, the\n" +
+			"management cluster — at install time. A template that depends on it renders differently\n" +
+			"in kcm's client-only dry run (where `lookup` returns nothing;\n" +
+			"internal/controller/clusterdeployment_controller.go, validateConfig), in `kbook` and in\n" +
+			"the real install, and can read whatever helm-controller may read. Pass the data in values\n" +
+			"instead. The finding points at the template file and line of each call.",
+	},
+
+	// Organisation policies -------------------------------------------------
+	{
+		ID: rulePolicy, Category: CategoryPolicy, Severity: SeverityError,
+		Title: categoryPolicyRuleTitle,
+		Description: "Organisations add their own rules in policy files (`--policy FILE`, kind\n" +
+			"`TemplatePolicy`): CEL expressions checked against every rendered object they match and once\n" +
+			"against the chart's metadata (`name`, `version`, `appVersion`, `description`, `type`,\n" +
+			"`annotations`, `keywords`), with the values the chart was rendered with. A violation is\n" +
+			"reported with the policy rule's own ID and severity (error unless the rule says warning),\n" +
+			"pointing at the template that rendered the object, or at Chart.yaml for chart rules; the\n" +
+			"message names the policy file and line of the rule. Disable a policy rule by its ID.",
+	},
+}

@@ -1,0 +1,465 @@
+package template
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+const capiGroup = "cluster.x-k8s.io"
+
+// renderedSet is what one value set rendered to.
+type renderedSet struct {
+	vs     *valueSet
+	docs   []renderedDoc // objects and documents that are not
+	objs   []renderedDoc // objects only
+	values map[string]any
+}
+
+// checkRendered renders the chart with a value set, as kcm would for a
+// ClusterDeployment, and runs the RENDER, SCHEMA, SEC and POLICY rules on
+// the result.
+func (c *checker) checkRendered(vs *valueSet) {
+	user := injectValues(vs.values, c.src.chart.Values, c.opts.Namespace)
+	r := c.src.render(user, c.opts.ReleaseName, c.opts.Namespace)
+	if r.err != nil {
+		f := *r.err
+		f.Rule, f.Config = ruleRender, vs.name
+		f.Message = "the chart does not render: " + f.Message
+		c.add(f)
+		return
+	}
+	rs := &renderedSet{vs: vs, docs: r.docs, values: r.values}
+	for _, d := range r.docs {
+		if d.obj == nil {
+			c.add(Finding{Rule: ruleRenderParse, File: d.template, Config: vs.name,
+				Message: fmt.Sprintf("rendered document %d %s", d.index+1, d.err)})
+			continue
+		}
+		rs.objs = append(rs.objs, d)
+	}
+
+	// A second rendering, under another release name and namespace, and
+	// without the global values kcm injects only when it runs with a
+	// global registry or k0s URL (fillHelmValues).
+	otherVals := injectValues(vs.values, c.src.chart.Values, otherNamespace)
+	if _, own := vs.values["global"]; !own {
+		delete(otherVals, "global")
+	}
+	other := c.src.render(otherVals, otherReleaseName, otherNamespace)
+	if other.err != nil {
+		f := *other.err
+		f.Rule, f.Config = ruleRender, vs.name
+		f.Message = "the chart does not render when kcm runs without a global registry or k0s URL (kcm then injects no global values; give global a default in values.yaml): " + f.Message
+		c.add(f)
+	}
+	c.checkNamespaces(rs, other.docs)
+	c.checkReleaseNames(rs, other.docs)
+	c.checkCluster(rs)
+	c.checkRefs(rs)
+	c.checkProviderGroups(rs)
+	c.checkSchemas(rs)
+	c.checkSecurity(rs)
+	c.checkObjectPolicies(rs)
+}
+
+// objFinding is a finding about a rendered object.
+func (c *checker) objFinding(rule string, rs *renderedSet, d renderedDoc, path, msg string) Finding {
+	return Finding{Rule: rule, File: d.template, Line: c.templateLine(d, path), Path: path,
+		Object: objectName(d.obj), Config: rs.vs.name, Message: msg}
+}
+
+// templateLine finds the line of a rendered field in the template source,
+// best effort (rendered output has no line mapping back to the template):
+// it follows the field path through the YAML keys of the template's text,
+// each key indented below the previous one, within the document that
+// rendered the object, and returns the line of the deepest key it finds;
+// with no path, or when not even the first key is found, the line of the
+// document's kind. 0 when the template's text does not show the object.
+func (c *checker) templateLine(d renderedDoc, path string) int {
+	src, ok := c.src.raw[d.template]
+	if !ok {
+		return 0
+	}
+	lines := strings.Split(string(src), "\n")
+	// The document's first line: count literal separators when the
+	// template has one per rendered document.
+	start := 0
+	if d.index > 0 {
+		n := 0
+		for i, l := range lines {
+			if strings.HasPrefix(l, "---") {
+				n++
+				if n == d.index {
+					start = i + 1
+					break
+				}
+			}
+		}
+	}
+	end := len(lines)
+	for i := start; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "---") && i > start {
+			end = i
+			break
+		}
+	}
+	best := 0
+	if path != "" {
+		parent, pos := -1, start
+		for _, seg := range strings.Split(path, ".") {
+			if i := strings.IndexByte(seg, '['); i >= 0 {
+				seg = seg[:i]
+			}
+			found := false
+			for i := pos; i < end; i++ {
+				key, indent, ok := yamlKey(lines[i])
+				if !ok {
+					continue
+				}
+				if indent <= parent {
+					break // left the parent's block
+				}
+				if key == seg {
+					parent, pos, best, found = indent, i+1, i+1, true
+					break
+				}
+			}
+			if !found {
+				break
+			}
+		}
+	}
+	if best > 0 {
+		return best
+	}
+	for i := start; i < end; i++ {
+		if key, indent, ok := yamlKey(lines[i]); ok && key == "kind" && indent == 0 {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// yamlKey reads the key of a "key:" line of a template and its column
+// ("- key:" list items count from the key). Template actions, comments and
+// other lines are not keys.
+func yamlKey(line string) (key string, indent int, ok bool) {
+	t := strings.TrimLeft(line, " ")
+	indent = len(line) - len(t)
+	for strings.HasPrefix(t, "- ") {
+		t = strings.TrimLeft(t[2:], " ")
+		indent = len(line) - len(t)
+	}
+	if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "{{") {
+		return "", 0, false
+	}
+	k, _, found := strings.Cut(t, ":")
+	if !found || strings.ContainsAny(k, " {}\"'") {
+		return "", 0, false
+	}
+	return k, indent, true
+}
+
+// pair matches a document of the second rendering to one of the first: the
+// same template and position.
+func pair(docs []renderedDoc, d renderedDoc) *renderedDoc {
+	for i := range docs {
+		if docs[i].template == d.template && docs[i].index == d.index && docs[i].obj != nil {
+			return &docs[i]
+		}
+	}
+	return nil
+}
+
+// checkNamespaces runs RENDER003: objects leave metadata.namespace out or
+// use the release namespace.
+func (c *checker) checkNamespaces(rs *renderedSet, other []renderedDoc) {
+	for _, d := range rs.objs {
+		ns := d.obj.GetNamespace()
+		fixed := ""
+		switch {
+		case ns != "" && ns != c.opts.Namespace:
+			fixed = ns
+		case ns == c.opts.Namespace:
+			// Derived from the release, or hard-coded to the namespace
+			// rendered with? The other rendering tells.
+			if o := pair(other, d); o != nil && o.obj.GetNamespace() == ns {
+				fixed = ns
+			}
+		}
+		if fixed != "" {
+			c.add(c.objFinding(ruleRenderNamespace, rs, d, "metadata.namespace",
+				fmt.Sprintf("metadata.namespace is fixed to %q: kcm installs the chart into the ClusterDeployment's namespace; leave the namespace out or use {{ .Release.Namespace }}", fixed)))
+		}
+	}
+}
+
+// checkReleaseNames runs RENDER008: object names change with the release
+// name.
+func (c *checker) checkReleaseNames(rs *renderedSet, other []renderedDoc) {
+	for _, d := range rs.objs {
+		o := pair(other, d)
+		if o == nil || d.obj.GetName() == "" || o.obj.GetName() != d.obj.GetName() {
+			continue
+		}
+		c.add(c.objFinding(ruleReleaseName, rs, d, "metadata.name",
+			fmt.Sprintf("the name %q does not derive from the release name: two ClusterDeployments of this template in one namespace would both create %s %q and collide; build it from {{ .Release.Name }}", d.obj.GetName(), d.obj.GetKind(), d.obj.GetName())))
+	}
+}
+
+func isCAPICluster(u *unstructured.Unstructured) bool {
+	return u.GroupVersionKind().Group == capiGroup && u.GetKind() == "Cluster"
+}
+
+// checkCluster runs RENDER004 (one Cluster), RENDER009 (named after the
+// release) and RENDER010 (deprecated core API).
+func (c *checker) checkCluster(rs *renderedSet) {
+	var clusters []renderedDoc
+	for _, d := range rs.objs {
+		gv := d.obj.GroupVersionKind()
+		if gv.Group == capiGroup && gv.Version == "v1beta1" {
+			c.add(c.objFinding(ruleDeprecatedAPI, rs, d, "apiVersion",
+				fmt.Sprintf("%s/v1beta1 is deprecated: use %s/v1beta2 (references become {apiGroup, kind, name})", capiGroup, capiGroup)))
+		}
+		if isCAPICluster(d.obj) {
+			clusters = append(clusters, d)
+		}
+	}
+	switch len(clusters) {
+	case 0:
+		c.add(Finding{Rule: ruleOneCluster, File: "templates/", Config: rs.vs.name,
+			Message: "no CAPI Cluster (cluster.x-k8s.io) is rendered: a ClusterTemplate must render exactly one"})
+	case 1:
+	default:
+		for _, d := range clusters[1:] {
+			c.add(c.objFinding(ruleOneCluster, rs, d, "",
+				fmt.Sprintf("%d CAPI Clusters are rendered: a ClusterTemplate deploys exactly one cluster (the first is %s in %s)", len(clusters), objectName(clusters[0].obj), clusters[0].template)))
+		}
+	}
+	for _, d := range clusters {
+		if d.obj.GetName() != c.opts.ReleaseName {
+			c.add(c.objFinding(ruleClusterName, rs, d, "metadata.name",
+				fmt.Sprintf("the Cluster is named %q, not after the ClusterDeployment (%q): kcm looks the Cluster up by the ClusterDeployment's name; use name: {{ .Release.Name }}", d.obj.GetName(), c.opts.ReleaseName)))
+		}
+	}
+}
+
+// ref is an object reference found in a rendered object.
+type ref struct {
+	key, path                  string // the field name and its path
+	apiGroup, apiVersion, kind string
+	name, namespace            string
+	hasAPIGroup, hasAPIVersion bool
+}
+
+// refKeys are the fields that hold references to objects the template
+// should render; format-checked ones are the CAPI contract references.
+func isRefKey(k string) bool {
+	switch k {
+	case "infrastructureRef", "controlPlaneRef", "configRef", "templateRef":
+		return true
+	}
+	return strings.HasSuffix(k, "TemplateRef")
+}
+
+func isContractRefKey(k string) bool {
+	return k == "infrastructureRef" || k == "controlPlaneRef" || k == "configRef"
+}
+
+// coreRefKinds are the CAPI kinds whose reference types RENDER006 knows:
+// ContractVersionedObjectReference {apiGroup, kind, name} in v1beta2,
+// ObjectReference in v1beta1 (CAPI v1.14 CRDs).
+var coreRefKinds = map[schema.GroupKind]bool{
+	{Group: capiGroup, Kind: "Cluster"}:                               true,
+	{Group: capiGroup, Kind: "MachineDeployment"}:                     true,
+	{Group: capiGroup, Kind: "MachineSet"}:                            true,
+	{Group: capiGroup, Kind: "Machine"}:                               true,
+	{Group: capiGroup, Kind: "MachinePool"}:                           true,
+	{Group: "controlplane." + capiGroup, Kind: "KubeadmControlPlane"}: true,
+}
+
+// findRefs walks an object (but not its metadata or status) for
+// references.
+func findRefs(obj map[string]any) []ref {
+	var out []ref
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(v) {
+				if path == "" && (k == "metadata" || k == "status") {
+					continue
+				}
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if m, ok := v[k].(map[string]any); ok && isRefKey(k) {
+					r := ref{key: k, path: p}
+					r.apiGroup, r.hasAPIGroup = m["apiGroup"].(string)
+					r.apiVersion, r.hasAPIVersion = m["apiVersion"].(string)
+					r.kind, _ = m["kind"].(string)
+					r.name, _ = m["name"].(string)
+					r.namespace, _ = m["namespace"].(string)
+					out = append(out, r)
+					continue
+				}
+				walk(v[k], p)
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(obj, "")
+	return out
+}
+
+func (r ref) group() (string, bool) {
+	switch {
+	case r.hasAPIGroup:
+		return r.apiGroup, true
+	case r.hasAPIVersion:
+		gv, err := schema.ParseGroupVersion(r.apiVersion)
+		if err != nil {
+			return "", false
+		}
+		return gv.Group, true
+	}
+	return "", false
+}
+
+// checkRefs runs RENDER005 (references resolve) and RENDER006 (their
+// format matches the API version).
+func (c *checker) checkRefs(rs *renderedSet) {
+	for _, d := range rs.objs {
+		gvk := d.obj.GroupVersionKind()
+		if isCAPICluster(d.obj) {
+			_, hasTopology, _ := unstructured.NestedFieldNoCopy(d.obj.Object, "spec", "topology")
+			_, hasInfra, _ := unstructured.NestedFieldNoCopy(d.obj.Object, "spec", "infrastructureRef")
+			if !hasTopology && !hasInfra {
+				c.add(c.objFinding(ruleRefResolve, rs, d, "spec.infrastructureRef",
+					"the Cluster has neither spec.infrastructureRef nor spec.topology: CAPI has no infrastructure to provision it on"))
+			}
+		}
+		// The CRD, when given, knows the reference types of its kind;
+		// else only CAPI's own kinds are checked (providers choose their
+		// own: k0smotron's v1beta2 K0sControlPlane keeps apiVersion).
+		checkShape := coreRefKinds[gvk.GroupKind()] && (c.opts.Schemas == nil || !c.opts.Schemas.Has(gvk))
+		for _, r := range findRefs(d.obj.Object) {
+			if checkShape && isContractRefKey(r.key) {
+				switch gvk.Version {
+				case "v1beta2":
+					if !r.hasAPIGroup || r.hasAPIVersion {
+						c.add(c.objFinding(ruleRefFormat, rs, d, r.path,
+							fmt.Sprintf("%s: references in %s objects are {apiGroup, kind, name}, not {apiVersion, kind, name}", r.path, gvk.GroupVersion())))
+					}
+				case "v1beta1":
+					if !r.hasAPIVersion || r.hasAPIGroup {
+						c.add(c.objFinding(ruleRefFormat, rs, d, r.path,
+							fmt.Sprintf("%s: references in %s objects are {apiVersion, kind, name}, not {apiGroup, kind, name}", r.path, gvk.GroupVersion())))
+					}
+				}
+			}
+			if msg := c.resolve(rs, d, r); msg != "" {
+				c.add(c.objFinding(ruleRefResolve, rs, d, r.path, r.path+": "+msg))
+			}
+		}
+	}
+}
+
+// resolve returns why a reference does not resolve, or "".
+func (c *checker) resolve(rs *renderedSet, from renderedDoc, r ref) string {
+	if r.kind == "" || r.name == "" {
+		return "the reference has no kind or name"
+	}
+	group, groupKnown := r.group()
+	ns := from.obj.GetNamespace()
+	if r.namespace != "" {
+		ns = r.namespace
+	}
+	var sameKind []string
+	for _, d := range rs.objs {
+		gvk := d.obj.GroupVersionKind()
+		if gvk.Kind != r.kind {
+			continue
+		}
+		sameKind = append(sameKind, d.obj.GetName())
+		if d.obj.GetName() != r.name || (groupKnown && gvk.Group != group) {
+			continue
+		}
+		if ons := d.obj.GetNamespace(); ns != "" && ons != "" && ons != ns {
+			continue
+		}
+		return ""
+	}
+	what := r.kind
+	if groupKnown {
+		what += "." + group
+	}
+	msg := fmt.Sprintf("%s %q is not rendered by the chart", what, r.name)
+	if len(sameKind) > 0 {
+		msg += fmt.Sprintf(" (it renders %s %s)", r.kind, quoteList(sameKind))
+	}
+	return msg
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// providerGroups maps provider name prefixes to the API group their kinds
+// live in.
+var providerGroups = map[string]string{
+	"infrastructure-": "infrastructure." + capiGroup,
+	"control-plane-":  "controlplane." + capiGroup,
+	"bootstrap-":      "bootstrap." + capiGroup,
+	"ipam-":           "ipam." + capiGroup,
+}
+
+// checkProviderGroups runs RENDER007: every kind belongs to a declared
+// provider.
+func (c *checker) checkProviderGroups(rs *renderedSet) {
+	if !c.providersSet {
+		return
+	}
+	allowed := map[string]string{capiGroup: "CAPI core", "addons." + capiGroup: "CAPI core"}
+	for _, p := range c.providers {
+		for prefix, g := range providerGroups {
+			if strings.HasPrefix(p, prefix) {
+				allowed[g] = p
+			}
+		}
+	}
+	for _, d := range rs.objs {
+		gvk := d.obj.GroupVersionKind()
+		if _, ok := allowed[gvk.Group]; ok || securityClass(gvk) != "" || c.clusterScoped(gvk) {
+			continue
+		}
+		if gvk.Group == "" && gvk.Version == "v1" && (gvk.Kind == "Secret" || gvk.Kind == "ConfigMap") {
+			continue
+		}
+		groups := sortedKeys(allowed)
+		msg := fmt.Sprintf("%s belongs to API group %q, which none of the declared providers (%s) serves; the providers' groups are %s",
+			gvk.Kind, displayGroup(gvk.Group), strings.Join(c.providers, ", "), strings.Join(groups, ", "))
+		if gvk.Group == "" {
+			msg += " (of the core API only Secrets and ConfigMaps belong in a cluster template)"
+		}
+		c.add(c.objFinding(ruleProviderGroup, rs, d, "", msg))
+	}
+}
+
+func displayGroup(g string) string {
+	if g == "" {
+		return "core"
+	}
+	return g
+}

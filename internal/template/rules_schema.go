@@ -1,0 +1,78 @@
+package template
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// checkSchemas runs the SCHEMA rules: every rendered object against the
+// OpenAPI schema and CEL rules of its CRD (Options.Schemas).
+func (c *checker) checkSchemas(rs *renderedSet) {
+	v := c.opts.Schemas
+	if v == nil {
+		if len(rs.objs) > 0 && !c.warnedNoCRDs {
+			c.warnedNoCRDs = true
+			c.add(Finding{Rule: ruleNoCRDs,
+				Message: "no CRDs given: objects were not checked against schemas (use --crds or --kubeconfig)"})
+		}
+		return
+	}
+	served := map[schema.GroupKind]bool{}
+	for _, gvk := range v.Kinds() {
+		served[gvk.GroupKind()] = true
+	}
+	for _, d := range rs.objs {
+		gvk := d.obj.GroupVersionKind()
+		if !v.Has(gvk) {
+			if served[gvk.GroupKind()] {
+				// The CRD exists but does not serve this version: the
+				// validator says which versions it serves.
+				for _, e := range v.Validate(d.obj) {
+					c.add(c.objFinding(ruleSchemaViolation, rs, d, fieldPath(e), fieldErrorMessage(e)))
+				}
+				continue
+			}
+			what := "no CRD given defines " + gvk.Kind + " in " + gvk.GroupVersion().String()
+			if gvk.Group == "" || isBuiltinGroup(gvk.Group) {
+				what = "built-in kind " + gvk.GroupVersion().String() + " " + gvk.Kind + " has no CRD"
+			}
+			c.add(c.objFinding(ruleUnknownKind, rs, d, "",
+				what+": the object was not checked against a schema"))
+			continue
+		}
+		for _, e := range v.Validate(d.obj) {
+			c.add(c.objFinding(ruleSchemaViolation, rs, d, fieldPath(e), fieldErrorMessage(e)))
+		}
+	}
+}
+
+// fieldErrorMessage formats a field error the way kubectl prints the API
+// server's: "spec.replicas: Invalid value: -1: must be ...".
+func fieldErrorMessage(e *field.Error) string {
+	if e.Field == "" || e.Field == "<nil>" {
+		return e.Detail
+	}
+	return e.Error()
+}
+
+// fieldPath is the path of a field error without the leading dot some
+// validators put there.
+func fieldPath(e *field.Error) string {
+	if e.Field == "<nil>" {
+		return ""
+	}
+	return strings.TrimPrefix(e.Field, ".")
+}
+
+// isBuiltinGroup reports the API groups of Kubernetes itself (no dot, or
+// *.k8s.io).
+func isBuiltinGroup(g string) bool {
+	for i := 0; i < len(g); i++ {
+		if g[i] == '.' {
+			return len(g) > 7 && g[len(g)-7:] == ".k8s.io"
+		}
+	}
+	return true
+}

@@ -1,0 +1,325 @@
+package template
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Classes of kinds a cluster template must not render, by the SEC rule
+// that reports them.
+var securityKinds = map[schema.GroupKind]string{
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                                ruleRBAC,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                         ruleRBAC,
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                         ruleRBAC,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                  ruleRBAC,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:                 ruleAdmission,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}:   ruleAdmission,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:     ruleAdmission,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        ruleAdmission,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: ruleAdmission,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicy"}:          ruleAdmission,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingAdmissionPolicyBinding"}:   ruleAdmission,
+	{Group: "", Kind: "Pod"}:                   ruleWorkload,
+	{Group: "", Kind: "ReplicationController"}: ruleWorkload,
+	{Group: "apps", Kind: "Deployment"}:        ruleWorkload,
+	{Group: "apps", Kind: "DaemonSet"}:         ruleWorkload,
+	{Group: "apps", Kind: "StatefulSet"}:       ruleWorkload,
+	{Group: "apps", Kind: "ReplicaSet"}:        ruleWorkload,
+	{Group: "batch", Kind: "Job"}:              ruleWorkload,
+	{Group: "batch", Kind: "CronJob"}:          ruleWorkload,
+}
+
+// securityClass returns the SEC rule that forbids a kind, or "".
+func securityClass(gvk schema.GroupVersionKind) string {
+	return securityKinds[gvk.GroupKind()]
+}
+
+// clusterScopedKinds are cluster-scoped kinds SEC001 knows without CRDs:
+// Kubernetes' own, k0rdent's (the CRDs of kcm 1.11) and a few common ones.
+var clusterScopedKinds = map[schema.GroupKind]bool{}
+
+func init() {
+	for group, kinds := range map[string][]string{
+		"":                             {"Namespace", "Node", "PersistentVolume", "ComponentStatus"},
+		"storage.k8s.io":               {"StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass"},
+		"scheduling.k8s.io":            {"PriorityClass"},
+		"node.k8s.io":                  {"RuntimeClass"},
+		"networking.k8s.io":            {"IngressClass", "IPAddress", "ServiceCIDR"},
+		"apiregistration.k8s.io":       {"APIService"},
+		"certificates.k8s.io":          {"CertificateSigningRequest", "ClusterTrustBundle"},
+		"flowcontrol.apiserver.k8s.io": {"FlowSchema", "PriorityLevelConfiguration"},
+		"resource.k8s.io":              {"DeviceClass"},
+		"k0rdent.mirantis.com": {"Management", "Release", "ProviderTemplate", "AccessManagement", "ManagementBackup",
+			"MultiClusterService", "ProviderInterface", "Region", "StateManagementProvider"},
+		"runtime.cluster.x-k8s.io": {"ExtensionConfig"},
+		"cert-manager.io":          {"ClusterIssuer"},
+	} {
+		for _, k := range kinds {
+			clusterScopedKinds[schema.GroupKind{Group: group, Kind: k}] = true
+		}
+	}
+}
+
+var securityWhy = map[string]string{
+	ruleRBAC:      "RBAC objects rendered by a cluster template grant permissions in the management cluster, created with helm-controller's privileges for whoever may create a ClusterDeployment",
+	ruleAdmission: "CRDs, admission webhooks and admission policies change the API of the whole management cluster; they belong to providers, not to a template installed once per cluster",
+	ruleWorkload:  "workloads rendered by a cluster template run in the management cluster, next to kcm and the CAPI controllers; software for the new cluster belongs in ServiceTemplates",
+}
+
+// checkSecurity runs SEC001 to SEC006 on the rendered objects.
+func (c *checker) checkSecurity(rs *renderedSet) {
+	allowed := c.opts.Registries
+	allowedFrom := "--registry"
+	if len(allowed) == 0 {
+		if g, ok := rs.values["global"].(map[string]any); ok {
+			if r, ok := g["registry"].(string); ok && r != "" {
+				allowed, allowedFrom = []string{r}, "global.registry"
+			}
+		}
+	}
+	for _, d := range rs.objs {
+		gvk := d.obj.GroupVersionKind()
+		if rule := securityClass(gvk); rule != "" {
+			c.add(c.objFinding(rule, rs, d, "", fmt.Sprintf("%s %q: %s", gvk.Kind, d.obj.GetName(), securityWhy[rule])))
+		} else if c.clusterScoped(gvk) {
+			c.add(c.objFinding(ruleClusterScoped, rs, d, "",
+				fmt.Sprintf("%s is cluster-scoped: a cluster template must only create namespaced objects in the ClusterDeployment's namespace (a cluster-scoped object is shared by every ClusterDeployment and changes the whole management cluster)", gvk.Kind)))
+		}
+		walkPodSpecs(d.obj.Object, "", func(path, msg string) {
+			c.add(c.objFinding(rulePodSecurity, rs, d, path, path+": "+msg))
+		})
+		if len(allowed) > 0 {
+			walkImages(d.obj.Object, "", func(path, key, image string) {
+				if registryAllowed(image, key, allowed) {
+					return
+				}
+				c.add(c.objFinding(ruleRegistry, rs, d, path,
+					fmt.Sprintf("%s: image %q is from %s, not from an allowed registry (%s: %s)", path, image, imageRegistry(image, key), allowedFrom, strings.Join(allowed, ", "))))
+			})
+		}
+	}
+}
+
+// clusterScoped tells the scope of a kind: from the CRDs when they know
+// it, else from the built-in list.
+func (c *checker) clusterScoped(gvk schema.GroupVersionKind) bool {
+	if c.opts.Schemas != nil {
+		if namespaced, known := c.opts.Schemas.Namespaced(gvk); known {
+			return !namespaced
+		}
+	}
+	return clusterScopedKinds[gvk.GroupKind()]
+}
+
+// walkPodSpecs finds privileged containers, host namespaces and hostPath
+// volumes wherever a pod spec is embedded in an object.
+func walkPodSpecs(v any, path string, report func(path, msg string)) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if path == "" && (k == "metadata" || k == "status") {
+				continue
+			}
+			switch k {
+			case "hostNetwork", "hostPID", "hostIPC":
+				if b, _ := v[k].(bool); b {
+					report(join(k), k+" is true: the pod shares the host's namespaces")
+				}
+			case "containers", "initContainers", "ephemeralContainers":
+				if l, ok := v[k].([]any); ok {
+					for i, e := range l {
+						if cm, ok := e.(map[string]any); ok {
+							if priv, _, _ := nestedBool(cm, "securityContext", "privileged"); priv {
+								report(fmt.Sprintf("%s[%d].securityContext.privileged", join(k), i), "the container runs privileged")
+							}
+						}
+					}
+				}
+			case "volumes":
+				if l, ok := v[k].([]any); ok {
+					for i, e := range l {
+						if vm, ok := e.(map[string]any); ok {
+							if _, has := vm["hostPath"]; has {
+								report(fmt.Sprintf("%s[%d].hostPath", join(k), i), "the volume mounts a path of the host")
+							}
+						}
+					}
+				}
+			}
+			walkPodSpecs(v[k], join(k), report)
+		}
+	case []any:
+		for i, e := range v {
+			walkPodSpecs(e, fmt.Sprintf("%s[%d]", path, i), report)
+		}
+	}
+}
+
+func nestedBool(m map[string]any, keys ...string) (bool, bool, error) {
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return false, false, nil
+		}
+		v = mm[k]
+	}
+	b, ok := v.(bool)
+	return b, ok, nil
+}
+
+// walkImages finds image references: string values of keys named image or
+// imageRepository, or ending in Image.
+func walkImages(v any, path string, found func(path, key, image string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if path == "" && (k == "metadata" || k == "status") {
+				continue
+			}
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if s, ok := v[k].(string); ok && s != "" && isImageKey(k) {
+				found(p, k, s)
+				continue
+			}
+			walkImages(v[k], p, found)
+		}
+	case []any:
+		for i, e := range v {
+			walkImages(e, fmt.Sprintf("%s[%d]", path, i), found)
+		}
+	}
+}
+
+func isImageKey(k string) bool {
+	return k == "image" || k == "imageRepository" || strings.HasSuffix(k, "Image")
+}
+
+// imageRegistry is the registry of an image reference: its first part
+// when that looks like a host, else docker.io. An imageRepository may be a
+// bare registry (registry.k8s.io).
+func imageRegistry(image, key string) string {
+	first, _, found := strings.Cut(image, "/")
+	if found && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		return first
+	}
+	if !found && key == "imageRepository" && strings.ContainsAny(first, ".:") {
+		return first
+	}
+	return "docker.io"
+}
+
+// fullImage spells out the implicit docker.io registry.
+func fullImage(image, key string) string {
+	reg := imageRegistry(image, key)
+	if strings.HasPrefix(image, reg) {
+		return image
+	}
+	if !strings.Contains(image, "/") {
+		return "docker.io/library/" + image
+	}
+	return "docker.io/" + image
+}
+
+// registryAllowed: an allowed entry is a registry host or a repository
+// prefix.
+func registryAllowed(image, key string, allowed []string) bool {
+	full := fullImage(image, key)
+	for _, a := range allowed {
+		a = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(a, "https://"), "oci://"), "/")
+		if a == "" {
+			continue
+		}
+		if full == a || strings.HasPrefix(full, a+"/") || strings.HasPrefix(full, a+":") || strings.HasPrefix(full, a+"@") {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	secretKeyRE = regexp.MustCompile(`(?i)(password|passwd|token|secret|apikey|privatekey)`)
+	// Keys that name or point at a secret rather than hold one.
+	secretRefSuffixRE = regexp.MustCompile(`(?i)(name|names|ref|namespace|file|path|enabled|type|kind|mode|length|ttl|dir|field|url|endpoint)$`)
+	// {{ ... }} actions and the lookup function in them.
+	actionRE  = regexp.MustCompile(`(?s)\{\{.*?\}\}`)
+	lookupRE  = regexp.MustCompile(`\blookup\b`)
+	commentRE = regexp.MustCompile(`(?s)^\{\{-?\s*/\*.*\*/\s*-?\}\}$`)
+)
+
+// checkTemplateSources runs the rules on the chart's files rather than on
+// rendered objects: SEC007 (secret defaults), SEC008 (lookup) and SEC003
+// for the crds/ directory.
+func (c *checker) checkTemplateSources() {
+	// SEC007: non-empty defaults of secret-like keys in values.yaml.
+	var walk func(n *yaml.Node, p vpath)
+	walk = func(n *yaml.Node, p vpath) {
+		n = deref(n)
+		if n == nil {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], deref(n.Content[i+1])
+				kp := p.child(k.Value)
+				if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value != "" &&
+					secretKeyRE.MatchString(k.Value) && !secretRefSuffixRE.MatchString(k.Value) {
+					c.add(Finding{Rule: ruleSecretDefault, File: "values.yaml", Line: k.Line, Path: kp.String(),
+						Message: fmt.Sprintf("%s looks like a secret and has a default value: it ships in the chart, in the ClusterTemplate's status.config and in every cluster that does not override it; default it to \"\" and have users set it (or reference a Secret)", kp)})
+					continue
+				}
+				walk(v, kp)
+			}
+		case yaml.SequenceNode:
+			for i, e := range n.Content {
+				walk(e, p.child(i))
+			}
+		}
+	}
+	walk(c.src.node("values.yaml"), nil)
+
+	// SEC008: lookup in templates, subcharts included.
+	var scan func(ch *chart.Chart, prefix string)
+	scan = func(ch *chart.Chart, prefix string) {
+		for _, t := range ch.Templates {
+			text := string(t.Data)
+			for _, m := range actionRE.FindAllStringIndex(text, -1) {
+				action := text[m[0]:m[1]]
+				if commentRE.MatchString(action) {
+					continue
+				}
+				for _, l := range lookupRE.FindAllStringIndex(action, -1) {
+					line := strings.Count(text[:m[0]+l[0]], "\n") + 1
+					c.add(Finding{Rule: ruleLookup, File: prefix + t.Name, Line: line,
+						Message: "lookup reads the management cluster at install time: the template renders differently in kcm's dry run, in kbook and in the real install; pass the data in values instead"})
+				}
+			}
+		}
+		for _, d := range ch.Dependencies() {
+			scan(d, prefix+"charts/"+d.Name()+"/")
+		}
+	}
+	scan(c.src.chart, "")
+
+	// SEC003: CRDs in crds/, which Helm installs before the templates.
+	for _, f := range c.src.chart.CRDObjects() {
+		c.add(Finding{Rule: ruleAdmission, File: strings.TrimPrefix(filepath.ToSlash(f.Filename), c.src.name()+"/"), Line: 1,
+			Message: "the chart ships CustomResourceDefinitions in crds/: Helm installs them into the management cluster before the templates; " + securityWhy[ruleAdmission]})
+	}
+}

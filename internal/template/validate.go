@@ -1,0 +1,216 @@
+// Package template validates k0rdent ClusterTemplate charts before they
+// are installed: offline and fast, with a rule ID, a severity and a
+// file:line (or values path, or object and field path) for every finding.
+//
+// kcm, k0rdent's management controller, only finds problems in a template
+// after it is installed (status.valid / status.validationError of the
+// ClusterTemplate), and only finds a ClusterDeployment's config to be wrong
+// after the ClusterDeployment was accepted. Validate checks the chart (Helm
+// SDK), its k0rdent annotations, its values and values.schema.json, renders
+// it as kcm would for a ClusterDeployment, and checks the rendered objects
+// (references, CRD schemas, security, organisation policies). Rules()
+// describes every rule; the rule catalogue of the documentation is
+// generated from it.
+//
+// # What kcm does, and where it says so
+//
+// The rules rely on this behaviour of kcm (github.com/k0rdent/kcm, API
+// k0rdent.mirantis.com/v1beta1), read in its source:
+//
+//   - internal/controller/template_controller.go (ReconcileTemplate): the
+//     chart is downloaded and loaded with Helm, chart.Validate() is called,
+//     providers, contracts and the Kubernetes version are read from
+//     Chart.yaml (fillStatusFromChart), the default values become
+//     status.config and values.schema.json is stored in a ConfigMap
+//     (ensureSchemaConfigmap); any error is status.validationError with
+//     status.valid false.
+//   - api/v1beta1/templates_common.go (getProvidersList, getCAPIContracts)
+//     and api/v1beta1/clustertemplate_types.go (FillStatusWithProviders):
+//     cluster.x-k8s.io/provider is split on commas and trimmed;
+//     cluster.x-k8s.io/<provider> contract annotations are read for names
+//     starting infrastructure-, control-plane- or bootstrap- and must hold
+//     a single contract version in a ClusterTemplate (lists joined with _
+//     are for ProviderTemplates); k0rdent.mirantis.com/k8s-version must
+//     parse with semver.NewVersion; spec.providers, spec.providerContracts
+//     and spec.k8sVersion win over the annotations. (The k0rdent/kcm
+//     tests api/v1beta1/templates_common_test.go and
+//     clustertemplate_types_test.go pin this; the type files themselves
+//     were read from a fork with the same code.)
+//   - internal/webhook/clusterdeployment_webhook.go and
+//     internal/util/validation (ClusterTemplateProviders,
+//     validateCompatibilityAttrs, ClusterDeployCredential,
+//     ClusterTemplateK8sCompatibility): a ClusterDeployment is rejected when
+//     its template lists no (infrastructure) provider, when a provider is
+//     not available, when a pinned contract is not offered, or when the
+//     Credential's identity kind is not supported by an infrastructure
+//     provider; contracts of providers the Management does not report are
+//     skipped, and so is the Kubernetes check when the template has no
+//     version. spec.config is never checked against the schema there; a
+//     ClusterDeployment without spec.config gets the template's defaults.
+//   - internal/controller/clusterdeployment_controller.go: the Helm release
+//     (a Flux HelmRelease) is named after the ClusterDeployment in its
+//     namespace; fillHelmValues injects clusterIdentity (always),
+//     global (when kcm runs with a global registry or k0s URL) and
+//     clusterLabels (when the config has none); validateConfig dry-runs a
+//     client-only Helm install with spec.config (internal/helm), the first
+//     place Helm applies values.schema.json, after the ClusterDeployment was
+//     accepted; the CAPI Cluster is looked up under the ClusterDeployment's
+//     name (getPartialCapiCluster).
+package template
+
+import (
+	"cmp"
+	"slices"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/k0rdent/kbook/internal/policy"
+	"github.com/k0rdent/kbook/internal/schema"
+)
+
+// Options tune Validate.
+type Options struct {
+	// Config is a file holding a ClusterDeployment (its spec.config is
+	// used) or a plain values map, validated and rendered in addition to
+	// the defaults and the chart's ci/*.yaml files.
+	Config string
+	// Schemas validates rendered objects against CRDs; nil reports a
+	// single SCHEMA001 warning.
+	Schemas *schema.Validator
+	// Policies are organisation policies checked against the chart and
+	// every rendered object.
+	Policies []*policy.Policy
+	// Registries allowed for images (SEC006); empty means global.registry
+	// from the values, when set.
+	Registries []string
+	// ReleaseName and Namespace stand for the ClusterDeployment's name and
+	// namespace (DefaultReleaseName, DefaultNamespace when empty).
+	ReleaseName, Namespace string
+	// Disable lists rule IDs (registry or policy rule IDs) not to report.
+	Disable []string
+}
+
+// Validate checks the chart at path (a directory or a .tgz). The error is
+// only for a chart or config file that cannot be read at all; everything
+// else, including a chart Helm cannot load, is a finding.
+func Validate(path string, opts Options) (*Result, error) {
+	res := &Result{Chart: path, Findings: []Finding{}, config: opts.Config}
+	opts.ReleaseName = cmp.Or(opts.ReleaseName, DefaultReleaseName)
+	opts.Namespace = cmp.Or(opts.Namespace, DefaultNamespace)
+
+	src, lf, err := loadChart(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{opts: opts, src: src}
+	if lf != nil {
+		c.add(*lf)
+		res.Findings = c.finish()
+		return res, nil
+	}
+
+	var config *valueSet
+	if opts.Config != "" {
+		vs, f, err := loadConfig(opts.Config)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			f.Rule, f.Config = ruleConfigInvalid, opts.Config
+			c.add(*f)
+		}
+		config = vs
+	}
+
+	finishLint := c.startLint()
+	c.checkChart()
+	c.checkK0rdent()
+	sets := c.valueSets(config)
+	c.checkValues(sets)
+	c.checkTemplateSources()
+	for _, vs := range sets {
+		c.checkRendered(vs)
+	}
+	c.checkChartPolicies()
+	finishLint()
+	res.Findings = c.finish()
+	return res, nil
+}
+
+// checker runs the rules over one chart.
+type checker struct {
+	opts     Options
+	src      *chartSource
+	findings []Finding
+
+	providers    []string // from cluster.x-k8s.io/provider, nil when missing
+	providersSet bool
+	values       valuesChecker
+	chartBroken  bool // a CHART00x rule fired on Chart.yaml
+	warnedNoCRDs bool // SCHEMA001 is reported once
+	schemaBroken bool // VALUES002 fired
+}
+
+// add records a finding, with the rule's default severity unless it has
+// one.
+func (c *checker) add(f Finding) {
+	if f.Severity == "" {
+		f.Severity = severityOf(f.Rule)
+	}
+	c.findings = append(c.findings, f)
+}
+
+// finish drops disabled rules and repeats, and sorts.
+func (c *checker) finish() []Finding {
+	out := slices.DeleteFunc(c.findings, func(f Finding) bool {
+		return slices.Contains(c.opts.Disable, f.Rule)
+	})
+	out = dedupe(out)
+	sortFindings(out)
+	if out == nil {
+		out = []Finding{}
+	}
+	return out
+}
+
+// valueSets lists what the chart is rendered with: the defaults, each
+// ci/*.yaml, then Options.Config.
+func (c *checker) valueSets(config *valueSet) []*valueSet {
+	sets := []*valueSet{{name: defaultsName, file: "values.yaml", node: c.src.node("values.yaml")}}
+	for _, name := range c.src.ciFiles() {
+		vals, n, f := readValues(name, c.src.file(name))
+		if f != nil {
+			f.Rule, f.Config = ruleCIValuesInvalid, name
+			c.add(*f)
+			continue
+		}
+		sets = append(sets, &valueSet{name: name, file: name, values: vals, node: n})
+	}
+	if config != nil {
+		sets = append(sets, config)
+	}
+	return sets
+}
+
+// merged coalesces a value set over the chart's defaults with kcm's
+// injected values, as the install would.
+func (c *checker) merged(vs *valueSet) map[string]any {
+	vals, _ := c.mergedWithChart(vs)
+	return vals
+}
+
+// mergedWithChart is merged, with the chart its dependencies were
+// processed for.
+func (c *checker) mergedWithChart(vs *valueSet) (map[string]any, *chart.Chart) {
+	user := injectValues(vs.values, c.src.chart.Values, c.opts.Namespace)
+	ch, err := c.src.withDependencies(user)
+	if err != nil {
+		ch = c.src.chart
+	}
+	vals, err := chartutil.CoalesceValues(ch, user)
+	if err != nil {
+		return user, ch
+	}
+	return vals.AsMap(), ch
+}

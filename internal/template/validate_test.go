@@ -1,0 +1,517 @@
+package template
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+)
+
+const baseChart = chartsDir + "/base"
+
+func TestBaseChartIsClean(t *testing.T) {
+	res, err := Validate(baseChart, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without CRDs the only finding is the warning that says so.
+	if got := describeAll(res.Findings); !slices.Equal(got, []string{"SCHEMA001 warning"}) {
+		t.Errorf("findings: %q\n%s", got, messages(res.Findings))
+	}
+	if res.Errors() != 0 || res.Warnings() != 1 {
+		t.Errorf("Errors() = %d, Warnings() = %d", res.Errors(), res.Warnings())
+	}
+}
+
+// The base chart, its ci/*.yaml files and a ClusterDeployment config pass
+// the real CAPI CRDs (v1.14: core, kubeadm, CAPD), schema and CEL rules.
+func TestBaseChartWithCAPICRDs(t *testing.T) {
+	v := capiValidator(t)
+	res, err := Validate(baseChart, Options{Schemas: v, Config: chartsDir + "/VALUES006-pass/clusterdeployment.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) > 0 {
+		t.Errorf("want no findings:\n%s", messages(res.Findings))
+	}
+	// And a broken object is caught, with the field path.
+	dir, opts := setupFixture(t, "SCHEMA002-fail")
+	res, err = Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f Finding) bool {
+		return f.Rule == ruleSchemaViolation && f.Path == "spec.rollout.strategy.type" && f.Object == "cluster.x-k8s.io/v1beta2 MachineDeployment render-test-md"
+	}) {
+		t.Errorf("no SCHEMA002 finding for the rollout strategy:\n%s", messages(res.Findings))
+	}
+}
+
+func describeAll(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, describe(f))
+	}
+	return out
+}
+
+// A packaged chart (.tgz) gives the same findings as its directory, with
+// chart-relative files.
+func TestArchive(t *testing.T) {
+	dir, opts := setupFixture(t, "RENDER005-fail")
+	ch, err := loader.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgz, err := chartutil.Save(ch, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDir, err := Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTgz, err := Validate(tgz, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := describeAll(fromDir.Findings), describeAll(fromTgz.Findings); !slices.Equal(a, b) {
+		t.Errorf("directory: %q\narchive:   %q", a, b)
+	}
+	var sb strings.Builder
+	WriteText(&sb, fromTgz)
+	if !strings.Contains(sb.String(), tgz+"/templates/machinedeployment.yaml:23: error:") {
+		t.Errorf("text output does not locate the finding inside the archive:\n%s", sb.String())
+	}
+}
+
+func TestBrokenArchive(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "broken-1.0.0.tgz")
+	if err := os.WriteFile(bad, []byte("not a gzip file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Validate(bad, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Rule != ruleChartLoad {
+		t.Fatalf("want one CHART001 finding, got:\n%s", messages(res.Findings))
+	}
+}
+
+func TestNotAChart(t *testing.T) {
+	res, err := Validate(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describeAll(res.Findings); !slices.Equal(got, []string{"CHART001 error Chart.yaml"}) {
+		t.Errorf("findings: %q", got)
+	}
+}
+
+func TestMissingPaths(t *testing.T) {
+	if _, err := Validate(filepath.Join(t.TempDir(), "nope"), Options{}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("missing chart: err = %v, want one naming the path", err)
+	}
+	if _, err := Validate(baseChart, Options{Config: "no-such-config.yaml"}); err == nil || !strings.Contains(err.Error(), "no-such-config.yaml") {
+		t.Errorf("missing config: err = %v, want one naming the path", err)
+	}
+}
+
+func TestConfigThatDoesNotParse(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("workersNumber: 1\ncontrolPlane: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Validate(baseChart, Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == ruleConfigInvalid && f.File == cfg && f.Line > 0 }) {
+		t.Errorf("want a VALUES006 finding with a line in %s:\n%s", cfg, messages(res.Findings))
+	}
+}
+
+// The ClusterDeployment config is rendered: a config that breaks rendering
+// is reported for that config only.
+func TestConfigIsRendered(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("clusterLabels:\n  team: [a, b]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := capiValidator(t)
+	res, err := Validate(baseChart, Options{Config: cfg, Schemas: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var configs []string
+	for _, f := range res.Findings {
+		configs = append(configs, f.Rule+" "+f.Config)
+	}
+	// The schema says labels are strings (VALUES006) and the API server
+	// would reject the Cluster (SCHEMA002), with this config only.
+	for _, want := range []string{"VALUES006 " + cfg, "SCHEMA002 " + cfg} {
+		if !slices.Contains(configs, want) {
+			t.Errorf("want %q in %q\n%s", want, configs, messages(res.Findings))
+		}
+	}
+}
+
+func TestDisable(t *testing.T) {
+	dir, opts := setupFixture(t, "POLICY-fail")
+	opts.Disable = []string{"SCHEMA001", "ORG-TEAM-LABEL"}
+	res, err := Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describeAll(res.Findings); !slices.Equal(got, []string{"ORG-K8S-135 warning Chart.yaml:1"}) {
+		t.Errorf("findings: %q", got)
+	}
+}
+
+func TestReleaseNameAndNamespaceOptions(t *testing.T) {
+	res, err := Validate(baseChart, Options{ReleaseName: "prod-eu", Namespace: "team-a", Disable: []string{ruleNoCRDs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) > 0 {
+		t.Errorf("want no findings:\n%s", messages(res.Findings))
+	}
+	dir, opts := setupFixture(t, "RENDER009-fail")
+	opts.ReleaseName = "prod-eu"
+	res, err = Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f Finding) bool {
+		return f.Rule == ruleClusterName && f.Object == "cluster.x-k8s.io/v1beta2 Cluster prod-eu-cluster"
+	}) {
+		t.Errorf("want RENDER009 for prod-eu-cluster:\n%s", messages(res.Findings))
+	}
+}
+
+func TestRender(t *testing.T) {
+	objs, err := Render(baseChart, RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.Template+" "+o.Unstructured.GetKind()+" "+o.Unstructured.GetName())
+	}
+	want := []string{
+		"templates/cluster.yaml Cluster render-test",
+		"templates/dockercluster.yaml DockerCluster render-test",
+		"templates/dockermachinetemplate-controlplane.yaml DockerMachineTemplate render-test-cp-mt",
+		"templates/dockermachinetemplate-worker.yaml DockerMachineTemplate render-test-worker-mt",
+		"templates/kubeadmconfigtemplate.yaml KubeadmConfigTemplate render-test-worker",
+		"templates/kubeadmcontrolplane.yaml KubeadmControlPlane render-test-cp",
+		"templates/machinedeployment.yaml MachineDeployment render-test-md",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("objects:\n  got  %q\n  want %q", got, want)
+	}
+	// Integers are int64, as the API server decodes them.
+	if r, _, _ := unstructuredInt(objs[6].Unstructured.Object, "spec", "replicas"); r != 1 {
+		t.Errorf("MachineDeployment replicas = %v", r)
+	}
+}
+
+func unstructuredInt(obj map[string]any, fields ...string) (int64, bool, error) {
+	var v any = obj
+	for _, f := range fields {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return 0, false, nil
+		}
+		v = m[f]
+	}
+	i, ok := v.(int64)
+	return i, ok, nil
+}
+
+func TestRenderOptions(t *testing.T) {
+	objs, err := Render(baseChart, RenderOptions{
+		Config:      chartsDir + "/VALUES006-pass/clusterdeployment.yaml",
+		ReleaseName: "dev",
+		Namespace:   "team-a",
+		Values:      map[string]any{"global": map[string]any{"registry": "registry.example.com"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		u := o.Unstructured
+		switch u.GetKind() {
+		case "MachineDeployment":
+			if r, _, _ := unstructuredInt(u.Object, "spec", "replicas"); r != 2 {
+				t.Errorf("workersNumber from the ClusterDeployment's spec.config: replicas = %d, want 2", r)
+			}
+		case "KubeadmControlPlane":
+			repo, _, _ := nestedString(u.Object, "spec", "kubeadmConfigSpec", "clusterConfiguration", "imageRepository")
+			if repo != "registry.example.com" {
+				t.Errorf("imageRepository = %q, want the injected global.registry", repo)
+			}
+		case "Cluster":
+			if u.GetName() != "dev" {
+				t.Errorf("Cluster name = %q", u.GetName())
+			}
+		}
+	}
+}
+
+func nestedString(obj map[string]any, fields ...string) (string, bool, error) {
+	var v any = obj
+	for _, f := range fields {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "", false, nil
+		}
+		v = m[f]
+	}
+	s, ok := v.(string)
+	return s, ok, nil
+}
+
+func TestRenderErrors(t *testing.T) {
+	dir, _ := setupFixture(t, "RENDER001-fail")
+	_, err := Render(dir, RenderOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), "templates/kubeadmcontrolplane.yaml:7: ") {
+		t.Errorf("err = %v, want it at templates/kubeadmcontrolplane.yaml:7", err)
+	}
+	dir, _ = setupFixture(t, "RENDER002-fail")
+	objs, err := Render(dir, RenderOptions{})
+	if err == nil || !strings.Contains(err.Error(), "templates/settings.yaml: document 1") {
+		t.Errorf("err = %v, want one about templates/settings.yaml", err)
+	}
+	if len(objs) != 7 {
+		t.Errorf("got %d objects, want the 7 that parse", len(objs))
+	}
+}
+
+func TestInjectValues(t *testing.T) {
+	user := map[string]any{"clusterIdentity": map[string]any{"name": "mine"}, "clusterLabels": map[string]any{"a": "b"}}
+	got := injectValues(user, map[string]any{"global": map[string]any{"registry": "reg.example.com"}}, "ns1")
+	id := got["clusterIdentity"].(map[string]any)
+	if id["name"] != placeholderIdentity || id["namespace"] != "ns1" || id["kind"] != "Secret" {
+		t.Errorf("clusterIdentity = %v: kcm always replaces it", id)
+	}
+	if got["global"].(map[string]any)["registry"] != "reg.example.com" {
+		t.Errorf("global = %v: the registry of the defaults is kept", got["global"])
+	}
+	if got["clusterLabels"].(map[string]any)["a"] != "b" {
+		t.Errorf("clusterLabels = %v: the config's labels are kept", got["clusterLabels"])
+	}
+	if user["clusterIdentity"].(map[string]any)["name"] != "mine" {
+		t.Error("injectValues changed its input")
+	}
+	if l, ok := injectValues(nil, nil, "ns")["clusterLabels"].(map[string]any); !ok || len(l) != 0 {
+		t.Errorf("clusterLabels = %v, want an empty map", l)
+	}
+}
+
+func TestSameVersion(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"v1.34.1", "v1.34.1", true},
+		{"v1.34.1", "1.34.1", true},
+		{"v1.34.1+k0s.0", "v1.34.1", true},
+		{"v1.34.1+k0s.0", "v1.34.1+k0s.1", false},
+		{"v1.34.1", "v1.34.2", false},
+		{"v1.34.1-rc.1", "v1.34.1", false},
+	} {
+		if got := sameVersion(c.a, c.b); got != c.want {
+			t.Errorf("sameVersion(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+func TestImages(t *testing.T) {
+	for _, c := range []struct {
+		image, key string
+		allowed    []string
+		registry   string
+		ok         bool
+	}{
+		{"kindest/node:v1.34.1", "customImage", []string{"registry.example.com"}, "docker.io", false},
+		{"nginx", "image", []string{"docker.io"}, "docker.io", true},
+		{"nginx", "image", []string{"docker.io/library"}, "docker.io", true},
+		{"registry.example.com/mirror/node:1", "image", []string{"registry.example.com/mirror"}, "registry.example.com", true},
+		{"registry.example.com/other/node:1", "image", []string{"registry.example.com/mirror"}, "registry.example.com", false},
+		{"registry.example.com.evil.io/node:1", "image", []string{"registry.example.com"}, "registry.example.com.evil.io", false},
+		{"localhost:5000/node:1", "image", []string{"localhost:5000"}, "localhost:5000", true},
+		{"registry.k8s.io", "imageRepository", []string{"registry.k8s.io"}, "registry.k8s.io", true},
+		{"registry.example.com", "imageRepository", []string{"https://registry.example.com/"}, "registry.example.com", true},
+	} {
+		if got := imageRegistry(c.image, c.key); got != c.registry {
+			t.Errorf("imageRegistry(%q) = %q, want %q", c.image, got, c.registry)
+		}
+		if got := registryAllowed(c.image, c.key, c.allowed); got != c.ok {
+			t.Errorf("registryAllowed(%q, %q) = %v", c.image, c.allowed, got)
+		}
+	}
+}
+
+func TestRegistriesOption(t *testing.T) {
+	res, err := Validate(baseChart, Options{Registries: []string{"registry.example.com"}, Disable: []string{ruleNoCRDs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The base chart names no image: the rule has nothing to object to.
+	if len(res.Findings) > 0 {
+		t.Errorf("want no findings:\n%s", messages(res.Findings))
+	}
+	dir, opts := setupFixture(t, "SEC006-pass")
+	opts.Registries = []string{"mirror.example.org"} // --registry wins over global.registry
+	res, err = Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f Finding) bool {
+		return f.Rule == ruleRegistry && strings.Contains(f.Message, "--registry: mirror.example.org")
+	}) {
+		t.Errorf("want SEC006 against --registry:\n%s", messages(res.Findings))
+	}
+}
+
+func TestSecretKeys(t *testing.T) {
+	for key, want := range map[string]bool{
+		"password": true, "adminPassword": true, "passwd": true, "token": true, "bootstrapToken": true,
+		"secret": true, "clientSecret": true, "apiKey": true, "API_KEY": false, "privateKey": true, "sshPrivateKey": true,
+		"passwordSecretName": false, "tokenSecretRef": false, "secretNamespace": false, "tokenFile": false,
+		"username": false, "tokenURL": false,
+	} {
+		got := secretKeyRE.MatchString(key) && !secretRefSuffixRE.MatchString(key)
+		if got != want {
+			t.Errorf("%s: secret = %v, want %v", key, got, want)
+		}
+	}
+}
+
+func TestScanValueRefs(t *testing.T) {
+	ch := loadTestChart(t, map[string]string{
+		"templates/a.yaml": `a: {{ .Values.a.b }}
+b: {{ index .Values "c" "d-e" }}
+c: {{ index .Values.f "g" $x }}
+d: {{ $.Values.h.i | quote }}
+e: {{- toYaml .Values.j | nindent 2 }}
+f: {{ get .Values.k "l" }}
+g: {{ $root.Values.m }}`,
+	})
+	refs := scanValueRefs(ch)
+	if refs.all {
+		t.Fatal("all = true")
+	}
+	var got []string
+	for _, p := range refs.paths {
+		got = append(got, p.String())
+	}
+	want := []string{"a.b", "c.d-e", "f.g", "h.i", "j", "k.l", "m"}
+	if !slices.Equal(got, want) {
+		t.Errorf("paths = %q, want %q", got, want)
+	}
+	vals := map[string]any{
+		"a": map[string]any{"b": 1, "x": 2},
+		"j": map[string]any{"anything": map[string]any{"deep": 1}},
+		"z": 3,
+		"h": map[string]any{"i": []any{1}},
+	}
+	var unread []string
+	for _, p := range refs.unread(vals) {
+		unread = append(unread, p.String())
+	}
+	if want := []string{"a.x", "z"}; !slices.Equal(unread, want) {
+		t.Errorf("unread = %q, want %q", unread, want)
+	}
+
+	whole := loadTestChart(t, map[string]string{"templates/a.yaml": `{{ toYaml .Values }}`})
+	if !scanValueRefs(whole).all {
+		t.Error("toYaml .Values: all = false")
+	}
+}
+
+func loadTestChart(t *testing.T, files map[string]string) *chart.Chart {
+	t.Helper()
+	dir := t.TempDir()
+	files["Chart.yaml"] = "apiVersion: v2\nname: t\nversion: 0.1.0\n"
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := loader.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func TestVPath(t *testing.T) {
+	for _, c := range []struct {
+		p    vpath
+		want string
+	}{
+		{vpath{"a", "b"}, "a.b"},
+		{vpath{"workers", 0, "name"}, "workers[0].name"},
+		{vpath{"labels", "app.kubernetes.io/name"}, `labels["app.kubernetes.io/name"]`},
+		{vpath{"k0s-version"}, "k0s-version"},
+	} {
+		if got := c.p.String(); got != c.want {
+			t.Errorf("%#v = %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
+func TestLineOf(t *testing.T) {
+	n := parseYAML([]byte("a:\n  b:\n    - x\n    - y: 1\nc: 2\n"))
+	for _, c := range []struct {
+		p     vpath
+		line  int
+		exact bool
+	}{
+		{vpath{"a", "b", 1, "y"}, 4, true},
+		{vpath{"a", "b", 0}, 3, true},
+		{vpath{"c"}, 5, true},
+		{vpath{"a", "nope"}, 1, false},
+	} {
+		line, exact := lineOf(n, c.p)
+		if line != c.line || exact != c.exact {
+			t.Errorf("lineOf(%v) = %d, %v; want %d, %v", c.p, line, exact, c.line, c.exact)
+		}
+	}
+}
+
+// Without a global default, a template that reads .Values.global.registry
+// fails on management clusters where kcm injects no global values.
+func TestRenderWithoutGlobal(t *testing.T) {
+	dir, opts := setupFixture(t, "RENDER001-pass")
+	values := filepath.Join(dir, "values.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), "global:\n  registry: \"\"\n", "", 1))
+	if err := os.WriteFile(values, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := relevant("", res.Findings)
+	if len(got) != 1 || got[0].Rule != ruleRender || got[0].File != "templates/kubeadmcontrolplane.yaml" || got[0].Line != 16 ||
+		!strings.Contains(got[0].Message, "without a global registry") {
+		t.Errorf("want one RENDER001 at templates/kubeadmcontrolplane.yaml:16 about global:\n%s", messages(got))
+	}
+}

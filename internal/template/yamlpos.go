@@ -1,0 +1,208 @@
+package template
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// vpath is a path into a values tree: string keys and int list indexes.
+type vpath []any
+
+// String formats the path as users write values paths: a.b[0].c; keys that
+// are not plain identifiers are quoted: labels["app.kubernetes.io/name"].
+func (p vpath) String() string {
+	var sb strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			fmt.Fprintf(&sb, "[%d]", s)
+		case string:
+			if plainKey.MatchString(s) {
+				if i > 0 {
+					sb.WriteByte('.')
+				}
+				sb.WriteString(s)
+			} else {
+				fmt.Fprintf(&sb, "[%q]", s)
+			}
+		}
+	}
+	return sb.String()
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+func (p vpath) child(s any) vpath {
+	return append(p[:len(p):len(p)], s)
+}
+
+// hasPrefix reports whether q is p or below it.
+func (p vpath) hasPrefix(q vpath) bool {
+	if len(q) > len(p) {
+		return false
+	}
+	for i := range q {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pathFromPointer turns the tokens of a JSON pointer into a vpath, using the
+// value to tell list indexes from map keys.
+func pathFromPointer(tokens []string, v any) vpath {
+	p := make(vpath, 0, len(tokens))
+	for _, t := range tokens {
+		switch cur := v.(type) {
+		case []any:
+			if i, err := strconv.Atoi(t); err == nil {
+				p = append(p, i)
+				if i >= 0 && i < len(cur) {
+					v = cur[i]
+				} else {
+					v = nil
+				}
+				continue
+			}
+			p = append(p, t)
+			v = nil
+		case map[string]any:
+			p = append(p, t)
+			v = cur[t]
+		default:
+			p = append(p, t)
+			v = nil
+		}
+	}
+	return p
+}
+
+// parseYAML parses the first document of data for positions. It returns nil
+// when data does not parse (the loaders report that).
+func parseYAML(data []byte) *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// lineOf finds the line of the value at p in the YAML tree n: the line of
+// the key for map entries, of the item for list items. When p does not
+// exist it returns the line of the deepest part that does (exact false).
+func lineOf(n *yaml.Node, p vpath) (line int, exact bool) {
+	if n == nil {
+		return 0, false
+	}
+	line = n.Line
+	for _, s := range p {
+		n = deref(n)
+		switch s := s.(type) {
+		case string:
+			if n.Kind != yaml.MappingNode {
+				return line, false
+			}
+			k, v := mapEntry(n, s)
+			if k == nil {
+				return line, false
+			}
+			line, n = k.Line, v
+		case int:
+			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
+				return line, false
+			}
+			n = n.Content[s]
+			line = n.Line
+		}
+	}
+	return line, true
+}
+
+// nodeAt returns the node at p, or nil.
+func nodeAt(n *yaml.Node, p vpath) *yaml.Node {
+	for _, s := range p {
+		if n == nil {
+			return nil
+		}
+		n = deref(n)
+		switch s := s.(type) {
+		case string:
+			if n.Kind != yaml.MappingNode {
+				return nil
+			}
+			_, n = mapEntry(n, s)
+		case int:
+			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[s]
+		}
+	}
+	if n != nil {
+		n = deref(n)
+	}
+	return n
+}
+
+// mapEntry finds key in a mapping node (the last one wins, as in YAML
+// decoders; merge keys are followed).
+func mapEntry(n *yaml.Node, key string) (k, v *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := n.Content[i]
+		if kn.Value == key && kn.Tag != "!!merge" {
+			k, v = kn, n.Content[i+1]
+		}
+	}
+	if k != nil {
+		return k, v
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Tag == "!!merge" {
+			if m := deref(n.Content[i+1]); m.Kind == yaml.MappingNode {
+				if mk, mv := mapEntry(m, key); mk != nil {
+					return mk, mv
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// yamlErrorLine extracts "line N" from a YAML parser message.
+var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
+
+func yamlErrorLine(msg string) int {
+	m := yamlLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// mapValue returns the value of key in the mapping node n.
+func mapValue(n *yaml.Node, key string) (*yaml.Node, bool) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, false
+	}
+	_, v := mapEntry(n, key)
+	return v, v != nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
