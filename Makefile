@@ -46,10 +46,14 @@ lint:
 
 ## docs: regenerate the CLI reference pages from the commands
 docs: build
-	./$(BIN) gen-docs content/reference/cli
+	./$(BIN) gen-docs --rules content/templates/rules.md content/reference/cli
 
-bench: build
-	KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+## bench: all benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
+bench: build bin/helm
+	PATH=$(CURDIR)/bin:$$PATH KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+bin/helm:
+	GOBIN=$(CURDIR)/bin $(GO) install helm.sh/helm/v3/cmd/helm@v3.19.0
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/runbook

@@ -23,6 +23,9 @@ func TestGeneratedDocsUpToDate(t *testing.T) {
 			t.Errorf("%s/%s is out of date: run make docs", committed, filepath.Base(g))
 		}
 	}
+	if got, _ := os.ReadFile("../../content/templates/rules.md"); string(got) != string(ruleCatalogue()) {
+		t.Errorf("content/templates/rules.md is out of date: run make docs")
+	}
 	have, _ := filepath.Glob(filepath.Join(committed, "kbook*.md"))
 	if len(have) != len(gen) {
 		t.Errorf("%s has %d command pages, the commands generate %d: run make docs", committed, len(have), len(gen))

@@ -66,7 +66,7 @@ labels, defaults, extra manifests) without copying it.`,
 					}
 					lm[k] = v
 				}
-				dir, files, err = scaffold.Extend(scaffold.ExtendOptions{Name: args[0], Dir: o.Dir, Base: extend, Registry: registry, Labels: lm})
+				dir, files, err = scaffold.Extend(scaffold.ExtendOptions{Name: args[0], Dir: o.Dir, Base: extend, Registry: registry, Labels: lm, Load: scaffold.HelmPull})
 			} else {
 				if registry != "" || len(labels) > 0 {
 					return usageError(fmt.Errorf("--registry and --label go with --extend; a new chart takes them from values.yaml"))

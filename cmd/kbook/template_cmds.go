@@ -1,6 +1,208 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/policy"
+	"github.com/k0rdent/kbook/internal/scaffold"
+	"github.com/k0rdent/kbook/internal/schema"
+	"github.com/k0rdent/kbook/internal/template"
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+)
 
 // addTemplateCommands adds the template commands built on the validator.
-func addTemplateCommands(cmd *cobra.Command) {}
+func addTemplateCommands(cmd *cobra.Command) {
+	cmd.AddCommand(newTemplateValidateCmd(), newTemplateRenderCmd())
+}
+
+func newTemplateValidateCmd() *cobra.Command {
+	var (
+		opts       template.Options
+		depUpdate  bool
+		crds       []string
+		policies   []string
+		output     string
+		kubeconfig string
+		kubeCtx    string
+	)
+	cmd := &cobra.Command{
+		Use:   "validate PATH...",
+		Short: "Check ClusterTemplate charts before installing them",
+		Long: `Check ClusterTemplate charts (directories or .tgz) offline: that they load with
+Helm, follow the rules kcm applies (provider and contract annotations, the
+Kubernetes version), that values and configs match values.schema.json, that
+they render as kcm would render them into one CAPI Cluster whose references
+resolve, that the objects match the CRD schemas and CEL rules (--crds or
+--kubeconfig), the security rules, and your organisation's policies (--policy).
+
+Every finding has a rule ID, a severity and a file:line or values path; see
+the rule catalogue in the docs. With several charts, -o json prints a list.
+
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
+		Example: `  kbook template validate ./acme-docker
+  kbook template validate ./acme-docker --crds crds/capi --policy acme-policy.yaml
+  kbook template validate ./acme-docker --config clusterdeployment.yaml
+  kbook template validate charts/* -o sarif > kbook.sarif`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch output {
+			case "text", "json", "sarif":
+			default:
+				return usageError(fmt.Errorf("-o %q: want text, json or sarif", output))
+			}
+			var err error
+			switch {
+			case len(crds) > 0 && (kubeconfig != "" || kubeCtx != ""):
+				return usageError(fmt.Errorf("give --crds or --kubeconfig, not both"))
+			case len(crds) > 0:
+				if opts.Schemas, err = schema.FromFiles(crds...); err != nil {
+					return usageError(err)
+				}
+			case kubeconfig != "" || kubeCtx != "":
+				c, err := cluster.Up(cmd.Context(), cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: kubeconfig, Context: kubeCtx})
+				if err != nil {
+					return usageError(err)
+				}
+				if opts.Schemas, err = schema.FromCluster(cmd.Context(), c.RESTConfig()); err != nil {
+					return usageError(err)
+				}
+			}
+			for _, p := range policies {
+				pol, err := policy.Load(p)
+				if err != nil {
+					return usageError(err)
+				}
+				opts.Policies = append(opts.Policies, pol)
+			}
+			var results []*template.Result
+			for _, a := range args {
+				if depUpdate {
+					if err := scaffold.DependencyUpdate(a, cmd.ErrOrStderr()); err != nil {
+						return usageError(err)
+					}
+				}
+				r, err := template.Validate(a, opts)
+				if err != nil {
+					return usageError(err)
+				}
+				results = append(results, r)
+			}
+			if err := writeResults(cmd.OutOrStdout(), output, results); err != nil {
+				return &exitError{exitFailed, err}
+			}
+			for _, r := range results {
+				if r.Errors() > 0 {
+					return &exitError{exitFailed, nil}
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
+	fl.StringArrayVar(&crds, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
+	fl.StringVar(&kubeconfig, "kubeconfig", "", "check objects against the CRDs served by this cluster's `kubeconfig`")
+	fl.StringVar(&kubeCtx, "context", "", "kubeconfig `context` for --kubeconfig")
+	fl.StringArrayVar(&policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
+	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
+	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
+	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
+	fl.StringVarP(&output, "output", "o", "text", "output format: text, json or sarif")
+	fl.BoolVar(&depUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
+	return cmd
+}
+
+func writeResults(w io.Writer, output string, results []*template.Result) error {
+	switch output {
+	case "sarif":
+		return template.WriteSARIF(w, results, template.Rules())
+	case "json":
+		if len(results) == 1 {
+			return template.WriteJSON(w, results[0])
+		}
+		var b strings.Builder
+		b.WriteString("[\n")
+		for i, r := range results {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			if err := template.WriteJSON(&b, r); err != nil {
+				return err
+			}
+		}
+		b.WriteString("]\n")
+		var check any
+		if err := json.Unmarshal([]byte(b.String()), &check); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	for _, r := range results {
+		template.WriteText(w, r)
+	}
+	return nil
+}
+
+func newTemplateRenderCmd() *cobra.Command {
+	var (
+		opts   template.RenderOptions
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "render PATH",
+		Short: "Print the objects a ClusterTemplate chart renders, as kcm would",
+		Long: `Render the chart at PATH (directory or .tgz) the way kcm installs it for a
+ClusterDeployment: release name and namespace of the deployment, the values
+kcm injects (clusterIdentity, global, clusterLabels), and the deployment's
+spec.config (--config: a ClusterDeployment or a values file).`,
+		Example: `  kbook template render ./acme-docker
+  kbook template render ./acme-docker --config ci/ha.yaml --release-name prod-1 -n team-a`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "yaml" && output != "json" {
+				return usageError(fmt.Errorf("-o %q: want yaml or json", output))
+			}
+			objs, err := template.Render(args[0], opts)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			out := cmd.OutOrStdout()
+			if output == "json" {
+				var list []any
+				for _, o := range objs {
+					list = append(list, o.Unstructured.Object)
+				}
+				data, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": list}, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, string(data))
+				return nil
+			}
+			for i, o := range objs {
+				data, err := yaml.Marshal(o.Unstructured.Object)
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					fmt.Fprintln(out, "---")
+				}
+				fmt.Fprintf(out, "# Source: %s\n%s", o.Template, data)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Config, "config", "", "the ClusterDeployment or values `file` to render with")
+	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` (default "+template.DefaultReleaseName+")")
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` (default "+template.DefaultNamespace+")")
+	fl.StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	return cmd
+}

@@ -79,10 +79,23 @@ func Lint(r *Runbook) []Finding {
 			add(f.Line, "file-unused", SeverityWarning, "file %s is written to $WORK but no step mentions it", f.Name)
 		}
 	}
+	// A program is declared by requires, or by an [exec:PROG] or
+	// [!exec:PROG] condition anywhere in the runbook (a guard such as
+	// "[!exec:kubectl] skip" covers the lines after it).
 	declared := map[string]bool{}
 	for _, req := range r.Meta.Requires {
 		if p, ok := strings.CutPrefix(req, "exec:"); ok {
 			declared[p] = true
+		}
+	}
+	for _, s := range r.Steps {
+		for _, l := range s.Script {
+			_, conds := execProgram(l.Text)
+			for c := range conds {
+				if p, ok := strings.CutPrefix(strings.TrimPrefix(c, "!"), "exec:"); ok {
+					declared[p] = true
+				}
+			}
 		}
 	}
 	for _, s := range r.Steps {

@@ -20,6 +20,7 @@ func TestLint(t *testing.T) {
 		{"file used by path", "```yaml file=dir/a.yaml\n```\n\n```testscript\nexists $WORK/dir/a.yaml\n```\n", nil},
 		{"undeclared exec", "```testscript\nexec helm version\nexec helm list\n```\n", []string{"2 exec-undeclared"}},
 		{"exec guarded by condition", "```testscript\n[exec:helm] exec helm version\n! exec false\n```\n", nil},
+		{"exec after a skip guard", "```testscript\n[!exec:helm] skip\n```\n\n```testscript\nexec helm version\n```\n", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

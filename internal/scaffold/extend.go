@@ -114,7 +114,7 @@ func Extend(o ExtendOptions) (dir string, files []string, err error) {
 func wrapperChart(name string, base *chart.Metadata, annotations map[string]string, dep map[string]any) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString("apiVersion: v2\n")
-	fmt.Fprintf(&b, "name: %s\n", name)
+	fmt.Fprintf(&b, "name: %q\n", name)
 	fmt.Fprintf(&b, "description: %s %s with %s's requirements, made by kbook template init --extend.\n", base.Name, base.Version, name)
 	b.WriteString("type: application\n")
 	b.WriteString("# Bump for every change: each version becomes its own ClusterTemplate.\nversion: 0.1.0\n")
@@ -183,9 +183,12 @@ const wrapperSchema = `{
     "base": {
       "type": "object",
       "description": "Values of the base template; its own values.schema.json applies.",
-      "required": ["clusterIdentity"],
       "properties": {
-        "clusterIdentity": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "minLength": 1}}}
+        "clusterIdentity": {
+          "type": "object",
+          "description": "The identity for the base template: kcm injects clusterIdentity at the top level only, which a dependency does not see.",
+          "properties": {"name": {"type": "string"}}
+        }
       }
     }
   },

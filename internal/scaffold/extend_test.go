@@ -5,23 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"helm.sh/helm/v3/pkg/cli"
-	"helm.sh/helm/v3/pkg/downloader"
-	"helm.sh/helm/v3/pkg/getter"
 )
 
-// dependencyUpdate is `helm dependency update`: it packs the base chart
-// into charts/ (file:// repositories need no network).
+// dependencyUpdate packs the base chart into charts/ with settings kept
+// out of the user's Helm configuration.
 func dependencyUpdate(t *testing.T, dir string) {
 	t.Helper()
-	settings := cli.New()
-	settings.RepositoryConfig = filepath.Join(t.TempDir(), "repositories.yaml")
-	settings.RepositoryCache = t.TempDir()
-	m := &downloader.Manager{ChartPath: dir, Getters: getter.All(settings), RepositoryConfig: settings.RepositoryConfig,
-		RepositoryCache: settings.RepositoryCache, SkipUpdate: true, Out: &strings.Builder{}}
-	if err := m.Update(); err != nil {
-		t.Fatalf("helm dependency update: %v", err)
+	t.Setenv("HELM_REPOSITORY_CONFIG", filepath.Join(t.TempDir(), "repositories.yaml"))
+	t.Setenv("HELM_REPOSITORY_CACHE", t.TempDir())
+	t.Setenv("HELM_REGISTRY_CONFIG", filepath.Join(t.TempDir(), "config.json"))
+	if err := DependencyUpdate(dir, &strings.Builder{}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -41,7 +35,7 @@ func TestExtend(t *testing.T) {
 		t.Errorf("files %v", files)
 	}
 	chart, _ := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
-	for _, want := range []string{"name: acme-docker", "repository: file://../acme-base", "alias: base",
+	for _, want := range []string{"name: \"acme-docker\"", "repository: file://../acme-base", "alias: base",
 		"cluster.x-k8s.io/provider: infrastructure-docker, control-plane-kubeadm, bootstrap-kubeadm",
 		"k0rdent.mirantis.com/k8s-version: v1.34.0"} {
 		if !strings.Contains(string(chart), want) {

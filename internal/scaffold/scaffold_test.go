@@ -105,7 +105,7 @@ func TestInit(t *testing.T) {
 				t.Fatalf("Init = %s %v", got, files)
 			}
 			chart, _ := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
-			if !strings.Contains(string(chart), "name: acme-"+tc.provider) || strings.Contains(string(chart), "[[") {
+			if !strings.Contains(string(chart), "name: \"acme-"+tc.provider+"\"") || strings.Contains(string(chart), "[[") {
 				t.Errorf("Chart.yaml:\n%s", chart)
 			}
 			for _, config := range []string{"", "ci/default.yaml", "ci/ha.yaml"} {
