@@ -1,10 +1,15 @@
 package k0rdent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/schema"
 	"helm.sh/helm/v3/pkg/chart"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 func TestManifest(t *testing.T) {
@@ -58,5 +63,30 @@ spec:
 	}
 	if _, err := Manifest("/nonexistent", ManifestOptions{Repo: "r"}); err == nil || !strings.Contains(err.Error(), "load chart /nonexistent") {
 		t.Errorf("missing chart: %v", err)
+	}
+}
+
+// TestManifestMatchesCRD checks the ClusterTemplate against the published
+// k0rdent CRD, offline, with the API server's own validation code.
+func TestManifestMatchesCRD(t *testing.T) {
+	crds := filepath.Join("..", "..", "..", "shared", "crds", "k0rdent")
+	if _, err := os.Stat(crds); err != nil {
+		t.Skip("needs the k0rdent CRDs in ../shared/crds/k0rdent")
+	}
+	v, err := schema.FromFiles(crds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "acme-docker", Version: "0.1.0", APIVersion: "v2"}}
+	data, err := ManifestFor(ch, ManifestOptions{Repo: "acme-templates"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	if errs := v.Validate(obj); len(errs) > 0 {
+		t.Errorf("the API server would reject the ClusterTemplate: %v", errs.ToAggregate())
 	}
 }

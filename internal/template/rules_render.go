@@ -285,37 +285,20 @@ var coreRefKinds = map[schema.GroupKind]bool{
 // references.
 func findRefs(obj map[string]any) []ref {
 	var out []ref
-	var walk func(v any, path string)
-	walk = func(v any, path string) {
-		switch v := v.(type) {
-		case map[string]any:
-			for _, k := range sortedKeys(v) {
-				if path == "" && (k == "metadata" || k == "status") {
-					continue
-				}
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				if m, ok := v[k].(map[string]any); ok && isRefKey(k) {
-					r := ref{key: k, path: p}
-					r.apiGroup, r.hasAPIGroup = m["apiGroup"].(string)
-					r.apiVersion, r.hasAPIVersion = m["apiVersion"].(string)
-					r.kind, _ = m["kind"].(string)
-					r.name, _ = m["name"].(string)
-					r.namespace, _ = m["namespace"].(string)
-					out = append(out, r)
-					continue
-				}
-				walk(v[k], p)
-			}
-		case []any:
-			for i, e := range v {
-				walk(e, fmt.Sprintf("%s[%d]", path, i))
-			}
+	walkFields(obj, func(path, key string, v any) bool {
+		m, ok := v.(map[string]any)
+		if !ok || !isRefKey(key) {
+			return false
 		}
-	}
-	walk(obj, "")
+		r := ref{key: key, path: path}
+		r.apiGroup, r.hasAPIGroup = m["apiGroup"].(string)
+		r.apiVersion, r.hasAPIVersion = m["apiVersion"].(string)
+		r.kind, _ = m["kind"].(string)
+		r.name, _ = m["name"].(string)
+		r.namespace, _ = m["namespace"].(string)
+		out = append(out, r)
+		return true
+	})
 	return out
 }
 

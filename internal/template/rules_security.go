@@ -91,11 +91,11 @@ func (c *checker) checkSecurity(rs *renderedSet) {
 			c.add(c.objFinding(ruleClusterScoped, rs, d, "",
 				fmt.Sprintf("%s is cluster-scoped: a cluster template must only create namespaced objects in the ClusterDeployment's namespace (a cluster-scoped object is shared by every ClusterDeployment and changes the whole management cluster)", gvk.Kind)))
 		}
-		walkPodSpecs(d.obj.Object, "", func(path, msg string) {
+		walkPodSpecs(d.obj.Object, func(path, msg string) {
 			c.add(c.objFinding(rulePodSecurity, rs, d, path, path+": "+msg))
 		})
 		if len(allowed) > 0 {
-			walkImages(d.obj.Object, "", func(path, key, image string) {
+			walkImages(d.obj.Object, func(path, key, image string) {
 				if registryAllowed(image, key, allowed) {
 					return
 				}
@@ -119,52 +119,34 @@ func (c *checker) clusterScoped(gvk schema.GroupVersionKind) bool {
 
 // walkPodSpecs finds privileged containers, host namespaces and hostPath
 // volumes wherever a pod spec is embedded in an object.
-func walkPodSpecs(v any, path string, report func(path, msg string)) {
-	join := func(k string) string {
-		if path == "" {
-			return k
-		}
-		return path + "." + k
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			if path == "" && (k == "metadata" || k == "status") {
-				continue
+func walkPodSpecs(obj any, report func(path, msg string)) {
+	walkFields(obj, func(path, key string, v any) bool {
+		switch key {
+		case "hostNetwork", "hostPID", "hostIPC":
+			if b, _ := v.(bool); b {
+				report(path, key+" is true: the pod shares the host's namespaces")
 			}
-			switch k {
-			case "hostNetwork", "hostPID", "hostIPC":
-				if b, _ := v[k].(bool); b {
-					report(join(k), k+" is true: the pod shares the host's namespaces")
-				}
-			case "containers", "initContainers", "ephemeralContainers":
-				if l, ok := v[k].([]any); ok {
-					for i, e := range l {
-						if cm, ok := e.(map[string]any); ok {
-							if priv, _, _ := nestedBool(cm, "securityContext", "privileged"); priv {
-								report(fmt.Sprintf("%s[%d].securityContext.privileged", join(k), i), "the container runs privileged")
-							}
-						}
-					}
-				}
-			case "volumes":
-				if l, ok := v[k].([]any); ok {
-					for i, e := range l {
-						if vm, ok := e.(map[string]any); ok {
-							if _, has := vm["hostPath"]; has {
-								report(fmt.Sprintf("%s[%d].hostPath", join(k), i), "the volume mounts a path of the host")
-							}
-						}
+		case "containers", "initContainers", "ephemeralContainers":
+			l, _ := v.([]any)
+			for i, e := range l {
+				if cm, ok := e.(map[string]any); ok {
+					if priv, _, _ := nestedBool(cm, "securityContext", "privileged"); priv {
+						report(fmt.Sprintf("%s[%d].securityContext.privileged", path, i), "the container runs privileged")
 					}
 				}
 			}
-			walkPodSpecs(v[k], join(k), report)
+		case "volumes":
+			l, _ := v.([]any)
+			for i, e := range l {
+				if vm, ok := e.(map[string]any); ok {
+					if _, has := vm["hostPath"]; has {
+						report(fmt.Sprintf("%s[%d].hostPath", path, i), "the volume mounts a path of the host")
+					}
+				}
+			}
 		}
-	case []any:
-		for i, e := range v {
-			walkPodSpecs(e, fmt.Sprintf("%s[%d]", path, i), report)
-		}
-	}
+		return false
+	})
 }
 
 func nestedBool(m map[string]any, keys ...string) (bool, bool, error) {
@@ -182,28 +164,14 @@ func nestedBool(m map[string]any, keys ...string) (bool, bool, error) {
 
 // walkImages finds image references: string values of keys named image or
 // imageRepository, or ending in Image.
-func walkImages(v any, path string, found func(path, key, image string)) {
-	switch v := v.(type) {
-	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			if path == "" && (k == "metadata" || k == "status") {
-				continue
-			}
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			if s, ok := v[k].(string); ok && s != "" && isImageKey(k) {
-				found(p, k, s)
-				continue
-			}
-			walkImages(v[k], p, found)
+func walkImages(obj any, found func(path, key, image string)) {
+	walkFields(obj, func(path, key string, v any) bool {
+		if s, ok := v.(string); ok && s != "" && isImageKey(key) {
+			found(path, key, s)
+			return true
 		}
-	case []any:
-		for i, e := range v {
-			walkImages(e, fmt.Sprintf("%s[%d]", path, i), found)
-		}
-	}
+		return false
+	})
 }
 
 func isImageKey(k string) bool {
