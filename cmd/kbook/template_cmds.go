@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"fmt"
 	"io"
 	"strings"
@@ -168,6 +170,9 @@ spec.config (--config: a ClusterDeployment or a values file).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "yaml" && output != "json" {
 				return usageError(fmt.Errorf("-o %q: want yaml or json", output))
+			}
+			if _, err := os.Stat(args[0]); err != nil {
+				return usageError(fmt.Errorf("chart %s: %w", args[0], errors.Unwrap(err)))
 			}
 			objs, err := template.Render(args[0], opts)
 			if err != nil {
