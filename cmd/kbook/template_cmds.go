@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster"
