@@ -12,13 +12,18 @@ func newRootCmd() *cobra.Command {
 		Long: `kbook is the k0rdent extension kit.
 
 It runs executable Markdown runbooks (fenced testscript blocks) against real
-Kubernetes API servers, keeps their expected output up to date, and reports
-what was verified, where and when.`,
+Kubernetes API servers - a local kube-apiserver, kind, or an existing cluster -
+keeps their expected output up to date, and reports what was verified, where
+and when. For template authors it scaffolds, validates, renders and packages
+custom ClusterTemplates.`,
 		Example: `  # Run every runbook below runbooks/
   kbook run runbooks/
 
   # Lint runbooks: unexecuted shell blocks, unused files, undeclared tools
-  kbook check runbooks/`,
+  kbook check runbooks/
+
+  # Scaffold a ClusterTemplate chart and check it before installing it
+  kbook template init acme-docker && kbook template validate acme-docker`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
