@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/apitest"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -159,24 +158,13 @@ func TestInitErrors(t *testing.T) {
 // API server with the Cluster API and k0smotron CRDs, as a server-side dry
 // run: the schemas and CEL rules of the published CRDs accept them.
 func TestInitServerDryRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a local API server")
+	crds := apitest.SharedCRDs("capi", "k0smotron")
+	if len(crds) != 2 {
+		t.Skip("needs the reference CRDs in shared/crds/capi and shared/crds/k0smotron")
 	}
-	assetsDir, why := assets.Available()
-	if why != "" {
-		t.Skip(why)
-	}
-	shared := filepath.Join("..", "..", "..", "shared", "crds")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("needs the reference CRDs in ../shared/crds")
-	}
-	env := &envtest.Environment{BinaryAssetsDirectory: assetsDir, ErrorIfCRDPathMissing: true,
-		CRDDirectoryPaths: []string{filepath.Join(shared, "capi"), filepath.Join(shared, "k0smotron")}}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
+	server := apitest.New(crds...)
+	defer server.Stop()
+	cfg := server.Config(t)
 	dc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
 	dyn := dynamic.NewForConfigOrDie(cfg)

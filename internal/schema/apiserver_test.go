@@ -2,17 +2,15 @@ package schema_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/schema"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,78 +21,22 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// apiServer is the one API server of this test binary (envtest), started by
-// the first test that needs it and stopped by TestMain.
-var apiServer struct {
-	once sync.Once
-	env  *envtest.Environment
-	cfg  *rest.Config
-	skip string // why the integration tests skip
-	err  error  // envtest did not start
-}
+// apiServer is the one API server of this test binary, with the CRDs the
+// offline validator loads.
+var apiServer = apitest.New(crdDirs()...)
 
 func TestMain(m *testing.M) {
-	flag.Parse()
 	code := m.Run()
-	if apiServer.env != nil {
-		if err := apiServer.env.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
-		}
-	}
+	apiServer.Stop()
 	os.Exit(code)
 }
 
-// needAPIServer returns the config of an API server with the CRDs of
-// crdDirs installed. It skips t under -short and without the binaries, and
-// fails it if envtest did not start.
+// needAPIServer returns the config of the API server, or skips t.
 func needAPIServer(t *testing.T) *rest.Config {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs a real API server (envtest), skipped with -short")
-	}
-	apiServer.once.Do(startAPIServer)
-	if apiServer.skip != "" {
-		t.Skip(apiServer.skip)
-	}
-	if apiServer.err != nil {
-		t.Fatal(apiServer.err)
-	}
-	return apiServer.cfg
-}
-
-func startAPIServer() {
-	dir := os.Getenv(assets.EnvAssets)
-	if dir == "" {
-		var why string
-		if dir, why = assets.Available(); dir == "" {
-			apiServer.skip = "integration test: " + why
-			return
-		}
-	}
-	no := false
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    dir,
-		CRDDirectoryPaths:        crdDirs(),
-		ErrorIfCRDPathMissing:    true,
-		UseExistingCluster:       &no,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
-	}
-	start := time.Now()
-	cfg, err := env.Start()
-	if err != nil {
-		apiServer.err = fmt.Errorf("start envtest with the binaries in %s: %w", dir, err)
-		return
-	}
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "envtest: API server with CRDs from %s up in %s\n", strings.Join(crdDirs(), ", "), time.Since(start).Round(time.Millisecond))
-	}
-	cfg = rest.CopyConfig(cfg)
-	cfg.WarningHandler = rest.NoWarnings{} // deprecated versions of the shared CRDs
-	apiServer.env, apiServer.cfg = env, cfg
+	return apiServer.Config(t)
 }
 
 // TestAgainstAPIServer creates every fixture with a server-side dry run and
