@@ -221,8 +221,14 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 }
 
 // runOne decides whether a runbook can run, consults the cache and runs it.
+//
+// Programs a runbook requires are checked first; its other requirements
+// only on a cache miss: answering them may start the cluster, and a cached
+// pass was verified against the same backend and CRDs (they are part of
+// the cache key), so a run whose runbooks all come from the cache starts
+// nothing.
 func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
-	if why := r.unmet(rb); why != "" {
+	if why := r.unmet(rb, true); why != "" {
 		return skippedResult(rb, why)
 	}
 	p, err := newPlan(rb, r.selected)
@@ -243,6 +249,9 @@ func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 			return hit
 		}
 	}
+	if why := r.unmet(rb, false); why != "" {
+		return skippedResult(rb, why)
+	}
 	x := &execution{r: r, rb: rb, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
 	res := x.run()
 	if useCache && res.Status == report.Passed {
@@ -258,12 +267,16 @@ func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 }
 
 // unmet returns why a runbook's requirements are not met, or "".
-func (r *Runner) unmet(rb *runbook.Runbook) string {
+// With programsOnly, only exec:PROGRAM requirements are checked.
+func (r *Runner) unmet(rb *runbook.Runbook, programsOnly bool) string {
 	for _, req := range rb.Meta.Requires {
 		if prog, ok := strings.CutPrefix(req, "exec:"); ok {
 			if _, err := lookPath(prog, r.path); err != nil {
 				return fmt.Sprintf("requires %s: %s not found on PATH", req, prog)
 			}
+			continue
+		}
+		if programsOnly {
 			continue
 		}
 		c, arg, ok := r.lookupCondition(req)

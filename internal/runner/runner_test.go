@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
@@ -133,5 +134,30 @@ func TestSkipAndRequires(t *testing.T) {
 	rb := rep.Runbooks[0]
 	if rb.Status != report.Passed || !rb.Steps[0].Commands[0].Skipped || rb.Steps[0].Commands[1].Stdout != "cluster\n" {
 		t.Errorf("with cluster: %+v %+v", rb.Steps[0].Commands[0], rb.Steps[0].Commands[1])
+	}
+}
+
+// TestCacheHitAsksNoCluster: a cached pass is answered without evaluating
+// the runbook's cluster requirements, which could start a cluster.
+func TestCacheHitAsksNoCluster(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.md")
+	if err := os.WriteFile(file, []byte("---\nrequires: [cluster]\n---\n```testscript\nexec echo hi\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cache.Open(filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	r, _ := New(Options{Cache: c, KbookID: "test", Conditions: map[string]Condition{
+		"cluster": func(string) (bool, string) { asked++; return true, "" },
+	}})
+	if rep := r.Run(context.Background(), load(t, file)); rep.Runbooks[0].Status != report.Passed || asked != 1 {
+		t.Fatalf("first run: %s, condition asked %d times", rep.Runbooks[0].Status, asked)
+	}
+	rep := r.Run(context.Background(), load(t, file))
+	if !rep.Runbooks[0].Cached || asked != 1 {
+		t.Errorf("second run: cached=%v, condition asked %d times in all", rep.Runbooks[0].Cached, asked)
 	}
 }
