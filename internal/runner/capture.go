@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	failLine   = regexp.MustCompile(`^FAIL: (.*):(\d+): (.*)$`)
+	failLine   = regexp.MustCompile(`^FAIL: (.*?):(\d+): (.*)$`)
 	exitStatus = regexp.MustCompile(`^\[exit status (\d+)\]$`)
 )
 

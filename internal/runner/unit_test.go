@@ -149,3 +149,17 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestFailLine(t *testing.T) {
+	tests := []struct{ in, file, line, msg string }{
+		{"FAIL: /tmp/k/a.txtar:12: no match for `x` found in stdout", "/tmp/k/a.txtar", "12", "no match for `x` found in stdout"},
+		// Messages with host:port must not be taken for the location.
+		{`FAIL: /tmp/k/a.txtar:0: setup: cannot reach https://127.0.0.1:1: dial tcp 127.0.0.1:1: refused`, "/tmp/k/a.txtar", "0", `setup: cannot reach https://127.0.0.1:1: dial tcp 127.0.0.1:1: refused`},
+	}
+	for _, tc := range tests {
+		m := failLine.FindStringSubmatch(tc.in)
+		if m == nil || m[1] != tc.file || m[2] != tc.line || m[3] != tc.msg {
+			t.Errorf("failLine(%q) = %q", tc.in, m)
+		}
+	}
+}
