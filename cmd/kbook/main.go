@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,6 +35,9 @@ func (e *exitError) Unwrap() error { return e.err }
 func usageError(err error) error { return &exitError{exitUsage, err} }
 
 func main() {
+	// Libraries kbook uses (Helm's template engine in lint mode) print
+	// through the standard logger; kbook reports what matters itself.
+	log.SetOutput(io.Discard)
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
