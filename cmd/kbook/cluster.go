@@ -174,7 +174,7 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	}
 	serve := exec.Command(exe, args...)
 	serve.Stdout, serve.Stderr = lf, lf
-	serve.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cluster.Detach(serve)
 	if err := serve.Start(); err != nil {
 		return &exitError{exitFailed, fmt.Errorf("start cluster process: %w", err)}
 	}
@@ -192,7 +192,7 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 			log, _ := os.ReadFile(logFile)
 			return &exitError{exitFailed, fmt.Errorf("cluster process exited (%v):\n%s", err, log)}
 		case <-ctx.Done():
-			_ = serve.Process.Signal(syscall.SIGTERM)
+			_ = serve.Process.Signal(os.Interrupt)
 			<-exited
 			return &exitError{exitInterrupted, ctx.Err()}
 		case <-time.After(200 * time.Millisecond):

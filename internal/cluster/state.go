@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
@@ -91,7 +90,7 @@ func (s *State) Alive() bool {
 	if s.PID <= 0 {
 		return true
 	}
-	return syscall.Kill(s.PID, 0) == nil
+	return processAlive(s.PID)
 }
 
 // Reuse connects to a cluster brought up earlier; kbook will not stop it.
@@ -138,7 +137,7 @@ func Down(ctx context.Context, root string, s *State, log Logger) error {
 	switch s.Backend {
 	case Local:
 		if s.PID > 0 && s.Alive() {
-			if err := syscall.Kill(s.PID, syscall.SIGTERM); err != nil {
+			if err := terminate(s.PID); err != nil {
 				return fmt.Errorf("stop cluster %q (process %d): %w", s.Name, s.PID, err)
 			}
 			deadline := time.Now().Add(60 * time.Second)
