@@ -14,7 +14,7 @@ CRD_FLAGS   := $(addprefix --crds ,$(CRD_DIRS))
 # cores the first time, then instant).
 ASSETS = $$(./$(BIN) cluster assets)
 
-.PHONY: all build run test test-short lint docs bench fuzz clean
+.PHONY: all build run test test-short lint docs bench fuzz cross clean
 
 all: build
 
@@ -54,6 +54,11 @@ bench: build bin/helm
 
 bin/helm:
 	GOBIN=$(CURDIR)/bin $(GO) install helm.sh/helm/v3/cmd/helm@v3.19.0
+
+## cross: check that kbook builds for macOS and Windows too
+cross:
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/kbook
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/kbook
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/runbook
