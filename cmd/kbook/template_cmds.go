@@ -139,10 +139,6 @@ func writeResults(w io.Writer, output string, results []*template.Result) error 
 			}
 		}
 		b.WriteString("]\n")
-		var check any
-		if err := json.Unmarshal([]byte(b.String()), &check); err != nil {
-			return err
-		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,17 +132,10 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log Logg
 func checkPaths(paths []string) error {
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("CRDs: %s: %w", p, errorsUnwrapPath(err))
+			return fmt.Errorf("CRDs: %s: %w", p, errors.Unwrap(err))
 		}
 	}
 	return nil
-}
-
-func errorsUnwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // CRDFiles lists the YAML and JSON files below the given CRD paths, sorted,

@@ -23,14 +23,12 @@ type Printer struct {
 	mu      sync.Mutex
 	running map[string]string // runbook path -> current step
 	status  bool              // a status line is on screen
-	now     func() time.Time
-	started map[string]time.Time
 }
 
 // New returns a Printer writing to w. On a TTY it keeps a live status line;
 // verbose prints every command and its output as runbooks finish.
 func New(w io.Writer, tty, verbose bool) *Printer {
-	return &Printer{w: w, tty: tty, verbose: verbose, running: map[string]string{}, started: map[string]time.Time{}, now: time.Now}
+	return &Printer{w: w, tty: tty, verbose: verbose, running: map[string]string{}}
 }
 
 // RunbookStarted implements runner.Observer.
@@ -38,7 +36,6 @@ func (p *Printer) RunbookStarted(rb *runbook.Runbook) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running[rb.Path] = ""
-	p.started[rb.Path] = p.now()
 	if !p.tty {
 		fmt.Fprintf(p.w, "=== RUN   %s\n", rb.Path)
 		return

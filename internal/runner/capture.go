@@ -39,8 +39,7 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 			n, _ := strconv.Atoi(m[2])
 			src := x.plan.sourceLine(n)
 			failure = &report.Failure{File: x.rb.Path, Line: src, Message: x.masker.Mask(m[3])}
-			l = (&report.Failure{File: x.rb.Path, Line: src, Message: m[3]}).String() + "\n"
-			l = "FAIL: " + l
+			l = "FAIL: " + (&report.Failure{File: x.rb.Path, Line: src, Message: m[3]}).String() + "\n"
 		}
 		clean.WriteString(l)
 		if cur >= 0 {
