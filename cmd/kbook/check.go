@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/spf13/cobra"
 )
@@ -36,25 +37,25 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 			if err != nil {
 				return usageError(err)
 			}
-			findings := []runbook.Finding{}
+			found := []findings.Finding{}
 			errors := 0
 			for _, rb := range rbs {
 				for _, f := range runbook.Lint(rb) {
-					findings = append(findings, f)
-					if f.Severity == runbook.SeverityError {
+					found = append(found, f)
+					if f.Severity == findings.Error {
 						errors++
 					}
 				}
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
-				data, _ := json.MarshalIndent(findings, "", "  ")
+				data, _ := json.MarshalIndent(found, "", "  ")
 				fmt.Fprintln(out, string(data))
 			} else {
-				for _, f := range findings {
+				for _, f := range found {
 					fmt.Fprintln(out, f)
 				}
-				fmt.Fprintf(out, "checked %d runbooks: %d errors, %d warnings\n", len(rbs), errors, len(findings)-errors)
+				fmt.Fprintf(out, "checked %d runbooks: %d errors, %d warnings\n", len(rbs), errors, len(found)-errors)
 			}
 			if errors > 0 {
 				return &exitError{exitFailed, nil}

@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/policy"
 	"github.com/k0rdent/kbook/internal/scaffold"
 	"github.com/k0rdent/kbook/internal/schema"
@@ -52,10 +51,8 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
   kbook template validate charts/* -o sarif > kbook.sarif`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch output {
-			case "text", "json", "sarif":
-			default:
-				return usageError(fmt.Errorf("-o %q: want text, json or sarif", output))
+			if err := findings.CheckFormat(output); err != nil {
+				return usageError(err)
 			}
 			var err error
 			switch {
@@ -81,7 +78,7 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 				}
 				opts.Policies = append(opts.Policies, pol)
 			}
-			var results []*template.Result
+			var results []*findings.Report
 			for _, a := range args {
 				if depUpdate {
 					if err := scaffold.DependencyUpdate(a, cmd.ErrOrStderr()); err != nil {
@@ -94,13 +91,11 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 				}
 				results = append(results, r)
 			}
-			if err := writeResults(cmd.OutOrStdout(), output, results); err != nil {
+			if err := findings.Write(cmd.OutOrStdout(), output, template.Registry, results...); err != nil {
 				return &exitError{exitFailed, err}
 			}
-			for _, r := range results {
-				if r.Errors() > 0 {
-					return &exitError{exitFailed, nil}
-				}
+			if code := template.Registry.ExitCode(results...); code != findings.ExitOK {
+				return &exitError{code, nil}
 			}
 			return nil
 		},
@@ -118,34 +113,6 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 	fl.StringVarP(&output, "output", "o", "text", "output format: text, json or sarif")
 	fl.BoolVar(&depUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
 	return cmd
-}
-
-func writeResults(w io.Writer, output string, results []*template.Result) error {
-	switch output {
-	case "sarif":
-		return template.WriteSARIF(w, results, template.Rules())
-	case "json":
-		if len(results) == 1 {
-			return template.WriteJSON(w, results[0])
-		}
-		var b strings.Builder
-		b.WriteString("[\n")
-		for i, r := range results {
-			if i > 0 {
-				b.WriteString(",\n")
-			}
-			if err := template.WriteJSON(&b, r); err != nil {
-				return err
-			}
-		}
-		b.WriteString("]\n")
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	for _, r := range results {
-		template.WriteText(w, r)
-	}
-	return nil
 }
 
 func newTemplateRenderCmd() *cobra.Command {

@@ -21,24 +21,17 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/google/cel-go/cel"
+	"github.com/k0rdent/kbook/internal/findings"
 	"go.yaml.in/yaml/v3"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // The apiVersion and kind a policy file must declare.
 const (
 	APIVersion = "kbook.k0rdent.io/v1alpha1"
 	Kind       = "TemplatePolicy"
-)
-
-// Rule severities.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
 )
 
 // Rule targets.
@@ -57,7 +50,7 @@ type Policy struct {
 // Rule is one compiled rule of a policy.
 type Rule struct {
 	ID                string
-	Severity          string // SeverityError or SeverityWarning
+	Severity          findings.Severity
 	Target            string // TargetObject or TargetChart
 	Message           string
 	MessageExpression string
@@ -122,38 +115,10 @@ func (p *parser) errorf(line int, format string, args ...any) {
 	p.errs = append(p.errs, lineError{line, err})
 }
 
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
-
-// yamlError reports a YAML syntax error at its line. go.yaml.in/yaml/v3
-// reports parser errors at the line before the enclosing block, so the line
-// comes from the yaml.v2 parser behind sigs.k8s.io/yaml where it finds the
-// error too: it reports the problem itself, 0-based for parser errors
-// ("did not find expected ...") and 1-based for scanner errors.
+// yamlError reports a YAML syntax error at its line.
 func (p *parser) yamlError(data []byte, err error) {
-	line, msg := splitYAMLError(err)
-	if _, err2 := sigsyaml.YAMLToJSON(data); err2 != nil {
-		if l2, msg2 := splitYAMLError(err2); l2 > 0 {
-			if strings.HasPrefix(msg2, "did not find expected") {
-				l2++
-			}
-			line, msg = l2, msg2
-		}
-	}
-	p.errorf(max(line, 1), "invalid YAML: %s", msg)
-}
-
-// splitYAMLError returns the line (0 if none) and the message of a YAML
-// error.
-func splitYAMLError(err error) (int, string) {
-	msg := err.Error()
-	if i := strings.Index(msg, "yaml: "); i >= 0 {
-		msg = msg[i:]
-	}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return line, msg[len(m[0]):]
-	}
-	return 0, strings.TrimPrefix(msg, "yaml: ")
+	line, msg := findings.YAMLError(data, err)
+	p.errorf(line, "invalid YAML: %s", msg)
 }
 
 func (p *parser) parse(data []byte) *Policy {
@@ -234,7 +199,7 @@ func (p *parser) rule(index int, n *yaml.Node) *Rule {
 		p.errorf(n.Line, "rules[%d]: want a mapping, not %s", index, describe(n))
 		return nil
 	}
-	r := &Rule{Line: n.Line, Severity: SeverityError, Target: TargetObject}
+	r := &Rule{Line: n.Line, Severity: findings.Error, Target: TargetObject}
 	// Read the id first so that every other message can name the rule;
 	// unknown keys are reported after it.
 	where := fmt.Sprintf("rules[%d]: ", index)
@@ -259,10 +224,10 @@ func (p *parser) rule(index int, n *yaml.Node) *Rule {
 	p.unknown(n, where, f, ruleKeys)
 
 	if v, ok := p.str(f, where, "severity"); ok {
-		if v != SeverityError && v != SeverityWarning {
-			p.errorf(f["severity"].val.Line, "%sseverity %q: want %s or %s", where, v, SeverityError, SeverityWarning)
+		if sev, err := findings.ParseSeverity(v); err != nil {
+			p.errorf(f["severity"].val.Line, "%s%v", where, err)
 		} else {
-			r.Severity = v
+			r.Severity = sev
 		}
 	}
 	targetOK := true

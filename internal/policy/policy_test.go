@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 func TestLoadErrors(t *testing.T) {
@@ -101,24 +103,26 @@ func TestLoad(t *testing.T) {
 		t.Errorf("File, Name = %q, %q", p.File, p.Name)
 	}
 	type rule struct {
-		ID, Severity, Target string
-		Kinds                []string
-		Line                 int
+		ID       string
+		Severity findings.Severity
+		Target   string
+		Kinds    []string
+		Line     int
 	}
 	want := []rule{
-		{"KIND-BARE", SeverityError, TargetObject, []string{"AWSCluster"}, 7},
-		{"KIND-GROUP", SeverityError, TargetObject, []string{"cluster.x-k8s.io/Cluster"}, 12},
-		{"KIND-GROUP-STAR", SeverityWarning, TargetObject, []string{"infrastructure.cluster.x-k8s.io/*"}, 17},
-		{"KIND-CORE", SeverityError, TargetObject, []string{"ConfigMap"}, 23},
-		{"ALL-NAME", SeverityWarning, TargetObject, nil, 28},
-		{"VALUES-OBJECT", SeverityError, TargetObject, []string{"K0sControlPlane"}, 32},
-		{"MESSAGE-ERROR", SeverityError, TargetObject, []string{"MachineDeployment"}, 39},
-		{"MESSAGE-EMPTY", SeverityError, TargetObject, []string{"MachineDeployment"}, 45},
-		{"NOT-BOOL", SeverityError, TargetObject, []string{"Secret"}, 51},
-		{"CHART-K8S", SeverityError, TargetChart, nil, 55},
-		{"CHART-OWNER", SeverityError, TargetChart, nil, 60},
-		{"CHART-REPLICAS", SeverityError, TargetChart, nil, 65},
-		{"CHART-KEYWORDS", SeverityWarning, TargetChart, nil, 70},
+		{"KIND-BARE", findings.Error, TargetObject, []string{"AWSCluster"}, 7},
+		{"KIND-GROUP", findings.Error, TargetObject, []string{"cluster.x-k8s.io/Cluster"}, 12},
+		{"KIND-GROUP-STAR", findings.Warning, TargetObject, []string{"infrastructure.cluster.x-k8s.io/*"}, 17},
+		{"KIND-CORE", findings.Error, TargetObject, []string{"ConfigMap"}, 23},
+		{"ALL-NAME", findings.Warning, TargetObject, nil, 28},
+		{"VALUES-OBJECT", findings.Error, TargetObject, []string{"K0sControlPlane"}, 32},
+		{"MESSAGE-ERROR", findings.Error, TargetObject, []string{"MachineDeployment"}, 39},
+		{"MESSAGE-EMPTY", findings.Error, TargetObject, []string{"MachineDeployment"}, 45},
+		{"NOT-BOOL", findings.Error, TargetObject, []string{"Secret"}, 51},
+		{"CHART-K8S", findings.Error, TargetChart, nil, 55},
+		{"CHART-OWNER", findings.Error, TargetChart, nil, 60},
+		{"CHART-REPLICAS", findings.Error, TargetChart, nil, 65},
+		{"CHART-KEYWORDS", findings.Warning, TargetChart, nil, 70},
 	}
 	var got []rule
 	for _, r := range p.Rules {

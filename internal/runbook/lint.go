@@ -3,28 +3,9 @@ package runbook
 import (
 	"fmt"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
-
-// Severity ranks a lint finding.
-type Severity string
-
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-)
-
-// Finding is one lint result.
-type Finding struct {
-	File     string   `json:"file"`
-	Line     int      `json:"line"`
-	Rule     string   `json:"rule"`
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
-}
-
-func (f Finding) String() string {
-	return fmt.Sprintf("%s:%d: %s: %s [%s]", f.File, f.Line, f.Severity, f.Message, f.Rule)
-}
 
 // NoRun is the info-string flag that marks a shell block as prose on purpose.
 const NoRun = "norun"
@@ -44,24 +25,25 @@ var commonProgs = map[string]bool{
 }
 
 // Lint checks a parsed runbook for problems the parser accepts but a
-// reader would trip over:
+// reader would trip over (findings in the shared vocabulary, File as the
+// runbook path):
 //
 //   - shell-not-run (error): a shell block that no step executes, not marked norun;
 //   - no-steps (error): a Markdown runbook without testscript blocks;
 //   - file-unused (warning): a file= block no step mentions;
 //   - exec-undeclared (warning): a step execs a program that neither the
 //     front matter's requires nor an [exec:PROG] condition declares.
-func Lint(r *Runbook) []Finding {
-	var out []Finding
-	add := func(line int, rule string, sev Severity, format string, args ...any) {
-		out = append(out, Finding{File: r.Path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
+func Lint(r *Runbook) []findings.Finding {
+	var out []findings.Finding
+	add := func(line int, rule string, sev findings.Severity, format string, args ...any) {
+		out = append(out, findings.Finding{File: r.Path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
 	}
 	if r.Format == Markdown && len(r.Steps) == 0 {
-		add(1, "no-steps", SeverityError, "no %s blocks: nothing in this runbook is executed", StepLang)
+		add(1, "no-steps", findings.Error, "no %s blocks: nothing in this runbook is executed", StepLang)
 	}
 	for _, b := range r.Blocks {
 		if shellLangs[strings.ToLower(b.Lang)] && !b.Has(NoRun) {
-			add(b.Line, "shell-not-run", SeverityError,
+			add(b.Line, "shell-not-run", findings.Error,
 				"%s block is shown to readers but never executed: make it a %s step, or mark it ```%s %s if it must not run",
 				b.Lang, StepLang, b.Lang, NoRun)
 		}
@@ -76,7 +58,7 @@ func Lint(r *Runbook) []Finding {
 	all := script.String()
 	for _, f := range r.Files {
 		if !mentions(all, f.Name) {
-			add(f.Line, "file-unused", SeverityWarning, "file %s is written to $WORK but no step mentions it", f.Name)
+			add(f.Line, "file-unused", findings.Warning, "file %s is written to $WORK but no step mentions it", f.Name)
 		}
 	}
 	// A program is declared by requires, or by an [exec:PROG] or
@@ -104,7 +86,7 @@ func Lint(r *Runbook) []Finding {
 			if prog == "" || commonProgs[prog] || declared[prog] || conds["exec:"+prog] {
 				continue
 			}
-			add(l.Num, "exec-undeclared", SeverityWarning,
+			add(l.Num, "exec-undeclared", findings.Warning,
 				"exec %s: declare it (requires: [exec:%s] in the front matter, or a [exec:%s] condition) so machines without it skip instead of fail",
 				prog, prog, prog)
 			declared[prog] = true // once per program

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -37,7 +38,7 @@ type chartSource struct {
 // loadChart loads a chart directory or archive with Helm's loader. A path
 // that does not exist is an error; a chart that Helm cannot load is a
 // CHART001 finding.
-func loadChart(p string) (*chartSource, *Finding, error) {
+func loadChart(p string) (*chartSource, *findings.Finding, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("chart %s: %w", p, err)
@@ -109,16 +110,16 @@ var subchartRE = regexp.MustCompile(`unpacking subchart (\S+) in`)
 
 // loadFinding maps a Helm loader error to a CHART001 finding naming the
 // file.
-func loadFinding(err error, archive bool) Finding {
+func loadFinding(err error, archive bool) findings.Finding {
 	msg := err.Error()
-	f := Finding{Rule: ruleChartLoad, Message: "the chart does not load: " + msg}
+	f := findings.Finding{Rule: ruleChartLoad, Message: "the chart does not load: " + msg}
 	switch {
 	case strings.Contains(msg, "Chart.yaml file is missing"):
 		f.File = "Chart.yaml"
 		f.Message = "Chart.yaml is missing: this is not a Helm chart"
 	case loadFileRE.MatchString(msg):
 		f.File = loadFileRE.FindStringSubmatch(msg)[1]
-		f.Line = yamlErrorLine(msg)
+		f.Line = findings.LineIn(msg)
 	case subchartRE.MatchString(msg):
 		f.File = "charts/" + subchartRE.FindStringSubmatch(msg)[1]
 	case archive:
@@ -181,10 +182,10 @@ const defaultsName = "defaults"
 
 // readValues reads a values file the way Helm does (sigs.k8s.io/yaml, so
 // numbers are float64 as in Helm's own validation), with positions.
-func readValues(name string, data []byte) (map[string]any, *yaml.Node, *Finding) {
+func readValues(name string, data []byte) (map[string]any, *yaml.Node, *findings.Finding) {
 	vals, err := chartutil.ReadValues(data)
 	if err != nil {
-		return nil, nil, &Finding{File: name, Line: yamlErrorLine(err.Error()), Message: "values do not parse: " + err.Error()}
+		return nil, nil, &findings.Finding{File: name, Line: findings.LineIn(err.Error()), Message: "values do not parse: " + err.Error()}
 	}
 	return vals, parseYAML(data), nil
 }
@@ -192,7 +193,7 @@ func readValues(name string, data []byte) (map[string]any, *yaml.Node, *Finding)
 // loadConfig reads Options.Config: a YAML file with a ClusterDeployment
 // (its spec.config is used) or a plain values map. A file that cannot be
 // read is an error; one that does not parse is a finding.
-func loadConfig(file string) (*valueSet, *Finding, error) {
+func loadConfig(file string) (*valueSet, *findings.Finding, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)
@@ -207,7 +208,7 @@ func loadConfig(file string) (*valueSet, *Finding, error) {
 			break
 		}
 		if err != nil {
-			return nil, &Finding{File: file, Line: yamlErrorLine(err.Error()), Message: "the config does not parse: " + err.Error()}, nil
+			return nil, &findings.Finding{File: file, Line: findings.LineIn(err.Error()), Message: "the config does not parse: " + err.Error()}, nil
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -233,9 +234,9 @@ func loadConfig(file string) (*valueSet, *Finding, error) {
 	return nodeValues(vs, first)
 }
 
-func nodeValues(vs *valueSet, n *yaml.Node) (*valueSet, *Finding, error) {
+func nodeValues(vs *valueSet, n *yaml.Node) (*valueSet, *findings.Finding, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, &Finding{File: vs.file, Line: n.Line, Message: "the config is not a map of values (nor a ClusterDeployment)"}, nil
+		return nil, &findings.Finding{File: vs.file, Line: n.Line, Message: "the config is not a map of values (nor a ClusterDeployment)"}, nil
 	}
 	data, err := yaml.Marshal(n)
 	if err != nil {
@@ -243,7 +244,7 @@ func nodeValues(vs *valueSet, n *yaml.Node) (*valueSet, *Finding, error) {
 	}
 	vals, err := chartutil.ReadValues(data)
 	if err != nil {
-		return nil, &Finding{File: vs.file, Line: n.Line, Message: "the config does not parse: " + err.Error()}, nil
+		return nil, &findings.Finding{File: vs.file, Line: n.Line, Message: "the config does not parse: " + err.Error()}, nil
 	}
 	vs.values, vs.node = vals, n
 	return vs, nil, nil

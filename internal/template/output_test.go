@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the output tests")
@@ -16,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files of the output 
 // goldenResult validates a fixture with findings of every shape: without a
 // file (SCHEMA001), on Chart.yaml, on a rendered object, in a config file
 // with a values path, and from a policy.
-func goldenResult(t *testing.T) *Result {
+func goldenResult(t *testing.T) *findings.Report {
 	t.Helper()
 	dir, opts := setupFixture(t, "POLICY-fail")
 	opts.Config = chartsDir + "/VALUES007-fail/values.dev.yaml"
@@ -24,7 +26,7 @@ func goldenResult(t *testing.T) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Chart = "charts/docker-kubeadm" // not the temporary directory
+	res.Name, res.Base = "charts/docker-kubeadm", "charts/docker-kubeadm" // not the temporary directory
 	return res
 }
 
@@ -48,11 +50,13 @@ func checkGolden(t *testing.T, name string, got []byte) {
 
 func TestWriteText(t *testing.T) {
 	var buf bytes.Buffer
-	WriteText(&buf, goldenResult(t))
+	if err := findings.WriteText(&buf, goldenResult(t)); err != nil {
+		t.Fatal(err)
+	}
 	checkGolden(t, "result.txt", buf.Bytes())
 
 	buf.Reset()
-	WriteText(&buf, &Result{Chart: "charts/ok"})
+	_ = findings.WriteText(&buf, &findings.Report{Name: "charts/ok"})
 	if got := buf.String(); got != "charts/ok: no problems found\n" {
 		t.Errorf("clean result: %q", got)
 	}
@@ -60,13 +64,13 @@ func TestWriteText(t *testing.T) {
 
 func TestWriteJSON(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, goldenResult(t)); err != nil {
+	if err := findings.WriteJSON(&buf, goldenResult(t)); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "result.json", buf.Bytes())
 
 	buf.Reset()
-	if err := WriteJSON(&buf, &Result{Chart: "charts/ok"}); err != nil {
+	if err := findings.WriteJSON(&buf, &findings.Report{Kind: "chart", Name: "charts/ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"findings": []`) {
@@ -75,26 +79,26 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestWriteSARIF(t *testing.T) {
-	defer func(f func() string) { sarifVersion = f }(sarifVersion)
-	sarifVersion = func() string { return "v0.0.0-test" }
+	defer func(f func() string) { findings.SARIFVersion = f }(findings.SARIFVersion)
+	findings.SARIFVersion = func() string { return "v0.0.0-test" }
 
 	// The golden file holds the rules the findings use, so that editing
 	// another rule's description does not change it.
 	res := goldenResult(t)
-	var used []Rule
-	for _, r := range Rules() {
-		if slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == r.ID }) {
+	var used []findings.Rule
+	for _, r := range Registry.Rules() {
+		if slices.ContainsFunc(res.Findings, func(f findings.Finding) bool { return f.Rule == r.ID }) {
 			used = append(used, r)
 		}
 	}
 	var buf bytes.Buffer
-	if err := WriteSARIF(&buf, []*Result{res}, used); err != nil {
+	if err := findings.WriteSARIF(&buf, used, res); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "result.sarif", buf.Bytes())
 
 	buf.Reset()
-	if err := WriteSARIF(&buf, []*Result{res}, Rules()); err != nil {
+	if err := findings.WriteSARIF(&buf, Registry.Rules(), res); err != nil {
 		t.Fatal(err)
 	}
 
@@ -139,8 +143,8 @@ func TestWriteSARIF(t *testing.T) {
 		t.Fatalf("version %q, %d runs", log.Version, len(log.Runs))
 	}
 	run := log.Runs[0]
-	if len(run.Tool.Driver.Rules) != len(Rules()) {
-		t.Errorf("%d rules, want %d", len(run.Tool.Driver.Rules), len(Rules()))
+	if len(run.Tool.Driver.Rules) != len(Registry.Rules()) {
+		t.Errorf("%d rules, want %d", len(run.Tool.Driver.Rules), len(Registry.Rules()))
 	}
 	if len(run.Results) == 0 {
 		t.Fatal("no results")
@@ -158,11 +162,5 @@ func TestWriteSARIF(t *testing.T) {
 		if len(r.Locations) != 1 || r.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" {
 			t.Errorf("%s: locations %+v", r.RuleID, r.Locations)
 		}
-	}
-}
-
-func TestRuleName(t *testing.T) {
-	if got := ruleName("The chart loads with the Helm SDK"); got != "TheChartLoadsWithTheHelmSDK" {
-		t.Errorf("ruleName = %q", got)
 	}
 }

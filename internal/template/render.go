@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -98,7 +99,7 @@ func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	return out, errors.Join(errs...)
 }
 
-func formatLocated(f Finding) string {
+func formatLocated(f findings.Finding) string {
 	loc := f.File
 	if f.Line > 0 {
 		loc += ":" + strconv.Itoa(f.Line)
@@ -180,8 +181,8 @@ func deepCopyValue(v any) any {
 // rendering is the outcome of rendering a chart once.
 type rendering struct {
 	docs   []renderedDoc
-	values map[string]any // the coalesced .Values
-	err    *Finding       // RENDER001, without rule set
+	values map[string]any    // the coalesced .Values
+	err    *findings.Finding // RENDER001, without rule set
 }
 
 // renderedDoc is one YAML document of a rendered template.
@@ -216,7 +217,7 @@ func (s *chartSource) withDependencies(user map[string]any) (*chart.Chart, error
 // missingDependency reports an enabled dependency that is not in charts/:
 // `helm install` refuses such a chart (action.CheckDependencies: "found in
 // Chart.yaml, but missing in charts/ directory").
-func (s *chartSource) missingDependency(ch *chart.Chart) *Finding {
+func (s *chartSource) missingDependency(ch *chart.Chart) *findings.Finding {
 	for i, req := range ch.Metadata.Dependencies {
 		if !req.Enabled {
 			continue
@@ -235,7 +236,7 @@ func (s *chartSource) missingDependency(ch *chart.Chart) *Finding {
 			if orig := s.chart.Metadata.Dependencies; i < len(orig) {
 				chartName = orig[i].Name // processing may rename it to its alias
 			}
-			return &Finding{File: "Chart.yaml", Line: line,
+			return &findings.Finding{File: "Chart.yaml", Line: line,
 				Message: fmt.Sprintf("dependency %s (chart %s %s) is missing from charts/: helm install refuses the chart; run helm dependency update (or helm dependency build) and package the chart with its dependencies", name, chartName, req.Version)}
 		}
 	}
@@ -248,7 +249,7 @@ func (s *chartSource) missingDependency(ch *chart.Chart) *Finding {
 func (s *chartSource) render(user map[string]any, release, namespace string) rendering {
 	ch, err := s.withDependencies(user)
 	if err != nil {
-		return rendering{err: &Finding{File: "Chart.yaml", Message: "dependencies: " + err.Error()}}
+		return rendering{err: &findings.Finding{File: "Chart.yaml", Message: "dependencies: " + err.Error()}}
 	}
 	if f := s.missingDependency(ch); f != nil {
 		return rendering{err: f}
@@ -257,7 +258,7 @@ func (s *chartSource) render(user map[string]any, release, namespace string) ren
 	// Schema validation is the VALUES rules' business.
 	vals, err := chartutil.ToRenderValuesWithSchemaValidation(ch, user, opts, chartutil.DefaultCapabilities, true)
 	if err != nil {
-		return rendering{err: &Finding{File: "values.yaml", Message: err.Error()}}
+		return rendering{err: &findings.Finding{File: "values.yaml", Message: err.Error()}}
 	}
 	var r rendering
 	if v, ok := vals["Values"].(chartutil.Values); ok {
@@ -287,9 +288,9 @@ func (s *chartSource) render(user map[string]any, release, namespace string) ren
 // "template: chart/templates/x.yaml:12:5: executing ...".
 var renderLocRE = regexp.MustCompile(`(?:template: |\()([^\s():]+):(\d+)(?::\d+)?`)
 
-func renderErrorFinding(err error, chartName string) Finding {
+func renderErrorFinding(err error, chartName string) findings.Finding {
 	msg := err.Error()
-	f := Finding{Message: msg}
+	f := findings.Finding{Message: msg}
 	if m := renderLocRE.FindStringSubmatch(msg); m != nil {
 		f.File = strings.TrimPrefix(m[1], chartName+"/")
 		f.Line, _ = strconv.Atoi(m[2])

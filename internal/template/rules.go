@@ -1,20 +1,6 @@
 package template
 
-import (
-	"cmp"
-	"slices"
-)
-
-// Rule describes one check. The rule catalogue of the documentation is
-// generated from Rules(), so Title is one line and Description is Markdown
-// that explains what is checked, why, and what kcm does with such a chart.
-type Rule struct {
-	ID          string   `json:"id"`
-	Category    string   `json:"category"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Severity    Severity `json:"severity"` // the default severity
-}
+import "github.com/k0rdent/kbook/internal/findings"
 
 // Rule categories, in catalogue order.
 const (
@@ -27,36 +13,14 @@ const (
 	CategoryPolicy    = "Organisation policies"
 )
 
-// Categories lists the rule categories in catalogue order.
-func Categories() []string {
-	return []string{CategoryChart, CategoryK0rdent, CategoryValues, CategoryRendering, CategorySchemas, CategorySecurity, CategoryPolicy}
-}
-
-// Rules returns the rule registry sorted by ID.
-func Rules() []Rule {
-	out := slices.Clone(registry)
-	slices.SortFunc(out, func(a, b Rule) int { return cmp.Compare(a.ID, b.ID) })
-	return out
-}
-
-// LookupRule returns the registered rule with this ID.
-func LookupRule(id string) (Rule, bool) {
-	for _, r := range registry {
-		if r.ID == id {
-			return r, true
-		}
-	}
-	return Rule{}, false
-}
+// Registry is the rule registry of template validate; the docs' rule
+// catalogue is generated from it.
+var Registry = findings.NewRegistry(
+	[]string{CategoryChart, CategoryK0rdent, CategoryValues, CategoryRendering, CategorySchemas, CategorySecurity, CategoryPolicy},
+	rules...)
 
 // severityOf is the default severity of a registered rule.
-func severityOf(id string) Severity {
-	r, ok := LookupRule(id)
-	if !ok {
-		panic("template: unregistered rule " + id)
-	}
-	return r.Severity
-}
+func severityOf(id string) findings.Severity { return Registry.Severity(id) }
 
 // Rule IDs.
 const (
@@ -112,10 +76,10 @@ const (
 	categoryPolicyRuleTitle = "Organisation policy rules"
 )
 
-var registry = []Rule{
+var rules = []findings.Rule{
 	// Chart -----------------------------------------------------------------
 	{
-		ID: ruleChartLoad, Category: CategoryChart, Severity: SeverityError,
+		ID: ruleChartLoad, Category: CategoryChart, Severity: findings.Error,
 		Title: "The chart loads with the Helm SDK",
 		Description: `The chart directory or .tgz archive is loaded with Helm's own loader (the one kcm uses
 after the source controller downloads the chart). A missing ` + "`Chart.yaml`" + `, YAML that does not
@@ -127,7 +91,7 @@ fails the same way: the ClusterTemplate gets ` + "`status.valid: false`" + ` wit
 ` + "`status.validationError`" + `, and no ClusterDeployment can use it.`,
 	},
 	{
-		ID: ruleChartValidate, Category: CategoryChart, Severity: SeverityError,
+		ID: ruleChartValidate, Category: CategoryChart, Severity: findings.Error,
 		Title: "Chart metadata passes Helm's validation",
 		Description: `kcm calls Helm's ` + "`chart.Validate()`" + ` on every downloaded template chart
 (internal/controller/template_controller.go, ReconcileTemplate: "Validating Helm chart") and
@@ -137,21 +101,21 @@ it and validate again. Problems that CHART003 to CHART005 report more precisely 
 repeated here.`,
 	},
 	{
-		ID: ruleChartAPIVersion, Category: CategoryChart, Severity: SeverityError,
+		ID: ruleChartAPIVersion, Category: CategoryChart, Severity: findings.Error,
 		Title: "Chart.yaml declares apiVersion v2",
 		Description: `Helm 3 charts declare ` + "`apiVersion: v2`" + ` in Chart.yaml. A chart without apiVersion is
 loaded as a Helm 2 (` + "`v1`" + `) chart, whose dependencies live in requirements.yaml and whose
 type cannot be declared; kcm templates are Helm 3 charts.`,
 	},
 	{
-		ID: ruleChartType, Category: CategoryChart, Severity: SeverityError,
+		ID: ruleChartType, Category: CategoryChart, Severity: findings.Error,
 		Title: "The chart is an application chart",
 		Description: `A ClusterTemplate chart is installed as a Helm release for every ClusterDeployment, so it
 must be an application chart (` + "`type: application`" + `, or no type, which Helm reads as
 application). A ` + "`library`" + ` chart renders nothing and Helm refuses to install it.`,
 	},
 	{
-		ID: ruleChartVersion, Category: CategoryChart, Severity: SeverityError,
+		ID: ruleChartVersion, Category: CategoryChart, Severity: findings.Error,
 		Title: "The chart version is an exact SemVer version",
 		Description: `The chart version must be a complete Semantic Versioning 2 version:
 ` + "`MAJOR.MINOR.PATCH`" + `, optionally with a pre-release and build suffix (` + "`1.2.3`" + `, ` + "`0.3.0-rc.1`" + `).
@@ -161,7 +125,7 @@ the chart version (` + "`aws-standalone-cp-1-0-3`" + `) and orders upgrades by i
 paths ambiguous.`,
 	},
 	{
-		ID: ruleChartLint, Category: CategoryChart, Severity: SeverityError,
+		ID: ruleChartLint, Category: CategoryChart, Severity: findings.Error,
 		Title: "Helm lint finds no problem",
 		Description: `Runs Helm's own linter (` + "`helm.sh/helm/v3/pkg/lint`" + `, as ` + "`helm lint`" + ` does) with the values kcm
 injects, and reports each message with Helm's severity (` + "`[ERROR]`" + ` as error, ` + "`[WARNING]`" + ` as
@@ -173,7 +137,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 
 	// k0rdent compatibility --------------------------------------------------
 	{
-		ID: ruleProviderMissing, Category: CategoryK0rdent, Severity: SeverityWarning,
+		ID: ruleProviderMissing, Category: CategoryK0rdent, Severity: findings.Warning,
 		Title: "Chart.yaml declares the CAPI providers the template needs",
 		Description: "kcm reads the providers a ClusterTemplate needs from the Chart.yaml annotation\n" +
 			"`cluster.x-k8s.io/provider`, a comma-separated list such as\n" +
@@ -190,7 +154,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"providers (K0RDENT003, K0RDENT005, K0RDENT006, RENDER007) are then skipped.",
 	},
 	{
-		ID: ruleProviderMalformed, Category: CategoryK0rdent, Severity: SeverityError,
+		ID: ruleProviderMalformed, Category: CategoryK0rdent, Severity: findings.Error,
 		Title: "The provider annotation is a well-formed list",
 		Description: "Each entry of `cluster.x-k8s.io/provider` must be a CAPI provider name as clusterctl and\n" +
 			"kcm's Management status spell it: `cluster-api`, or a type prefix (`infrastructure-`,\n" +
@@ -203,7 +167,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"rejected. Empty entries and duplicates are reported too.",
 	},
 	{
-		ID: ruleOneInfrastructure, Category: CategoryK0rdent, Severity: SeverityError,
+		ID: ruleOneInfrastructure, Category: CategoryK0rdent, Severity: findings.Error,
 		Title: "Exactly one infrastructure provider is declared",
 		Description: "A cluster is provisioned on one infrastructure: the template must list exactly one\n" +
 			"`infrastructure-*` provider. When a ClusterDeployment is created, kcm checks its Credential\n" +
@@ -214,7 +178,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"Management must run both, although the cluster uses one.",
 	},
 	{
-		ID: ruleContractInvalid, Category: CategoryK0rdent, Severity: SeverityError,
+		ID: ruleContractInvalid, Category: CategoryK0rdent, Severity: findings.Error,
 		Title: "Provider contract annotations hold one CAPI contract version",
 		Description: "A ClusterTemplate may pin the CAPI contract version each provider must support with an\n" +
 			"annotation `cluster.x-k8s.io/<provider>: <contract>` for keys starting `infrastructure-`,\n" +
@@ -227,7 +191,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"The ClusterTemplate's `spec.providerContracts` field, when set, replaces all the annotations.",
 	},
 	{
-		ID: ruleContractUnlisted, Category: CategoryK0rdent, Severity: SeverityWarning,
+		ID: ruleContractUnlisted, Category: CategoryK0rdent, Severity: findings.Warning,
 		Title: "Contract annotations name listed providers",
 		Description: "A contract annotation for a provider that `cluster.x-k8s.io/provider` does not list is\n" +
 			"almost always a typo or a leftover. When a ClusterDeployment is created, kcm checks the\n" +
@@ -237,7 +201,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"the contract of the provider actually used is then not checked at all.",
 	},
 	{
-		ID: ruleContractMissing, Category: CategoryK0rdent, Severity: SeverityWarning,
+		ID: ruleContractMissing, Category: CategoryK0rdent, Severity: findings.Warning,
 		Title: "Every listed provider has a contract annotation",
 		Description: "Without `cluster.x-k8s.io/<provider>: <contract>` kcm cannot check that the provider running\n" +
 			"in the management cluster speaks the CAPI contract the template's objects are written for:\n" +
@@ -247,7 +211,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"those are the only keys kcm reads for ClusterTemplates.",
 	},
 	{
-		ID: ruleContractDeprecated, Category: CategoryK0rdent, Severity: SeverityWarning,
+		ID: ruleContractDeprecated, Category: CategoryK0rdent, Severity: findings.Warning,
 		Title: "Providers are pinned to the current CAPI contract",
 		Description: "CAPI contract `v1beta2` is current (Cluster API 1.11 and later); `v1beta1` is deprecated and\n" +
 			"will be removed. A template pinned to `v1beta1` keeps working while providers still serve\n" +
@@ -256,7 +220,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"providers, such as k0smotron, may still offer only v1beta1: then disable this rule).",
 	},
 	{
-		ID: ruleK8sVersionMissing, Category: CategoryK0rdent, Severity: SeverityWarning,
+		ID: ruleK8sVersionMissing, Category: CategoryK0rdent, Severity: findings.Warning,
 		Title: "Chart.yaml declares the Kubernetes version",
 		Description: "kcm reads the exact Kubernetes version a ClusterTemplate deploys from the Chart.yaml\n" +
 			"annotation `k0rdent.mirantis.com/k8s-version` (api/v1beta1/clustertemplate_types.go,\n" +
@@ -267,7 +231,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"it kcm records no version and that check is skipped.",
 	},
 	{
-		ID: ruleK8sVersionInvalid, Category: CategoryK0rdent, Severity: SeverityError,
+		ID: ruleK8sVersionInvalid, Category: CategoryK0rdent, Severity: findings.Error,
 		Title: "The Kubernetes version is an exact SemVer version",
 		Description: "`k0rdent.mirantis.com/k8s-version` must be an exact version such as `v1.34.1` or\n" +
 			"`v1.34.1+k0s.0`. kcm parses it with `semver.NewVersion` and marks the template invalid when it\n" +
@@ -276,7 +240,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"the annotation promises and compare wrongly against ServiceTemplate constraints.",
 	},
 	{
-		ID: ruleK8sVersionMismatch, Category: CategoryK0rdent, Severity: SeverityError,
+		ID: ruleK8sVersionMismatch, Category: CategoryK0rdent, Severity: findings.Error,
 		Title: "The Kubernetes version agrees with the default values",
 		Description: "The version the chart announces must be the one it deploys. This rule looks for the\n" +
 			"version in the default values under these keys, in this order, and compares the first one\n" +
@@ -295,7 +259,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 
 	// Values -----------------------------------------------------------------
 	{
-		ID: ruleSchemaMissing, Category: CategoryValues, Severity: SeverityWarning,
+		ID: ruleSchemaMissing, Category: CategoryValues, Severity: findings.Warning,
 		Title: "The chart has a values.schema.json",
 		Description: "kcm stores a chart's `values.schema.json` in a ConfigMap named in the template's\n" +
 			"`status.schemaConfigMapName` (internal/controller/template_controller.go,\n" +
@@ -308,7 +272,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"that need a schema are skipped.",
 	},
 	{
-		ID: ruleSchemaInvalid, Category: CategoryValues, Severity: SeverityError,
+		ID: ruleSchemaInvalid, Category: CategoryValues, Severity: findings.Error,
 		Title: "values.schema.json is a valid JSON Schema",
 		Description: "The schema must be valid JSON and a valid JSON Schema (the draft named by `$schema`,\n" +
 			"2020-12 when there is none). It is compiled with `santhosh-tekuri/jsonschema/v6`, the library\n" +
@@ -317,7 +281,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"offline, and so should a template installed into an air-gapped management cluster.",
 	},
 	{
-		ID: ruleDefaultsInvalid, Category: CategoryValues, Severity: SeverityError,
+		ID: ruleDefaultsInvalid, Category: CategoryValues, Severity: findings.Error,
 		Title: "The default values satisfy the schema",
 		Description: "`values.yaml`, together with the values kcm injects (VALUES005), is validated against\n" +
 			"`values.schema.json` as Helm validates it on install. A default that violates the schema\n" +
@@ -329,7 +293,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"own values.schema.json also applies to the values under its name or alias (`base.*`).",
 	},
 	{
-		ID: ruleCIValuesInvalid, Category: CategoryValues, Severity: SeverityError,
+		ID: ruleCIValuesInvalid, Category: CategoryValues, Severity: findings.Error,
 		Title: "Every ci/*.yaml values file satisfies the schema",
 		Description: "Files under `ci/` are the chart's example configurations (the convention of Helm's\n" +
 			"chart-testing tool). Each is merged over the defaults, with kcm's injected values, and\n" +
@@ -338,7 +302,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"valid). Each ci file is also rendered by the RENDER, SCHEMA, SEC and POLICY rules.",
 	},
 	{
-		ID: ruleInjectedRejected, Category: CategoryValues, Severity: SeverityError,
+		ID: ruleInjectedRejected, Category: CategoryValues, Severity: findings.Error,
 		Title: "The schema accepts the values kcm injects",
 		Description: "When kcm installs a ClusterDeployment it adds values of its own to `spec.config`\n" +
 			"(internal/controller/clusterdeployment_controller.go, fillHelmValues):\n\n" +
@@ -353,7 +317,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"`\"clusterIdentity\": {\"type\": \"object\"}`.",
 	},
 	{
-		ID: ruleConfigInvalid, Category: CategoryValues, Severity: SeverityError,
+		ID: ruleConfigInvalid, Category: CategoryValues, Severity: findings.Error,
 		Title: "The given config satisfies the schema",
 		Description: "`--config` names a file holding a ClusterDeployment (its `spec.config` is used) or a plain\n" +
 			"values map. It is merged over the defaults with kcm's injected values and validated against\n" +
@@ -363,7 +327,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"`HelmChartReady` condition to false. Each violation points at the line in the config file.",
 	},
 	{
-		ID: ruleConfigNotInSchema, Category: CategoryValues, Severity: SeverityWarning,
+		ID: ruleConfigNotInSchema, Category: CategoryValues, Severity: findings.Warning,
 		Title: "The config sets only keys the schema declares",
 		Description: "Where the schema describes an object by its `properties` but does not forbid others (no\n" +
 			"`additionalProperties: false`), a key it does not declare passes validation and is most\n" +
@@ -372,7 +336,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"with a schema, such as `clusterLabels`) are not checked.",
 	},
 	{
-		ID: ruleConfigUnread, Category: CategoryValues, Severity: SeverityWarning,
+		ID: ruleConfigUnread, Category: CategoryValues, Severity: findings.Warning,
 		Title: "Every key the config sets is read by a template",
 		Description: "A value no template reads has no effect. kbook finds the values the templates read with\n" +
 			"a textual heuristic over every file under `templates/` (helpers included):\n\n" +
@@ -388,7 +352,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"reported.",
 	},
 	{
-		ID: ruleConfigOverwritten, Category: CategoryValues, Severity: SeverityWarning,
+		ID: ruleConfigOverwritten, Category: CategoryValues, Severity: findings.Warning,
 		Title: "The config does not set values kcm replaces",
 		Description: "kcm replaces `clusterIdentity` with the identity of the ClusterDeployment's Credential on\n" +
 			"every install, whatever `spec.config` says, and replaces the whole `global` map when it runs\n" +
@@ -398,7 +362,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 	},
 
 	{
-		ID: ruleInjectedReach, Category: CategoryValues, Severity: SeverityWarning,
+		ID: ruleInjectedReach, Category: CategoryValues, Severity: findings.Warning,
 		Title: "The values kcm injects reach the dependencies that read them",
 		Description: "kcm injects `clusterIdentity` and `clusterLabels` at the top level of the values\n" +
 			"(internal/controller/clusterdeployment_controller.go, fillHelmValues), and Helm passes a\n" +
@@ -413,7 +377,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 
 	// Rendering --------------------------------------------------------------
 	{
-		ID: ruleRender, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleRender, Category: CategoryRendering, Severity: findings.Error,
 		Title: "The chart renders",
 		Description: "The chart is rendered as kcm would install it for a ClusterDeployment: the release is\n" +
 			"named like the ClusterDeployment (`render-test` unless set) in its namespace (`kcm-system`\n" +
@@ -431,7 +395,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"(`helm dependency update` fetches it). `lookup` returns nothing offline (see SEC008).",
 	},
 	{
-		ID: ruleRenderParse, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleRenderParse, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Every rendered document is a Kubernetes object",
 		Description: "Each YAML document a template renders must parse and have `apiVersion`, `kind` and\n" +
 			"`metadata.name`: Helm refuses to install a release with a document that does not. The\n" +
@@ -439,7 +403,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"in the message; render the chart with `kbook template render` to see it).",
 	},
 	{
-		ID: ruleRenderNamespace, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleRenderNamespace, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Objects stay in the ClusterDeployment's namespace",
 		Description: "kcm installs the chart into the ClusterDeployment's namespace. Objects should leave\n" +
 			"`metadata.namespace` out or set it to `{{ .Release.Namespace }}`: a fixed namespace\n" +
@@ -449,7 +413,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"hard-coded one that happens to equal the namespace used for rendering.",
 	},
 	{
-		ID: ruleOneCluster, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleOneCluster, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Exactly one CAPI Cluster is rendered",
 		Description: "A ClusterTemplate deploys one cluster: it must render exactly one `Cluster` of the API\n" +
 			"group `cluster.x-k8s.io`. kcm follows that Cluster to report the ClusterDeployment's\n" +
@@ -457,7 +421,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"to own the Secrets it creates for it.",
 	},
 	{
-		ID: ruleRefResolve, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleRefResolve, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Object references resolve to rendered objects",
 		Description: "The Cluster's `spec.infrastructureRef` and `spec.controlPlaneRef` (a Cluster without\n" +
 			"`spec.topology` must have an infrastructureRef), and every `infrastructureRef`, `configRef`,\n" +
@@ -468,7 +432,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"never appears.",
 	},
 	{
-		ID: ruleRefFormat, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleRefFormat, Category: CategoryRendering, Severity: findings.Error,
 		Title: "References use the format of their CAPI API version",
 		Description: "In the v1beta2 API of CAPI's own kinds — `Cluster`, `MachineDeployment`, `MachineSet`,\n" +
 			"`Machine`, `MachinePool` (`cluster.x-k8s.io`) and `KubeadmControlPlane`\n" +
@@ -482,7 +446,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"still has to resolve (RENDER005).",
 	},
 	{
-		ID: ruleProviderGroup, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleProviderGroup, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Rendered kinds belong to the declared providers",
 		Description: "Every rendered object must belong to an API group served by the providers in\n" +
 			"`cluster.x-k8s.io/provider`: `infrastructure-*` → `infrastructure.cluster.x-k8s.io`,\n" +
@@ -496,7 +460,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"(K0RDENT001).",
 	},
 	{
-		ID: ruleReleaseName, Category: CategoryRendering, Severity: SeverityError,
+		ID: ruleReleaseName, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Object names derive from the release name",
 		Description: "Several ClusterDeployments can use one template in one namespace; kcm names each Helm\n" +
 			"release after its ClusterDeployment. kbook renders the chart twice with two release names:\n" +
@@ -505,7 +469,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"Build names from `{{ .Release.Name }}`.",
 	},
 	{
-		ID: ruleClusterName, Category: CategoryRendering, Severity: SeverityWarning,
+		ID: ruleClusterName, Category: CategoryRendering, Severity: findings.Warning,
 		Title: "The Cluster is named after the ClusterDeployment",
 		Description: "kcm looks the CAPI Cluster up under the ClusterDeployment's own name and namespace\n" +
 			"(internal/controller/clusterdeployment_controller.go, getPartialCapiCluster) to make it the\n" +
@@ -513,7 +477,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"and users find the Cluster by that name. Name the Cluster `{{ .Release.Name }}`.",
 	},
 	{
-		ID: ruleDeprecatedAPI, Category: CategoryRendering, Severity: SeverityWarning,
+		ID: ruleDeprecatedAPI, Category: CategoryRendering, Severity: findings.Warning,
 		Title: "CAPI core objects use the current API version",
 		Description: "CAPI's core API `cluster.x-k8s.io/v1beta2` is current; `v1beta1` is deprecated and will be\n" +
 			"removed. Objects rendered as `cluster.x-k8s.io/v1beta1` still work through conversion while\n" +
@@ -523,7 +487,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 
 	// Schemas ----------------------------------------------------------------
 	{
-		ID: ruleNoCRDs, Category: CategorySchemas, Severity: SeverityWarning,
+		ID: ruleNoCRDs, Category: CategorySchemas, Severity: findings.Warning,
 		Title: "Rendered objects were checked against CRD schemas",
 		Description: "The SCHEMA rules validate every rendered object against the OpenAPI schema and CEL rules\n" +
 			"of its CustomResourceDefinition, as the API server would on create. They need the CRDs: pass\n" +
@@ -532,7 +496,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"that no object was checked.",
 	},
 	{
-		ID: ruleSchemaViolation, Category: CategorySchemas, Severity: SeverityError,
+		ID: ruleSchemaViolation, Category: CategorySchemas, Severity: findings.Error,
 		Title: "Rendered objects satisfy their CRD schema",
 		Description: "Each rendered object is validated offline against its CRD: types, required fields,\n" +
 			"enums, patterns, formats, bounds, unknown fields (as strict field validation reports them)\n" +
@@ -541,7 +505,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"fails when Flux's helm-controller applies the release for kcm.",
 	},
 	{
-		ID: ruleUnknownKind, Category: CategorySchemas, Severity: SeverityWarning,
+		ID: ruleUnknownKind, Category: CategorySchemas, Severity: findings.Warning,
 		Title: "Every rendered kind has a schema",
 		Description: "An object whose group and kind no given CRD defines was not checked: kbook says so\n" +
 			"rather than passing it silently. Add the provider's CRDs to `--crds`. Built-in kinds\n" +
@@ -550,7 +514,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 
 	// Security ---------------------------------------------------------------
 	{
-		ID: ruleClusterScoped, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleClusterScoped, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No cluster-scoped objects",
 		Description: "kcm installs ClusterTemplates into the management cluster (the regional cluster, for a\n" +
 			"Credential bound to a Region) through a Flux HelmRelease (internal/helm/release.go), that is with\n" +
@@ -563,7 +527,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"instead.",
 	},
 	{
-		ID: ruleRBAC, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleRBAC, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No RBAC objects",
 		Description: "Roles, ClusterRoles, RoleBindings and ClusterRoleBindings rendered by a cluster template\n" +
 			"would grant permissions in the management cluster, created with helm-controller's\n" +
@@ -571,7 +535,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"provider (ProviderTemplate), not with a ClusterTemplate.",
 	},
 	{
-		ID: ruleAdmission, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleAdmission, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No CRDs, admission webhooks or admission policies",
 		Description: "CustomResourceDefinitions (rendered, or in the chart's `crds/` directory, which Helm\n" +
 			"installs first), Validating/MutatingWebhookConfigurations and\n" +
@@ -579,7 +543,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"providers and to kcm itself, never to a template that is installed once per cluster.",
 	},
 	{
-		ID: ruleWorkload, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleWorkload, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No workloads in the management cluster",
 		Description: "Pods, Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs rendered by a\n" +
 			"cluster template would run in the management cluster, next to kcm and the CAPI\n" +
@@ -588,7 +552,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"ServiceTemplates.",
 	},
 	{
-		ID: rulePodSecurity, Category: CategorySecurity, Severity: SeverityError,
+		ID: rulePodSecurity, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No privileged containers, host namespaces or hostPath volumes",
 		Description: "Wherever a pod spec is embedded in a rendered object, in any field and at any depth, it\n" +
 			"must not run privileged containers (`securityContext.privileged: true` in `containers` or\n" +
@@ -598,7 +562,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"templates, add-on objects) are covered too.",
 	},
 	{
-		ID: ruleRegistry, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleRegistry, Category: CategorySecurity, Severity: findings.Error,
 		Title: "Images come from allowed registries",
 		Description: "Every image a rendered object references must come from an allowed registry. Image\n" +
 			"references are found generically: string values of keys named `image`, `imageRepository` or\n" +
@@ -611,7 +575,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"the rule does not apply.",
 	},
 	{
-		ID: ruleSecretDefault, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleSecretDefault, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No default values for secrets",
 		Description: "A value whose key looks like a secret — it contains `password`, `passwd`, `token`,\n" +
 			"`secret`, `apiKey` or `privateKey`, case-insensitively — must not have a non-empty default in\n" +
@@ -624,7 +588,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"values.yaml.",
 	},
 	{
-		ID: ruleLookup, Category: CategorySecurity, Severity: SeverityError,
+		ID: ruleLookup, Category: CategorySecurity, Severity: findings.Error,
 		Title: "Templates do not call lookup",
 		Description: "`lookup` reads objects from the cluster the release is installed into — for kcm, the\n" +
 			"management cluster — at install time. A template that depends on it renders differently\n" +
@@ -636,7 +600,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 
 	// Organisation policies -------------------------------------------------
 	{
-		ID: rulePolicy, Category: CategoryPolicy, Severity: SeverityError,
+		ID: rulePolicy, Category: CategoryPolicy, Severity: findings.Error,
 		Title: categoryPolicyRuleTitle,
 		Description: "Organisations add their own rules in policy files (`--policy FILE`, kind\n" +
 			"`TemplatePolicy`): CEL expressions checked against every rendered object they match and once\n" +

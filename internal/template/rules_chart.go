@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
@@ -31,7 +32,7 @@ func (c *checker) checkChart() {
 	fired := map[string]bool{}
 	report := func(rule, key, msg string) {
 		fired[rule] = true
-		c.add(Finding{Rule: rule, File: "Chart.yaml", Line: at(key), Message: msg})
+		c.add(findings.Finding{Rule: rule, File: "Chart.yaml", Line: at(key), Message: msg})
 	}
 
 	if _, declared := mapValue(cy, "apiVersion"); !declared {
@@ -82,7 +83,7 @@ func (c *checker) checkChart() {
 func (c *checker) startLint() (finish func()) {
 	done := make(chan struct{})
 	var linter support.Linter
-	var failed *Finding
+	var failed *findings.Finding
 	var lintDir string
 	vals := injectValues(nil, c.src.chart.Values, c.opts.Namespace)
 	path, archive, name, ns := c.src.path, c.src.archive, c.src.name(), c.opts.Namespace
@@ -92,12 +93,12 @@ func (c *checker) startLint() (finish func()) {
 		if archive {
 			tmp, err := os.MkdirTemp("", "kbook-lint-")
 			if err != nil {
-				failed = &Finding{Rule: ruleChartLint, Severity: SeverityWarning, Message: "helm lint was not run: " + err.Error()}
+				failed = &findings.Finding{Rule: ruleChartLint, Severity: findings.Warning, Message: "helm lint was not run: " + err.Error()}
 				return
 			}
 			defer os.RemoveAll(tmp)
 			if err := chartutil.ExpandFile(tmp, path); err != nil {
-				failed = &Finding{Rule: ruleChartLint, Severity: SeverityWarning, Message: "helm lint was not run: the archive does not expand: " + err.Error()}
+				failed = &findings.Finding{Rule: ruleChartLint, Severity: findings.Warning, Message: "helm lint was not run: the archive does not expand: " + err.Error()}
 				return
 			}
 			dir = filepath.Join(tmp, name)
@@ -124,12 +125,12 @@ func (c *checker) lintMessages(msgs []support.Message, dir string) {
 		if abs, _ := filepath.Abs(dir); m.Path != "" && (m.Path == dir || m.Path == abs) {
 			m.Path = "Chart.yaml"
 		}
-		var sev Severity
+		var sev findings.Severity
 		switch m.Severity {
 		case support.ErrorSev:
-			sev = SeverityError
+			sev = findings.Error
 		case support.WarningSev:
-			sev = SeverityWarning
+			sev = findings.Warning
 		default:
 			continue // INFO: "icon is recommended"
 		}
@@ -137,7 +138,7 @@ func (c *checker) lintMessages(msgs []support.Message, dir string) {
 		switch {
 		case errors.As(m.Err, &jsErr):
 			continue // VALUES003 reports it, with lines
-		case m.Path == "templates/" && sev == SeverityError:
+		case m.Path == "templates/" && sev == findings.Error:
 			continue // a rendering error: RENDER001 reports it, with lines
 		case (m.Path == "Chart.yaml" || strings.Contains(m.Err.Error(), "unable to load chart")) && c.chartBroken:
 			continue // CHART00x already say what is wrong with Chart.yaml
@@ -149,7 +150,7 @@ func (c *checker) lintMessages(msgs []support.Message, dir string) {
 			continue // RENDER001 reports it, at the dependency
 		}
 		msg := m.Err.Error()
-		f := Finding{Rule: ruleChartLint, Severity: sev, File: strings.TrimSuffix(m.Path, "/"), Message: "helm lint: " + msg}
+		f := findings.Finding{Rule: ruleChartLint, Severity: sev, File: strings.TrimSuffix(m.Path, "/"), Message: "helm lint: " + msg}
 		if f.File == "templates" {
 			f.File = "templates/"
 		}
@@ -157,7 +158,7 @@ func (c *checker) lintMessages(msgs []support.Message, dir string) {
 			f.File = strings.TrimPrefix(loc[1], c.src.name()+"/")
 			f.Line = atoi(loc[2])
 		} else if f.File == "Chart.yaml" || f.File == "values.yaml" {
-			f.Line = yamlErrorLine(msg)
+			f.Line = findings.LineIn(msg)
 		}
 		c.add(f)
 	}

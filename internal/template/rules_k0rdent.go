@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // The Chart.yaml annotations kcm reads from a ClusterTemplate chart.
@@ -74,7 +75,7 @@ func (c *checker) checkK0rdent() {
 		return annLine
 	}
 	add := func(rule, key, msg string) {
-		c.add(Finding{Rule: rule, File: "Chart.yaml", Line: lineFor(key), Message: msg})
+		c.add(findings.Finding{Rule: rule, File: "Chart.yaml", Line: lineFor(key), Message: msg})
 	}
 
 	// Providers.
@@ -164,7 +165,7 @@ func (c *checker) checkK0rdent() {
 		}
 		if !sameVersion(kv, v) {
 			line, _ := lineOf(c.src.node("values.yaml"), key)
-			c.add(Finding{Rule: ruleK8sVersionMismatch, File: "Chart.yaml", Line: lineFor(annK8sVersion), Path: key.String(),
+			c.add(findings.Finding{Rule: ruleK8sVersionMismatch, File: "Chart.yaml", Line: lineFor(annK8sVersion), Path: key.String(),
 				Message: fmt.Sprintf("%s is %s but the default %s is %s (values.yaml:%d): kcm would advertise one version while clusters run another", annK8sVersion, kv, key, v, line)})
 		}
 		break

@@ -3,6 +3,7 @@ package template
 import (
 	"fmt"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/policy"
 )
 
@@ -18,7 +19,7 @@ func (c *checker) checkObjectPolicies(rs *renderedSet) {
 		for _, p := range c.opts.Policies {
 			for _, v := range p.CheckObject(d.obj.Object, chart, rs.values) {
 				f := c.objFinding(v.Rule.ID, rs, d, "", policyMessage(p, v))
-				f.Severity = policySeverity(v.Rule)
+				f.Severity = v.Rule.Severity
 				c.add(f)
 			}
 		}
@@ -35,17 +36,10 @@ func (c *checker) checkChartPolicies() {
 	values := c.merged(&valueSet{name: defaultsName})
 	for _, p := range c.opts.Policies {
 		for _, v := range p.CheckChart(chart, values) {
-			c.add(Finding{Rule: v.Rule.ID, Severity: policySeverity(v.Rule), File: "Chart.yaml", Line: 1,
+			c.add(findings.Finding{Rule: v.Rule.ID, Severity: v.Rule.Severity, File: "Chart.yaml", Line: 1,
 				Config: defaultsName, Message: policyMessage(p, v)})
 		}
 	}
-}
-
-func policySeverity(r *policy.Rule) Severity {
-	if r.Severity == policy.SeverityWarning {
-		return SeverityWarning
-	}
-	return SeverityError
 }
 
 func policyMessage(p *policy.Policy, v policy.Violation) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -34,7 +35,7 @@ func (c *checker) checkRendered(vs *valueSet) {
 	rs := &renderedSet{vs: vs, docs: r.docs, values: r.values}
 	for _, d := range r.docs {
 		if d.obj == nil {
-			c.add(Finding{Rule: ruleRenderParse, File: d.template, Config: vs.name,
+			c.add(findings.Finding{Rule: ruleRenderParse, File: d.template, Config: vs.name,
 				Message: fmt.Sprintf("rendered document %d %s", d.index+1, d.err)})
 			continue
 		}
@@ -66,8 +67,8 @@ func (c *checker) checkRendered(vs *valueSet) {
 }
 
 // objFinding is a finding about a rendered object.
-func (c *checker) objFinding(rule string, rs *renderedSet, d renderedDoc, path, msg string) Finding {
-	return Finding{Rule: rule, File: d.template, Line: c.templateLine(d, path), Path: path,
+func (c *checker) objFinding(rule string, rs *renderedSet, d renderedDoc, path, msg string) findings.Finding {
+	return findings.Finding{Rule: rule, File: d.template, Line: c.templateLine(d, path), Path: path,
 		Object: objectName(d.obj), Config: rs.vs.name, Message: msg}
 }
 
@@ -230,7 +231,7 @@ func (c *checker) checkCluster(rs *renderedSet) {
 	}
 	switch len(clusters) {
 	case 0:
-		c.add(Finding{Rule: ruleOneCluster, File: "templates/", Config: rs.vs.name,
+		c.add(findings.Finding{Rule: ruleOneCluster, File: "templates/", Config: rs.vs.name,
 			Message: "no CAPI Cluster (cluster.x-k8s.io) is rendered: a ClusterTemplate must render exactly one"})
 	case 1:
 	default:

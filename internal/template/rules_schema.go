@@ -3,6 +3,7 @@ package template
 import (
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -14,7 +15,7 @@ func (c *checker) checkSchemas(rs *renderedSet) {
 	if v == nil {
 		if len(rs.objs) > 0 && !c.warnedNoCRDs {
 			c.warnedNoCRDs = true
-			c.add(Finding{Rule: ruleNoCRDs,
+			c.add(findings.Finding{Rule: ruleNoCRDs,
 				Message: "no CRDs given: objects were not checked against schemas (use --crds or --kubeconfig)"})
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -248,7 +249,7 @@ func (c *checker) checkTemplateSources() {
 				kp := p.child(k.Value)
 				if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value != "" &&
 					secretKeyRE.MatchString(k.Value) && !secretRefSuffixRE.MatchString(k.Value) {
-					c.add(Finding{Rule: ruleSecretDefault, File: "values.yaml", Line: k.Line, Path: kp.String(),
+					c.add(findings.Finding{Rule: ruleSecretDefault, File: "values.yaml", Line: k.Line, Path: kp.String(),
 						Message: fmt.Sprintf("%s looks like a secret and has a default value: it ships in the chart, in the ClusterTemplate's status.config and in every cluster that does not override it; default it to \"\" and have users set it (or reference a Secret)", kp)})
 					continue
 				}
@@ -274,7 +275,7 @@ func (c *checker) checkTemplateSources() {
 				}
 				for _, l := range lookupRE.FindAllStringIndex(action, -1) {
 					line := strings.Count(text[:m[0]+l[0]], "\n") + 1
-					c.add(Finding{Rule: ruleLookup, File: prefix + t.Name, Line: line,
+					c.add(findings.Finding{Rule: ruleLookup, File: prefix + t.Name, Line: line,
 						Message: "lookup reads the management cluster at install time: the template renders differently in kcm's dry run, in kbook and in the real install; pass the data in values instead"})
 				}
 			}
@@ -287,7 +288,7 @@ func (c *checker) checkTemplateSources() {
 
 	// SEC003: CRDs in crds/, which Helm installs before the templates.
 	for _, f := range c.src.chart.CRDObjects() {
-		c.add(Finding{Rule: ruleAdmission, File: strings.TrimPrefix(filepath.ToSlash(f.Filename), c.src.name()+"/"), Line: 1,
+		c.add(findings.Finding{Rule: ruleAdmission, File: strings.TrimPrefix(filepath.ToSlash(f.Filename), c.src.name()+"/"), Line: 1,
 			Message: "the chart ships CustomResourceDefinitions in crds/: Helm installs them into the management cluster before the templates; " + securityWhy[ruleAdmission]})
 	}
 }

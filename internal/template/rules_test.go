@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // fixtureWant is what each rule's -fail fixture must report: every finding
@@ -111,7 +113,7 @@ var fixtureMessages = map[string]string{
 	"POLICY":     "policy platform-team",
 }
 
-func describe(f Finding) string {
+func describe(f findings.Finding) string {
 	s := fmt.Sprintf("%s %s", f.Rule, f.Severity)
 	if f.File != "" {
 		s += " " + f.File
@@ -127,14 +129,14 @@ func describe(f Finding) string {
 
 // relevant drops the no-CRDs warning that every fixture without crds: true
 // gets.
-func relevant(rule string, fs []Finding) []Finding {
-	return slices.DeleteFunc(slices.Clone(fs), func(f Finding) bool {
+func relevant(rule string, fs []findings.Finding) []findings.Finding {
+	return slices.DeleteFunc(slices.Clone(fs), func(f findings.Finding) bool {
 		return f.Rule == ruleNoCRDs && rule != ruleNoCRDs
 	})
 }
 
 func TestRuleFixtures(t *testing.T) {
-	for _, rule := range Rules() {
+	for _, rule := range Registry.Rules() {
 		want, ok := fixtureWant[rule.ID]
 		if !ok {
 			t.Errorf("%s: no expectation in fixtureWant", rule.ID)
@@ -155,7 +157,7 @@ func TestRuleFixtures(t *testing.T) {
 			if !slices.Equal(gotS, want) {
 				t.Errorf("findings:\n  got  %q\n  want %q\nmessages:\n%s", gotS, want, messages(got))
 			}
-			if sub := fixtureMessages[rule.ID]; sub != "" && !slices.ContainsFunc(got, func(f Finding) bool { return strings.Contains(f.Message, sub) }) {
+			if sub := fixtureMessages[rule.ID]; sub != "" && !slices.ContainsFunc(got, func(f findings.Finding) bool { return strings.Contains(f.Message, sub) }) {
 				t.Errorf("no message contains %q:\n%s", sub, messages(got))
 			}
 			for _, f := range got {
@@ -178,7 +180,7 @@ func TestRuleFixtures(t *testing.T) {
 	}
 }
 
-func messages(fs []Finding) string {
+func messages(fs []findings.Finding) string {
 	var sb strings.Builder
 	for _, f := range fs {
 		fmt.Fprintf(&sb, "  %s: %s\n", describe(f), f.Message)
@@ -190,7 +192,7 @@ func messages(fs []Finding) string {
 // a rule.
 func TestFixturesCoverRules(t *testing.T) {
 	ids := map[string]bool{}
-	for _, r := range Rules() {
+	for _, r := range Registry.Rules() {
 		ids[r.ID] = true
 		for _, suffix := range []string{"-pass", "-fail"} {
 			if _, err := os.Stat(filepath.Join(chartsDir, r.ID+suffix, "fixture.yaml")); err != nil {
@@ -219,9 +221,9 @@ func TestFixturesCoverRules(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	rules := Rules()
-	if !slices.IsSortedFunc(rules, func(a, b Rule) int { return strings.Compare(a.ID, b.ID) }) {
-		t.Error("Rules() is not sorted by ID")
+	rules := Registry.Rules()
+	if !slices.IsSortedFunc(rules, func(a, b findings.Rule) int { return strings.Compare(a.ID, b.ID) }) {
+		t.Error("Registry.Rules() is not sorted by ID")
 	}
 	seen := map[string]bool{}
 	for _, r := range rules {
@@ -229,10 +231,10 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s registered twice", r.ID)
 		}
 		seen[r.ID] = true
-		if !slices.Contains(Categories(), r.Category) {
+		if !slices.Contains(Registry.Categories(), r.Category) {
 			t.Errorf("%s: unknown category %q", r.ID, r.Category)
 		}
-		if r.Severity != SeverityError && r.Severity != SeverityWarning {
+		if r.Severity != findings.Error && r.Severity != findings.Warning {
 			t.Errorf("%s: severity %q", r.ID, r.Severity)
 		}
 		if r.Title == "" || strings.Contains(r.Title, "\n") || strings.HasSuffix(r.Title, ".") {
@@ -266,10 +268,10 @@ func TestRegistry(t *testing.T) {
 	for id := range seen {
 		t.Errorf("%s is registered but no check uses it", id)
 	}
-	if _, ok := LookupRule("CHART001"); !ok {
-		t.Error("LookupRule(CHART001) not found")
+	if _, ok := Registry.Lookup("CHART001"); !ok {
+		t.Error("Registry.Lookup(CHART001) not found")
 	}
-	if _, ok := LookupRule("NOPE"); ok {
-		t.Error("LookupRule(NOPE) found")
+	if _, ok := Registry.Lookup("NOPE"); ok {
+		t.Error("Registry.Lookup(NOPE) found")
 	}
 }

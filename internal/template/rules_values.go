@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"go.yaml.in/yaml/v3"
@@ -69,7 +70,7 @@ func compileSchema(data []byte) (*jsonschema.Schema, error) {
 func (c *checker) checkValues(sets []*valueSet) {
 	data, ok := c.src.raw[schemaFile]
 	if !ok {
-		c.add(Finding{Rule: ruleSchemaMissing, File: schemaFile,
+		c.add(findings.Finding{Rule: ruleSchemaMissing, File: schemaFile,
 			Message: "the chart has no values.schema.json: nothing checks a ClusterDeployment's config, so a misspelt or mistyped value silently has no effect or breaks the install; add a JSON Schema for the values"})
 		c.checkConfigUse(sets)
 		return
@@ -99,7 +100,7 @@ func (c *checker) checkValues(sets []*valueSet) {
 				}
 				c.values.defaultErrs[e.path.String()+"\x00"+e.msg] = true
 				line, _ := lineOf(vs.node, e.path)
-				c.add(Finding{Rule: ruleDefaultsInvalid, File: "values.yaml", Line: line, Path: e.path.String(), Config: defaultsName,
+				c.add(findings.Finding{Rule: ruleDefaultsInvalid, File: "values.yaml", Line: line, Path: e.path.String(), Config: defaultsName,
 					Message: pathMessage(e.path, e.msg)})
 			}
 		default:
@@ -118,7 +119,7 @@ func (c *checker) checkValues(sets []*valueSet) {
 				if line == 0 {
 					line = 1
 				}
-				c.add(Finding{Rule: rule, File: vs.file, Line: line, Path: e.path.String(), Config: vs.name,
+				c.add(findings.Finding{Rule: rule, File: vs.file, Line: line, Path: e.path.String(), Config: vs.name,
 					Message: pathMessage(e.path, e.msg)})
 			}
 		}
@@ -138,7 +139,7 @@ func pathMessage(p vpath, msg string) string {
 // schemaInvalid reports a values.schema.json that is not JSON or not a
 // valid schema (VALUES002), at the line of the problem.
 func (c *checker) schemaInvalid(file string, data []byte, err error) {
-	f := Finding{Rule: ruleSchemaInvalid, File: file, Line: 1}
+	f := findings.Finding{Rule: ruleSchemaInvalid, File: file, Line: 1}
 	node := parseYAML(data)
 	var syn *json.SyntaxError
 	var meta *jsonschema.SchemaValidationError
@@ -153,7 +154,7 @@ func (c *checker) schemaInvalid(file string, data []byte, err error) {
 			_ = json.Unmarshal(data, &doc)
 			for _, e := range leafErrors(ve, doc) {
 				line, _ := lineOf(node, e.path)
-				c.add(Finding{Rule: ruleSchemaInvalid, File: file, Line: max(line, 1), Path: pointer(e.path),
+				c.add(findings.Finding{Rule: ruleSchemaInvalid, File: file, Line: max(line, 1), Path: pointer(e.path),
 					Message: fmt.Sprintf("not a valid JSON Schema at %s: %s (Helm fails every install of the chart)", pointer(e.path), e.msg)})
 			}
 			return
@@ -330,7 +331,7 @@ func (c *checker) checkInjected(errs []schemaErr, isInjected func(vpath) bool) {
 				line = l
 			}
 		}
-		c.add(Finding{Rule: ruleInjectedRejected, File: schemaFile, Line: max(line, 1), Path: e.path.String(),
+		c.add(findings.Finding{Rule: ruleInjectedRejected, File: schemaFile, Line: max(line, 1), Path: e.path.String(),
 			Message: fmt.Sprintf("the schema rejects %s (%s): %s; Helm validates the values kcm installs with, so every ClusterDeployment of this template would fail — declare it, e.g. \"%s\": {\"type\": \"object\"}", key, e.msg, injectedWhy[key], key)})
 	}
 }
@@ -354,7 +355,7 @@ func (c *checker) checkConfigUse(sets []*valueSet) {
 	}
 	for _, key := range []string{"clusterIdentity", "global"} {
 		if _, ok := cfg.values[key]; ok {
-			c.add(Finding{Rule: ruleConfigOverwritten, File: cfg.file, Line: at(vpath{key}), Path: key, Config: cfg.name,
+			c.add(findings.Finding{Rule: ruleConfigOverwritten, File: cfg.file, Line: at(vpath{key}), Path: key, Config: cfg.name,
 				Message: key + ": " + overwrittenWhy[key]})
 		}
 	}
@@ -375,7 +376,7 @@ func (c *checker) checkConfigUse(sets []*valueSet) {
 		}
 		for _, p := range undeclaredKeys(c.values.schema, cfg.values, depSchemas) {
 			undeclared[p.String()] = true
-			c.add(Finding{Rule: ruleConfigNotInSchema, File: cfg.file, Line: at(p), Path: p.String(), Config: cfg.name,
+			c.add(findings.Finding{Rule: ruleConfigNotInSchema, File: cfg.file, Line: at(p), Path: p.String(), Config: cfg.name,
 				Message: p.String() + ": the schema does not declare this key (a typo?): it passes validation and may have no effect"})
 		}
 	}
@@ -387,7 +388,7 @@ func (c *checker) checkConfigUse(sets []*valueSet) {
 		if undeclared[p.String()] {
 			continue // VALUES007 already says it is likely a typo
 		}
-		c.add(Finding{Rule: ruleConfigUnread, File: cfg.file, Line: at(p), Path: p.String(), Config: cfg.name,
+		c.add(findings.Finding{Rule: ruleConfigUnread, File: cfg.file, Line: at(p), Path: p.String(), Config: cfg.name,
 			Message: p.String() + ": no template reads this value, so it has no effect"})
 	}
 }
@@ -642,7 +643,7 @@ func (c *checker) checkInjectedReach(cfg *valueSet) {
 					line, _ = lineOf(cy, vpath{"dependencies", i})
 				}
 			}
-			f := Finding{Rule: ruleInjectedReach, File: "Chart.yaml", Line: line, Path: p.String(),
+			f := findings.Finding{Rule: ruleInjectedReach, File: "Chart.yaml", Line: line, Path: p.String(),
 				Message: fmt.Sprintf("dependency %s reads %s, but kcm injects %s at the top level of the values and Helm passes only global on to dependencies: set %s in the ClusterDeployment's spec.config", d.Name(), key, key, p)}
 			if cfg != nil {
 				f.Config = cfg.name

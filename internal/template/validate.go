@@ -8,8 +8,9 @@
 // after the ClusterDeployment was accepted. Validate checks the chart (Helm
 // SDK), its k0rdent annotations, its values and values.schema.json, renders
 // it as kcm would for a ClusterDeployment, and checks the rendered objects
-// (references, CRD schemas, security, organisation policies). Rules()
-// describes every rule; the rule catalogue of the documentation is
+// (references, CRD schemas, security, organisation policies). Findings
+// and reports are in the shared vocabulary of package findings; Registry
+// describes every rule, and the rule catalogue of the documentation is
 // generated from it.
 //
 // # What kcm does, and where it says so
@@ -60,11 +61,11 @@ package template
 
 import (
 	"cmp"
-	"slices"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/policy"
 	"github.com/k0rdent/kbook/internal/schema"
 )
@@ -91,11 +92,15 @@ type Options struct {
 	Disable []string
 }
 
-// Validate checks the chart at path (a directory or a .tgz). The error is
-// only for a chart or config file that cannot be read at all; everything
-// else, including a chart Helm cannot load, is a finding.
-func Validate(path string, opts Options) (*Result, error) {
-	res := &Result{Chart: path, Findings: []Finding{}, config: opts.Config}
+// Validate checks the chart at path (a directory or a .tgz) and returns
+// its report (Kind "chart", Name and Base the path, Default "defaults").
+// The error is only for a chart or config file that cannot be read at all;
+// everything else, including a chart Helm cannot load, is a finding.
+func Validate(path string, opts Options) (*findings.Report, error) {
+	res := &findings.Report{Kind: "chart", Name: path, Base: path, Default: defaultsName, Findings: []findings.Finding{}}
+	if opts.Config != "" {
+		res.Given = []string{opts.Config}
+	}
 	opts.ReleaseName = cmp.Or(opts.ReleaseName, DefaultReleaseName)
 	opts.Namespace = cmp.Or(opts.Namespace, DefaultNamespace)
 
@@ -140,9 +145,9 @@ func Validate(path string, opts Options) (*Result, error) {
 
 // checker runs the rules over one chart.
 type checker struct {
-	opts     Options
-	src      *chartSource
-	findings []Finding
+	opts  Options
+	src   *chartSource
+	found []findings.Finding
 
 	providers    []string // from cluster.x-k8s.io/provider, nil when missing
 	providersSet bool
@@ -154,24 +159,16 @@ type checker struct {
 
 // add records a finding, with the rule's default severity unless it has
 // one.
-func (c *checker) add(f Finding) {
+func (c *checker) add(f findings.Finding) {
 	if f.Severity == "" {
 		f.Severity = severityOf(f.Rule)
 	}
-	c.findings = append(c.findings, f)
+	c.found = append(c.found, f)
 }
 
 // finish drops disabled rules and repeats, and sorts.
-func (c *checker) finish() []Finding {
-	out := slices.DeleteFunc(c.findings, func(f Finding) bool {
-		return slices.Contains(c.opts.Disable, f.Rule)
-	})
-	out = dedupe(out)
-	sortFindings(out)
-	if out == nil {
-		out = []Finding{}
-	}
-	return out
+func (c *checker) finish() []findings.Finding {
+	return Registry.Finish(c.found, c.opts.Disable)
 }
 
 // valueSets lists what the chart is rendered with: the defaults, each

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -45,14 +46,14 @@ func TestBaseChartWithCAPICRDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(res.Findings, func(f Finding) bool {
+	if !slices.ContainsFunc(res.Findings, func(f findings.Finding) bool {
 		return f.Rule == ruleSchemaViolation && f.Path == "spec.rollout.strategy.type" && f.Object == "cluster.x-k8s.io/v1beta2 MachineDeployment render-test-md"
 	}) {
 		t.Errorf("no SCHEMA002 finding for the rollout strategy:\n%s", messages(res.Findings))
 	}
 }
 
-func describeAll(fs []Finding) []string {
+func describeAll(fs []findings.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, describe(f))
@@ -84,7 +85,7 @@ func TestArchive(t *testing.T) {
 		t.Errorf("directory: %q\narchive:   %q", a, b)
 	}
 	var sb strings.Builder
-	WriteText(&sb, fromTgz)
+	_ = findings.WriteText(&sb, fromTgz)
 	if !strings.Contains(sb.String(), tgz+"/templates/machinedeployment.yaml:23: error:") {
 		t.Errorf("text output does not locate the finding inside the archive:\n%s", sb.String())
 	}
@@ -132,7 +133,7 @@ func TestConfigThatDoesNotParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == ruleConfigInvalid && f.File == cfg && f.Line > 0 }) {
+	if !slices.ContainsFunc(res.Findings, func(f findings.Finding) bool { return f.Rule == ruleConfigInvalid && f.File == cfg && f.Line > 0 }) {
 		t.Errorf("want a VALUES006 finding with a line in %s:\n%s", cfg, messages(res.Findings))
 	}
 }
@@ -188,7 +189,7 @@ func TestReleaseNameAndNamespaceOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(res.Findings, func(f Finding) bool {
+	if !slices.ContainsFunc(res.Findings, func(f findings.Finding) bool {
 		return f.Rule == ruleClusterName && f.Object == "cluster.x-k8s.io/v1beta2 Cluster prod-eu-cluster"
 	}) {
 		t.Errorf("want RENDER009 for prod-eu-cluster:\n%s", messages(res.Findings))
@@ -374,7 +375,7 @@ func TestRegistriesOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(res.Findings, func(f Finding) bool {
+	if !slices.ContainsFunc(res.Findings, func(f findings.Finding) bool {
 		return f.Rule == ruleRegistry && strings.Contains(f.Message, "--registry: mirror.example.org")
 	}) {
 		t.Errorf("want SEC006 against --registry:\n%s", messages(res.Findings))

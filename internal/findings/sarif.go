@@ -1,93 +1,13 @@
-package template
+package findings
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
-	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/version"
 )
-
-// location is where a finding is, for people and tools: the file joined to
-// the chart path (a config file stays as given), and the line.
-func (r *Result) location(f Finding) string {
-	file := r.filePath(f)
-	if file == "" {
-		return r.Chart
-	}
-	if f.Line > 0 {
-		return fmt.Sprintf("%s:%d", file, f.Line)
-	}
-	return file
-}
-
-// filePath is the finding's file as a path from the working directory:
-// chart-relative files are joined to the chart path ("chart.tgz/Chart.yaml"
-// for an archive), the config file is left as given.
-func (r *Result) filePath(f Finding) string {
-	switch {
-	case f.File == "":
-		return ""
-	case r.config != "" && f.File == r.config:
-		return f.File
-	default:
-		return filepath.ToSlash(path.Join(filepath.ToSlash(r.Chart), f.File))
-	}
-}
-
-// WriteText writes one line per finding, `FILE:LINE: severity: message
-// [RULE]`, then a summary line.
-func WriteText(w io.Writer, r *Result) {
-	for _, f := range r.Findings {
-		msg := f.Message
-		if f.Object != "" {
-			msg = f.Object + ": " + msg
-		}
-		if f.Config != "" && f.Config != defaultsName && f.File != f.Config {
-			msg += " (with " + f.Config + ")"
-		}
-		fmt.Fprintf(w, "%s: %s: %s [%s]\n", r.location(f), f.Severity, msg, f.Rule)
-	}
-	fmt.Fprintln(w, summary(r))
-}
-
-func summary(r *Result) string {
-	e, wn := r.Errors(), r.Warnings()
-	if e == 0 && wn == 0 {
-		return r.Chart + ": no problems found"
-	}
-	return fmt.Sprintf("%s: %s, %s", r.Chart, plural(e, "error"), plural(wn, "warning"))
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// jsonResult is the JSON form of a Result.
-type jsonResult struct {
-	Chart    string    `json:"chart"`
-	Errors   int       `json:"errors"`
-	Warnings int       `json:"warnings"`
-	Findings []Finding `json:"findings"`
-}
-
-// WriteJSON writes the result as one indented JSON object: chart, the
-// error and warning counts, and the findings.
-func WriteJSON(w io.Writer, r *Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	findings := r.Findings
-	if findings == nil {
-		findings = []Finding{}
-	}
-	return enc.Encode(jsonResult{Chart: r.Chart, Errors: r.Errors(), Warnings: r.Warnings(), Findings: findings})
-}
 
 // SARIF 2.1.0, the subset code scanning tools read.
 type sarifLog struct {
@@ -142,7 +62,7 @@ type sarifResult struct {
 	Message   sarifText       `json:"message"`
 	Locations []sarifLocation `json:"locations,omitempty"`
 	// Properties carry what SARIF has no field for: the values path, the
-	// object and the values set.
+	// object, the config and the fix hint.
 	Properties map[string]string `json:"properties,omitempty"`
 }
 
@@ -163,16 +83,17 @@ type sarifRegion struct {
 	StartLine int `json:"startLine"`
 }
 
-// sarifVersion is the kbook version in SARIF output; tests pin it.
-var sarifVersion = version.String
+// SARIFVersion is the kbook version SARIF output names; tests pin it.
+var SARIFVersion = version.String
 
-// WriteSARIF writes the results of one or more charts as one SARIF 2.1.0
-// run: tool.driver.rules from the rule registry, one result per finding
-// with its rule, level, message and location (chart path + file, line).
-func WriteSARIF(w io.Writer, rs []*Result, rules []Rule) error {
+// WriteSARIF writes the reports as one SARIF 2.1.0 run: tool.driver.rules
+// from rules (a Registry's Rules()), one result per finding with its rule
+// (and ruleIndex when the rule is among rules), level, message and
+// location (Report.FilePath, else the report's Name; the line as region).
+func WriteSARIF(w io.Writer, rules []Rule, reports ...*Report) error {
 	driver := sarifDriver{
 		Name:           "kbook",
-		Version:        sarifVersion(),
+		Version:        SARIFVersion(),
 		InformationURI: "https://github.com/k0rdent/kbook",
 		Rules:          make([]sarifRule, 0, len(rules)),
 	}
@@ -181,7 +102,7 @@ func WriteSARIF(w io.Writer, rs []*Result, rules []Rule) error {
 		index[rule.ID] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID:                   rule.ID,
-			Name:                 ruleName(rule.Title),
+			Name:                 RuleName(rule.Title),
 			ShortDescription:     sarifText{Text: rule.Title},
 			FullDescription:      sarifText{Text: rule.Description},
 			Help:                 sarifHelp{Text: rule.Description, Markdown: rule.Description},
@@ -190,19 +111,15 @@ func WriteSARIF(w io.Writer, rs []*Result, rules []Rule) error {
 		})
 	}
 	results := []sarifResult{}
-	for _, r := range rs {
+	for _, r := range reports {
 		for _, f := range r.Findings {
-			msg := f.Message
-			if f.Object != "" {
-				msg = f.Object + ": " + msg
-			}
-			res := sarifResult{RuleID: f.Rule, Level: string(f.Severity), Message: sarifText{Text: msg}}
+			res := sarifResult{RuleID: f.Rule, Level: string(f.Severity), Message: sarifText{Text: f.text()}}
 			if i, ok := index[f.Rule]; ok {
 				res.RuleIndex = &i
 			}
-			uri := r.filePath(f)
+			uri := r.FilePath(f)
 			if uri == "" {
-				uri = filepath.ToSlash(r.Chart)
+				uri = filepath.ToSlash(r.Name)
 			}
 			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}}
 			if f.Line > 0 {
@@ -210,7 +127,7 @@ func WriteSARIF(w io.Writer, rs []*Result, rules []Rule) error {
 			}
 			res.Locations = []sarifLocation{loc}
 			props := map[string]string{}
-			for k, v := range map[string]string{"path": f.Path, "object": f.Object, "config": f.Config} {
+			for k, v := range map[string]string{"path": f.Path, "object": f.Object, "config": f.Config, "hint": f.Hint} {
 				if v != "" {
 					props[k] = v
 				}
@@ -230,8 +147,9 @@ func WriteSARIF(w io.Writer, rs []*Result, rules []Rule) error {
 	})
 }
 
-// ruleName turns a title into the PascalCase name SARIF viewers show.
-func ruleName(title string) string {
+// RuleName turns a rule title into the PascalCase name SARIF viewers show:
+// "The chart loads with the Helm SDK" → TheChartLoadsWithTheHelmSDK.
+func RuleName(title string) string {
 	var sb strings.Builder
 	for _, w := range strings.FieldsFunc(title, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')

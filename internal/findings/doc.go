@@ -1,0 +1,34 @@
+// Package findings is the one vocabulary every kbook validator reports in:
+// template validate, provider validate, chain and upgrade checks, runbook
+// lint.
+//
+// A validator defines its rules once, in a Registry (ID, category, title, a
+// Markdown description that cites the k0rdent / Cluster API source the rule
+// follows, and a default severity); the docs' rule catalogue is generated
+// from it. Checking an input yields a Report: the input's name and its
+// Findings, each with a rule ID, a Severity, a message, an optional fix
+// Hint and a position (a File and Line, a values or field Path, the Object
+// it is about, and the Config variant it was found with). Finish applies
+// --disable, drops repeats and sorts, so every tool orders findings alike.
+//
+// The writers print reports unchanged for every tool:
+//
+//	WriteText   FILE:LINE: severity: [OBJECT: ]message [RULE], then a summary line
+//	WriteJSON   {"<kind>": NAME, "errors": N, "warnings": N, "findings": [...]}
+//	WriteSARIF  one SARIF 2.1.0 run, rules from the registry
+//
+// Write picks one by the -o value; Formats lists them.
+//
+// # Exit codes
+//
+// Every validating command exits with ExitCode: 0 when no finding is an
+// error (warnings allowed), 1 when one is, 2 when an input could not be
+// read as what it claims to be (a missing path, YAML that does not parse,
+// a chart Helm cannot load, a bad flag), so that nothing could be checked.
+// Libraries report the last case with an InputError (file and line
+// included), or a finding of a rule registered with Input set; commands
+// map both to ExitBadInput.
+//
+// YAMLError turns a YAML parser error into the line it happened on and a
+// message without the parser's "yaml: line N:" prefix.
+package findings

@@ -1,0 +1,114 @@
+package findings
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+)
+
+// Report is what one validator found in one input: a chart, a provider's
+// components, a chain file.
+type Report struct {
+	// Kind names what Name is, as the JSON key of it: "chart",
+	// "provider", "path". Empty means "name".
+	Kind string
+	// Name is the input as the user gave it (a chart directory or .tgz,
+	// a file).
+	Name string
+	// Base is what relative File names are relative to: text and SARIF
+	// output join it to them (a chart's path for Chart.yaml). Empty
+	// leaves them as they are.
+	Base string
+	// Given lists files the user named (a --config file): text and SARIF
+	// show them as given, never joined to Base.
+	Given []string
+	// Default is the Config that text output leaves unsaid (a template's
+	// "defaults"); findings with another Config say "(with CONFIG)".
+	Default string
+	// Findings, as Registry.Finish left them.
+	Findings []Finding
+}
+
+// Errors counts the findings of severity error.
+func (r *Report) Errors() int { e, _ := Count(r.Findings); return e }
+
+// Warnings counts the findings of severity warning.
+func (r *Report) Warnings() int { _, w := Count(r.Findings); return w }
+
+// FilePath is a finding's file as a path from the working directory, with
+// slashes: relative names joined to Base, given and absolute ones as they
+// are. "" when the finding has no file.
+func (r *Report) FilePath(f Finding) string {
+	switch {
+	case f.File == "":
+		return ""
+	case r.Base == "" || slices.Contains(r.Given, f.File) || filepath.IsAbs(f.File):
+		return filepath.ToSlash(f.File)
+	default:
+		return path.Join(filepath.ToSlash(r.Base), f.File)
+	}
+}
+
+// Location is where a finding is for people: FILE:LINE, FILE, or the
+// report's Name when the finding has no file.
+func (r *Report) Location(f Finding) string {
+	file := r.FilePath(f)
+	if file == "" {
+		return r.Name
+	}
+	return location(file, f.Line)
+}
+
+// The exit codes of every validating command.
+const (
+	ExitOK       = 0 // no finding is an error (warnings allowed)
+	ExitErrors   = 1 // a finding is an error
+	ExitBadInput = 2 // an input could not be read: nothing was checked
+)
+
+// ExitCode is the exit code for these reports: ExitBadInput when a finding
+// of an Input rule is among them, else ExitErrors when any finding is an
+// error, else ExitOK.
+func (r *Registry) ExitCode(reports ...*Report) int {
+	code := ExitOK
+	for _, rep := range reports {
+		if r.BadInput(rep.Findings) {
+			return ExitBadInput
+		}
+		if rep.Errors() > 0 {
+			code = ExitErrors
+		}
+	}
+	return code
+}
+
+// InputError is bad input a library found before it could check anything:
+// a missing file, YAML that does not parse, an unknown flag value. Commands
+// print it as one line and exit ExitBadInput.
+type InputError struct {
+	File string // as given; empty when no file is involved
+	Line int    // 1-based; 0 when unknown
+	Err  error
+}
+
+func (e *InputError) Error() string {
+	if e.File == "" {
+		return e.Err.Error()
+	}
+	return location(e.File, e.Line) + ": " + e.Err.Error()
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Inputf returns an InputError at file:line (either may be zero).
+func Inputf(file string, line int, format string, args ...any) error {
+	return &InputError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+// IsInput reports whether err is (or wraps) an InputError.
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
