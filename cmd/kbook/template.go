@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -97,7 +98,7 @@ labels, defaults, extra manifests) without copying it.`,
 }
 
 func newTemplateManifestCmd() *cobra.Command {
-	var o k0rdent.ManifestOptions
+	var o manifest.Options
 	cmd := &cobra.Command{
 		Use:   "manifest PATH",
 		Short: "Print the ClusterTemplate (and HelmRepository) that install a chart",
@@ -110,7 +111,7 @@ too, labelled k0rdent.mirantis.com/managed: "true" as kcm requires.`,
   kbook template manifest ./acme-docker --repo acme-templates | kubectl apply --dry-run=server -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := k0rdent.Manifest(args[0], o)
+			data, err := manifest.ForPath(args[0], o)
 			if err != nil {
 				return usageError(err)
 			}
@@ -121,8 +122,8 @@ too, labelled k0rdent.mirantis.com/managed: "true" as kcm requires.`,
 	fl := cmd.Flags()
 	fl.StringVar(&o.Repo, "repo", "", "`name` of the HelmRepository the chart is published in (required)")
 	fl.StringVar(&o.RepoURL, "repo-url", "", "also print the HelmRepository, pointing at this `URL` (oci:// or https://)")
-	fl.StringVarP(&o.Namespace, "namespace", "n", k0rdent.DefaultNamespace, "`namespace` of the objects")
+	fl.StringVarP(&o.Namespace, "namespace", "n", k0rdent.SystemNamespace, "`namespace` of the objects")
 	fl.StringVar(&o.Name, "name", "", "ClusterTemplate `name` (default: CHART-VERSION with dots as dashes)")
-	fl.StringVar(&o.Interval, "interval", k0rdent.DefaultInterval, "how often Flux checks the source, a `duration`")
+	fl.StringVar(&o.Interval, "interval", manifest.DefaultInterval, "how often Flux checks the source, a `duration`")
 	return cmd
 }

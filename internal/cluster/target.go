@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -170,7 +171,7 @@ func (t *Target) Conditions() map[string]runner.Condition {
 		Kind:       backend(Kind),
 		Kubeconfig: backend(Kubeconfig),
 		"k0rdent": func(string) (bool, string) {
-			ok, why := t.served("clustertemplates.k0rdent.mirantis.com")
+			ok, why := t.served(k0rdent.Resource("clustertemplates"))
 			if !ok {
 				why += " (install k0rdent, or its CRDs with --crds)"
 			}

@@ -7,14 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-// k0rdentGroup is the API group of k0rdent's objects, whose status carries
-// valid, validationError and observedGeneration.
-const k0rdentGroup = "k0rdent.mirantis.com"
 
 // maxEvents is how many of the newest events Diagnose shows.
 const maxEvents = 50
@@ -169,7 +166,7 @@ func (c *Client) diagnoseObject(ctx context.Context, b *strings.Builder, r Objec
 		b.WriteString("\n")
 	}
 	wrote := false
-	if m.GroupVersionKind.Group == k0rdentGroup {
+	if m.GroupVersionKind.Group == k0rdent.Group { // status carries valid, validationError, observedGeneration
 		wrote = writeK0rdentStatus(b, obj)
 	}
 	conds, found, err := unstructured.NestedSlice(obj.Object, "status", "conditions")

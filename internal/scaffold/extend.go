@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
@@ -59,12 +60,12 @@ func Extend(o ExtendOptions) (dir string, files []string, err error) {
 	md := base.Metadata
 	annotations := map[string]string{}
 	for k, v := range md.Annotations {
-		if strings.HasPrefix(k, "cluster.x-k8s.io/") || strings.HasPrefix(k, "k0rdent.mirantis.com/") {
+		if strings.HasPrefix(k, k0rdent.ContractPrefix) || strings.HasPrefix(k, k0rdent.Group+"/") {
 			annotations[k] = v
 		}
 	}
-	if annotations["cluster.x-k8s.io/provider"] == "" {
-		return "", nil, fmt.Errorf("%s: Chart.yaml has no cluster.x-k8s.io/provider annotation: it is not a k0rdent ClusterTemplate chart", o.Base)
+	if annotations[k0rdent.ProviderLabel] == "" {
+		return "", nil, fmt.Errorf("%s: Chart.yaml has no %s annotation: it is not a k0rdent ClusterTemplate chart", o.Base, k0rdent.ProviderLabel)
 	}
 	chartData, err := wrapperChart(o.Name, md, annotations, dep)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -256,5 +257,5 @@ func isClusterDeployment(n *yaml.Node) bool {
 	}
 	_, k := mapEntry(n, "kind")
 	_, av := mapEntry(n, "apiVersion")
-	return k != nil && k.Value == "ClusterDeployment" && av != nil && strings.HasPrefix(av.Value, "k0rdent.mirantis.com/")
+	return k != nil && k.Value == k0rdent.KindClusterDeployment && av != nil && strings.HasPrefix(av.Value, k0rdent.Group+"/")
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -23,7 +24,7 @@ import (
 // Defaults for rendering as kcm would for a ClusterDeployment.
 const (
 	DefaultReleaseName = "render-test"
-	DefaultNamespace   = "kcm-system"
+	DefaultNamespace   = k0rdent.SystemNamespace
 
 	// The second rendering, which tells names and namespaces derived from
 	// the release from fixed ones (RENDER003, RENDER008).

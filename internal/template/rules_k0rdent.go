@@ -8,6 +8,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // The Chart.yaml annotations kcm reads from a ClusterTemplate chart.
@@ -15,16 +16,16 @@ const (
 	// annProvider lists the CAPI providers (api/v1beta1/templates_common.go,
 	// getProvidersList: split on ",", trimmed, sorted, deduplicated;
 	// ClusterTemplate spec.providers wins).
-	annProvider = "cluster.x-k8s.io/provider"
+	annProvider = k0rdent.ProviderLabel
 	// capiPrefix + provider name pins a provider's CAPI contract
 	// (getCAPIContracts: for ClusterTemplates only names starting
 	// infrastructure-, control-plane- or bootstrap-, and only a single
 	// version; spec.providerContracts wins).
-	capiPrefix = "cluster.x-k8s.io/"
+	capiPrefix = k0rdent.ContractPrefix
 	// annK8sVersion is the exact Kubernetes version
 	// (api/v1beta1/clustertemplate_types.go, ChartAnnotationKubernetesVersion;
 	// parsed with semver.NewVersion; spec.k8sVersion wins).
-	annK8sVersion = "k0rdent.mirantis.com/k8s-version"
+	annK8sVersion = k0rdent.K8sVersionAnnotation
 )
 
 var (
@@ -36,7 +37,7 @@ var (
 
 // contractPrefixes are the provider kinds kcm reads contract annotations
 // for in ClusterTemplates.
-var contractPrefixes = []string{"infrastructure-", "control-plane-", "bootstrap-"}
+var contractPrefixes = []string{k0rdent.InfrastructureProviderPrefix, k0rdent.ControlPlaneProviderPrefix, k0rdent.BootstrapProviderPrefix}
 
 func hasContractPrefix(name string) bool {
 	for _, p := range contractPrefixes {
@@ -104,7 +105,7 @@ func (c *checker) checkK0rdent() {
 		}
 		var infra []string
 		for _, p := range c.providers {
-			if strings.HasPrefix(p, "infrastructure-") {
+			if strings.HasPrefix(p, k0rdent.InfrastructureProviderPrefix) {
 				infra = append(infra, p)
 			}
 		}

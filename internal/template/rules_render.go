@@ -5,11 +5,10 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
-
-const capiGroup = "cluster.x-k8s.io"
 
 // renderedSet is what one value set rendered to.
 type renderedSet struct {
@@ -212,7 +211,7 @@ func (c *checker) checkReleaseNames(rs *renderedSet, other []renderedDoc) {
 }
 
 func isCAPICluster(u *unstructured.Unstructured) bool {
-	return u.GroupVersionKind().Group == capiGroup && u.GetKind() == "Cluster"
+	return u.GroupVersionKind().Group == k0rdent.CAPIGroup && u.GetKind() == k0rdent.KindCluster
 }
 
 // checkCluster runs RENDER004 (one Cluster), RENDER009 (named after the
@@ -221,9 +220,9 @@ func (c *checker) checkCluster(rs *renderedSet) {
 	var clusters []renderedDoc
 	for _, d := range rs.objs {
 		gv := d.obj.GroupVersionKind()
-		if gv.Group == capiGroup && gv.Version == "v1beta1" {
+		if gv.Group == k0rdent.CAPIGroup && gv.Version == "v1beta1" {
 			c.add(c.objFinding(ruleDeprecatedAPI, rs, d, "apiVersion",
-				fmt.Sprintf("%s/v1beta1 is deprecated: use %s/v1beta2 (references become {apiGroup, kind, name})", capiGroup, capiGroup)))
+				fmt.Sprintf("%s/v1beta1 is deprecated: use %s/v1beta2 (references become {apiGroup, kind, name})", k0rdent.CAPIGroup, k0rdent.CAPIGroup)))
 		}
 		if isCAPICluster(d.obj) {
 			clusters = append(clusters, d)
@@ -274,12 +273,12 @@ func isContractRefKey(k string) bool {
 // ContractVersionedObjectReference {apiGroup, kind, name} in v1beta2,
 // ObjectReference in v1beta1 (CAPI v1.14 CRDs).
 var coreRefKinds = map[schema.GroupKind]bool{
-	{Group: capiGroup, Kind: "Cluster"}:                               true,
-	{Group: capiGroup, Kind: "MachineDeployment"}:                     true,
-	{Group: capiGroup, Kind: "MachineSet"}:                            true,
-	{Group: capiGroup, Kind: "Machine"}:                               true,
-	{Group: capiGroup, Kind: "MachinePool"}:                           true,
-	{Group: "controlplane." + capiGroup, Kind: "KubeadmControlPlane"}: true,
+	{Group: k0rdent.CAPIGroup, Kind: k0rdent.KindCluster}:           true,
+	{Group: k0rdent.CAPIGroup, Kind: "MachineDeployment"}:           true,
+	{Group: k0rdent.CAPIGroup, Kind: "MachineSet"}:                  true,
+	{Group: k0rdent.CAPIGroup, Kind: "Machine"}:                     true,
+	{Group: k0rdent.CAPIGroup, Kind: "MachinePool"}:                 true,
+	{Group: k0rdent.ControlPlaneGroup, Kind: "KubeadmControlPlane"}: true,
 }
 
 // findRefs walks an object (but not its metadata or status) for
@@ -403,10 +402,10 @@ func quoteList(ss []string) string {
 // providerGroups maps provider name prefixes to the API group their kinds
 // live in.
 var providerGroups = map[string]string{
-	"infrastructure-": "infrastructure." + capiGroup,
-	"control-plane-":  "controlplane." + capiGroup,
-	"bootstrap-":      "bootstrap." + capiGroup,
-	"ipam-":           "ipam." + capiGroup,
+	k0rdent.InfrastructureProviderPrefix: k0rdent.InfrastructureGroup,
+	k0rdent.ControlPlaneProviderPrefix:   k0rdent.ControlPlaneGroup,
+	k0rdent.BootstrapProviderPrefix:      k0rdent.BootstrapGroup,
+	k0rdent.IPAMProviderPrefix:           k0rdent.IPAMGroup,
 }
 
 // checkProviderGroups runs RENDER007: every kind belongs to a declared
@@ -415,7 +414,7 @@ func (c *checker) checkProviderGroups(rs *renderedSet) {
 	if !c.providersSet {
 		return
 	}
-	allowed := map[string]string{capiGroup: "CAPI core", "addons." + capiGroup: "CAPI core"}
+	allowed := map[string]string{k0rdent.CAPIGroup: "CAPI core", k0rdent.AddonsGroup: "CAPI core"}
 	for _, p := range c.providers {
 		for prefix, g := range providerGroups {
 			if strings.HasPrefix(p, prefix) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -56,10 +57,9 @@ func init() {
 		"certificates.k8s.io":          {"CertificateSigningRequest", "ClusterTrustBundle"},
 		"flowcontrol.apiserver.k8s.io": {"FlowSchema", "PriorityLevelConfiguration"},
 		"resource.k8s.io":              {"DeviceClass"},
-		"k0rdent.mirantis.com": {"Management", "Release", "ProviderTemplate", "AccessManagement", "ManagementBackup",
-			"MultiClusterService", "ProviderInterface", "Region", "StateManagementProvider"},
-		"runtime.cluster.x-k8s.io": {"ExtensionConfig"},
-		"cert-manager.io":          {"ClusterIssuer"},
+		k0rdent.Group:                  k0rdent.ClusterScopedKinds,
+		k0rdent.RuntimeGroup:           {"ExtensionConfig"},
+		"cert-manager.io":              {"ClusterIssuer"},
 	} {
 		for _, k := range kinds {
 			clusterScopedKinds[schema.GroupKind{Group: group, Kind: k}] = true

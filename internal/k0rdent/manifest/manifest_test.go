@@ -1,4 +1,4 @@
-package k0rdent
+package manifest
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 
 func TestManifest(t *testing.T) {
 	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "acme-docker", Version: "1.2.0+build.1", APIVersion: "v2"}}
-	got, err := ManifestFor(ch, ManifestOptions{Repo: "acme-templates", RepoURL: "oci://registry.acme.io/charts"})
+	got, err := ForChart(ch, Options{Repo: "acme-templates", RepoURL: "oci://registry.acme.io/charts"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,19 +49,19 @@ spec:
 		t.Errorf("Manifest =\n%s\nwant\n%s", got, want)
 	}
 	for _, tc := range []struct {
-		o    ManifestOptions
+		o    Options
 		want string
 	}{
-		{ManifestOptions{}, "--repo: the name of the HelmRepository"},
-		{ManifestOptions{Repo: "Bad_Repo"}, `--repo "Bad_Repo": not a valid object name`},
-		{ManifestOptions{Repo: "r", RepoURL: "ftp://x"}, `--repo-url "ftp://x": want an oci://`},
-		{ManifestOptions{Repo: "r", Name: "UPPER"}, `template name "UPPER": not a valid object name`},
+		{Options{}, "--repo: the name of the HelmRepository"},
+		{Options{Repo: "Bad_Repo"}, `--repo "Bad_Repo": not a valid object name`},
+		{Options{Repo: "r", RepoURL: "ftp://x"}, `--repo-url "ftp://x": want an oci://`},
+		{Options{Repo: "r", Name: "UPPER"}, `template name "UPPER": not a valid object name`},
 	} {
-		if _, err := ManifestFor(ch, tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("ManifestFor(%+v) error = %v, want %q", tc.o, err, tc.want)
+		if _, err := ForChart(ch, tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ForChart(%+v) error = %v, want %q", tc.o, err, tc.want)
 		}
 	}
-	if _, err := Manifest("/nonexistent", ManifestOptions{Repo: "r"}); err == nil || !strings.Contains(err.Error(), "load chart /nonexistent") {
+	if _, err := ForPath("/nonexistent", Options{Repo: "r"}); err == nil || !strings.Contains(err.Error(), "load chart /nonexistent") {
 		t.Errorf("missing chart: %v", err)
 	}
 }
@@ -69,7 +69,7 @@ spec:
 // TestManifestMatchesCRD checks the ClusterTemplate against the published
 // k0rdent CRD, offline, with the API server's own validation code.
 func TestManifestMatchesCRD(t *testing.T) {
-	crds := filepath.Join("..", "..", "..", "shared", "crds", "k0rdent")
+	crds := filepath.Join("..", "..", "..", "..", "shared", "crds", "k0rdent")
 	if _, err := os.Stat(crds); err != nil {
 		t.Skip("needs the k0rdent CRDs in ../shared/crds/k0rdent")
 	}
@@ -78,7 +78,7 @@ func TestManifestMatchesCRD(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "acme-docker", Version: "0.1.0", APIVersion: "v2"}}
-	data, err := ManifestFor(ch, ManifestOptions{Repo: "acme-templates"})
+	data, err := ForChart(ch, Options{Repo: "acme-templates"})
 	if err != nil {
 		t.Fatal(err)
 	}

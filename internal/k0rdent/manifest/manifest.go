@@ -1,32 +1,26 @@
-// Package k0rdent builds the k0rdent objects that install a chart as a
+// Package manifest builds the k0rdent objects that install a chart as a
 // template: the ClusterTemplate that points kcm at the chart, and the Flux
-// HelmRepository it is pulled from.
-package k0rdent
+// HelmRepository it is pulled from (`kbook template manifest`).
+package manifest
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
 )
 
-// API versions and labels kcm expects.
-const (
-	APIVersion = "k0rdent.mirantis.com/v1beta1"
-	// ManagedLabel marks sources kcm may use for templates.
-	ManagedLabel = "k0rdent.mirantis.com/managed"
-	// DefaultNamespace is kcm's system namespace, where templates that
-	// are shared through AccessManagement live.
-	DefaultNamespace = "kcm-system"
-	// DefaultInterval is how often Flux checks the chart source.
-	DefaultInterval = "10m0s"
-)
+// DefaultInterval is how often Flux checks the chart source, in the
+// canonical form Go's time.Duration prints, which is what kcm and Flux
+// store.
+const DefaultInterval = "10m0s"
 
-// ManifestOptions configure Manifest.
-type ManifestOptions struct {
+// Options configure ForPath and ForChart.
+type Options struct {
 	// Repo is the name of the HelmRepository the chart is published in.
 	Repo string
 	// RepoURL, if set, adds the HelmRepository itself (oci:// or https://).
@@ -48,18 +42,18 @@ func TemplateName(chartName, version string) string {
 	return strings.ToLower(chartName + "-" + v)
 }
 
-// Manifest loads the chart at path and returns the YAML of its
+// ForPath loads the chart at path and returns the YAML of its
 // ClusterTemplate, preceded by the HelmRepository when RepoURL is set.
-func Manifest(path string, o ManifestOptions) ([]byte, error) {
+func ForPath(path string, o Options) ([]byte, error) {
 	ch, err := loader.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("load chart %s: %w", path, err)
 	}
-	return ManifestFor(ch, o)
+	return ForChart(ch, o)
 }
 
-// ManifestFor is Manifest for a loaded chart.
-func ManifestFor(ch *chart.Chart, o ManifestOptions) ([]byte, error) {
+// ForChart is ForPath for a loaded chart.
+func ForChart(ch *chart.Chart, o Options) ([]byte, error) {
 	if o.Repo == "" {
 		return nil, fmt.Errorf("--repo: the name of the HelmRepository the chart is published in is required")
 	}
@@ -67,7 +61,7 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) ([]byte, error) {
 		return nil, fmt.Errorf("--repo %q: not a valid object name (lowercase letters, digits, '-', '.')", o.Repo)
 	}
 	if o.Namespace == "" {
-		o.Namespace = DefaultNamespace
+		o.Namespace = k0rdent.SystemNamespace
 	}
 	if o.Interval == "" {
 		o.Interval = DefaultInterval
@@ -82,12 +76,12 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) ([]byte, error) {
 	var docs []any
 	if o.RepoURL != "" {
 		repo := map[string]any{
-			"apiVersion": "source.toolkit.fluxcd.io/v1",
-			"kind":       "HelmRepository",
+			"apiVersion": k0rdent.FluxSourceAPIVersion,
+			"kind":       k0rdent.KindHelmRepository,
 			"metadata": map[string]any{
 				"name":      o.Repo,
 				"namespace": o.Namespace,
-				"labels":    map[string]any{ManagedLabel: "true"},
+				"labels":    map[string]any{k0rdent.ManagedLabel: "true"},
 			},
 			"spec": map[string]any{"url": o.RepoURL, "interval": o.Interval},
 		}
@@ -102,8 +96,8 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) ([]byte, error) {
 	}
 	meta := map[string]any{"name": o.Name, "namespace": o.Namespace}
 	docs = append(docs, map[string]any{
-		"apiVersion": APIVersion,
-		"kind":       "ClusterTemplate",
+		"apiVersion": k0rdent.APIVersion,
+		"kind":       k0rdent.KindClusterTemplate,
 		"metadata":   meta,
 		"spec": map[string]any{
 			"helm": map[string]any{
@@ -111,7 +105,7 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) ([]byte, error) {
 					"chart":     md.Name,
 					"version":   md.Version,
 					"interval":  o.Interval,
-					"sourceRef": map[string]any{"kind": "HelmRepository", "name": o.Repo},
+					"sourceRef": map[string]any{"kind": k0rdent.KindHelmRepository, "name": o.Repo},
 				},
 			},
 		},

@@ -1,0 +1,153 @@
+// Package k0rdent is kbook's one home for the vocabulary of k0rdent and the
+// Cluster API it drives: API groups and versions, kinds, the labels and
+// annotations kcm reads, provider name prefixes and kcm's namespace. Use
+// these constants instead of string literals, so that a name kcm changes is
+// changed in one place and every use can be found.
+//
+// The names follow kcm v1.11.4 (github.com/K0rdent/kcm, api/v1beta1/*.go)
+// and Cluster API v1.11+ (sigs.k8s.io/cluster-api, api/core/v1beta2); each
+// block says where. The package depends on the standard library and
+// k8s.io/apimachinery's schema types only, so any package may import it.
+//
+// The objects kbook writes for kcm (a ClusterTemplate and its
+// HelmRepository) are built by the sub-package manifest.
+package k0rdent
+
+import "k8s.io/apimachinery/pkg/runtime/schema"
+
+// k0rdent's API (api/v1beta1/groupversion_info.go) and the namespace kcm
+// runs in and keeps shared templates in (the kcm chart's release
+// namespace; kcm's --namespace defaults to it).
+const (
+	Group           = "k0rdent.mirantis.com"
+	Version         = "v1beta1"
+	APIVersion      = Group + "/" + Version
+	SystemNamespace = "kcm-system"
+)
+
+// Kinds of k0rdent.mirantis.com/v1beta1 (api/v1beta1/*_types.go, the
+// <Kind>Kind constants).
+const (
+	KindAccessManagement        = "AccessManagement"
+	KindClusterAuditPolicy      = "ClusterAuditPolicy"
+	KindClusterAuthentication   = "ClusterAuthentication"
+	KindClusterDataSource       = "ClusterDataSource"
+	KindClusterDeployment       = "ClusterDeployment"
+	KindClusterIPAM             = "ClusterIPAM"
+	KindClusterIPAMClaim        = "ClusterIPAMClaim"
+	KindClusterTemplate         = "ClusterTemplate"
+	KindClusterTemplateChain    = "ClusterTemplateChain"
+	KindCredential              = "Credential"
+	KindDataSource              = "DataSource"
+	KindManagement              = "Management"
+	KindManagementBackup        = "ManagementBackup"
+	KindMultiClusterService     = "MultiClusterService"
+	KindProviderInterface       = "ProviderInterface"
+	KindProviderTemplate        = "ProviderTemplate"
+	KindRegion                  = "Region"
+	KindRelease                 = "Release"
+	KindServiceSet              = "ServiceSet"
+	KindServiceTemplate         = "ServiceTemplate"
+	KindServiceTemplateChain    = "ServiceTemplateChain"
+	KindStateManagementProvider = "StateManagementProvider"
+)
+
+// ClusterScopedKinds are the k0rdent kinds whose CRDs have scope Cluster
+// (kcm's chart, templates/provider/kcm/templates/crds); the others are
+// namespaced.
+var ClusterScopedKinds = []string{
+	KindAccessManagement, KindManagement, KindManagementBackup, KindMultiClusterService,
+	KindProviderInterface, KindProviderTemplate, KindRegion, KindRelease, KindStateManagementProvider,
+}
+
+// GVK is the GroupVersionKind of a k0rdent kind.
+func GVK(kind string) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: Group, Version: Version, Kind: kind}
+}
+
+// Resource is the CRD name of a k0rdent resource (plural): "clustertemplates"
+// → clustertemplates.k0rdent.mirantis.com.
+func Resource(plural string) string { return plural + "." + Group }
+
+// Labels and annotations kcm reads or sets.
+const (
+	// ManagedLabel ("true") marks objects kcm manages, and the Flux
+	// sources it may use for templates (api/v1beta1, KCMManagedLabelKey).
+	ManagedLabel = Group + "/managed"
+	// AggregateToManagerLabel ("true") aggregates a ClusterRole into
+	// kcm's manager role (the kcm chart's controller roles).
+	AggregateToManagerLabel = Group + "/aggregate-to-manager"
+	// K8sVersionAnnotation is the exact Kubernetes version a
+	// ClusterTemplate deploys, in Chart.yaml (api/v1beta1,
+	// ChartAnnotationKubernetesVersion; spec.k8sVersion wins).
+	K8sVersionAnnotation = Group + "/k8s-version"
+	// K8sVersionConstraintAnnotation is the Kubernetes versions a
+	// ServiceTemplate supports, in Chart.yaml (api/v1beta1,
+	// ChartAnnotationKubernetesConstraint; spec.k8sConstraint wins).
+	K8sVersionConstraintAnnotation = Group + "/k8s-version-constraint"
+)
+
+// Cluster API groups (sigs.k8s.io/cluster-api and the providers' APIs).
+const (
+	CAPIGroup           = "cluster.x-k8s.io"
+	InfrastructureGroup = "infrastructure." + CAPIGroup
+	ControlPlaneGroup   = "controlplane." + CAPIGroup
+	BootstrapGroup      = "bootstrap." + CAPIGroup
+	AddonsGroup         = "addons." + CAPIGroup
+	IPAMGroup           = "ipam." + CAPIGroup
+	RuntimeGroup        = "runtime." + CAPIGroup
+)
+
+// CAPI kinds kbook names.
+const (
+	KindCluster = "Cluster"
+)
+
+// Cluster API labels and annotations.
+const (
+	// ProviderLabel is clusterctl's provider label (api/core/v1beta2,
+	// ProviderNameLabel), and in a template's Chart.yaml the annotation
+	// kcm reads the required providers from: a comma-separated list
+	// (api/v1beta1/templates_common.go, getProvidersList).
+	ProviderLabel = CAPIGroup + "/provider"
+	// ContractPrefix starts the contract annotations and labels:
+	// cluster.x-k8s.io/<contract>: <versions joined by _> on provider
+	// CRDs and ProviderTemplates, cluster.x-k8s.io/<provider>: <contract>
+	// in a ClusterTemplate's Chart.yaml (templates_common.go,
+	// getCAPIContracts, chartAnnoCAPIPrefix).
+	ContractPrefix = CAPIGroup + "/"
+	// CAPIAggregateToManagerLabel ("true") aggregates a ClusterRole into
+	// the CAPI manager's role.
+	CAPIAggregateToManagerLabel = CAPIGroup + "/aggregate-to-manager"
+)
+
+// Provider names: a type prefix and a name, as clusterctl and kcm's
+// Management status spell them.
+const (
+	CoreProvider                 = "cluster-api"
+	InfrastructureProviderPrefix = "infrastructure-" // api/v1beta1, InfrastructureProviderPrefix
+	ControlPlaneProviderPrefix   = "control-plane-"
+	BootstrapProviderPrefix      = "bootstrap-"
+	IPAMProviderPrefix           = "ipam-"
+	// InternalProvider is kcm's built-in infrastructure provider: kcm
+	// installs no CAPI provider for it (internal/controller/components,
+	// reconciler.go) and skips the Credential check for it
+	// (internal/util/validation/cd.go). Adopted clusters use it.
+	InternalProvider = InfrastructureProviderPrefix + "internal"
+)
+
+// Sveltos, a core k0rdent component (lib.projectsveltos.io).
+const (
+	SveltosGroup       = "lib.projectsveltos.io"
+	KindSveltosCluster = "SveltosCluster"
+)
+
+// Flux, which kcm drives to fetch and install charts.
+const (
+	FluxSourceGroup      = "source.toolkit.fluxcd.io"
+	FluxSourceAPIVersion = FluxSourceGroup + "/v1"
+	FluxHelmGroup        = "helm.toolkit.fluxcd.io"
+	KindHelmRepository   = "HelmRepository"
+	KindHelmChart        = "HelmChart"
+	KindHelmRelease      = "HelmRelease"
+)
