@@ -180,18 +180,6 @@ func deref(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// yamlErrorLine extracts "line N" from a YAML parser message.
-var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
-
-func yamlErrorLine(msg string) int {
-	m := yamlLineRE.FindStringSubmatch(msg)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
-
 // mapValue returns the value of key in the mapping node n.
 func mapValue(n *yaml.Node, key string) (*yaml.Node, bool) {
 	n = deref(n)
