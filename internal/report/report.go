@@ -64,6 +64,25 @@ type Runbook struct {
 	Updated []string `json:"updated,omitempty"`
 	// WorkDir is the kept work directory (with --keep-work).
 	WorkDir string `json:"workDir,omitempty"`
+	// SourceSHA256 is the hex sha256 of the runbook source the result was
+	// produced from: the docs site compares it with the source it renders
+	// and shows a result of another source as not verified.
+	SourceSHA256 string `json:"sourceSHA256,omitempty"`
+	// Env describes what the runbook ran against; unlike the report's
+	// fields it stays with a result reused from the cache.
+	Env *Environment `json:"env,omitempty"`
+}
+
+// Environment is what a runbook was verified with and against.
+type Environment struct {
+	Kbook   string `json:"kbook"`
+	Backend string `json:"backend"`
+	Host    string `json:"host,omitempty"`
+	// Server is the Kubernetes server version ("v1.34.12").
+	Server string `json:"server,omitempty"`
+	// APIs are the group/versions of the CustomResourceDefinitions the
+	// cluster served ("k0rdent.mirantis.com/v1beta1").
+	APIs []string `json:"apis,omitempty"`
 }
 
 // Step is the result of one testscript block.

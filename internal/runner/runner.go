@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -69,6 +71,17 @@ type Options struct {
 	KeepWork bool
 	// WorkRoot is where work directories are made (default: os.TempDir()).
 	WorkRoot string
+	// CacheOnly runs nothing: a runbook without a cached pass is reported
+	// skipped (kbook build --no-run, kbook serve).
+	CacheOnly bool
+}
+
+// Describer is implemented by targets that can tell what a runbook ran
+// against, for the result's Environment: the server version and the
+// CustomResourceDefinition group/versions served. It is asked only after
+// a runbook ran, so it never starts a cluster.
+type Describer interface {
+	Describe(ctx context.Context) (server string, apis []string)
 }
 
 // Target is what runbooks run against: a cluster backend. The runner asks
@@ -220,6 +233,35 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 	return rep
 }
 
+// runOne produces a runbook's result, stamped with the hash of the source
+// it describes.
+func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
+	res := r.result(ctx, rb)
+	if res.SourceSHA256 == "" {
+		res.SourceSHA256 = SourceSum(rb)
+	}
+	return res
+}
+
+// SourceSum is the hex sha256 of a runbook's source, as results record it.
+func SourceSum(rb *runbook.Runbook) string {
+	sum := sha256.Sum256(rb.Source)
+	return hex.EncodeToString(sum[:])
+}
+
+// environment describes the run for a result; the target is asked only
+// when the runbook used it (its cluster is then started).
+func (r *Runner) environment(ctx context.Context, usedTarget bool) *report.Environment {
+	env := &report.Environment{Kbook: r.opts.Version, Backend: r.opts.Backend, Host: r.opts.Host}
+	if !usedTarget {
+		env.Backend = "none"
+	}
+	if d, ok := r.opts.Target.(Describer); ok && usedTarget {
+		env.Server, env.APIs = d.Describe(ctx)
+	}
+	return env
+}
+
 // runOne decides whether a runbook can run, consults the cache and runs it.
 //
 // Programs a runbook requires are checked first; its other requirements
@@ -227,7 +269,7 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 // pass was verified against the same backend and CRDs (they are part of
 // the cache key), so a run whose runbooks all come from the cache starts
 // nothing.
-func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
+func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
 	if why := r.unmet(rb, true); why != "" {
 		return skippedResult(rb, why)
 	}
@@ -249,11 +291,20 @@ func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 			return hit
 		}
 	}
+	if r.opts.CacheOnly {
+		return skippedResult(rb, "not run: no cached result (kbook build --no-run)")
+	}
 	if why := r.unmet(rb, false); why != "" {
 		return skippedResult(rb, why)
 	}
 	x := &execution{r: r, rb: rb, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
 	res := x.run()
+	if res.Status != report.Skipped {
+		x.mu.Lock()
+		used := x.session != nil
+		x.mu.Unlock()
+		res.Env = r.environment(context.WithoutCancel(ctx), used)
+	}
 	if useCache && res.Status == report.Passed {
 		if err := r.opts.Cache.Put(sum, res); err != nil {
 			r.obs.Warn(err.Error())
