@@ -14,7 +14,7 @@ CRD_FLAGS   := $(addprefix --crds ,$(CRD_DIRS))
 # cores the first time, then instant).
 ASSETS = $$(./$(BIN) cluster assets)
 
-.PHONY: all build run test test-short lint docs bench fuzz cross clean
+.PHONY: all build run test test-short lint docs bench fuzz cross clean site serve
 
 all: build
 
@@ -34,14 +34,24 @@ test: lint build
 	echo "== kbook check" && \
 	./$(BIN) check runbooks/ && \
 	echo "== kbook run" && \
-	KUBEBUILDER_ASSETS=$$assets ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) runbooks/
+	KUBEBUILDER_ASSETS=$$assets ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
+	echo "== kbook build (the docs site, from the results of that run)" && \
+	./$(BIN) build --report bin/runbooks.json --out bin/site .
+
+## site: build kbook's own docs site into bin/site (runbooks run first, cached when unchanged)
+site: build
+	KUBEBUILDER_ASSETS=$(ASSETS) ./$(BIN) build $(CRD_FLAGS) --out bin/site .
+
+## serve: preview kbook's own docs on http://127.0.0.1:1313 with live reload
+serve: build
+	./$(BIN) serve .
 
 ## test-short: the fast inner loop (no API server)
 test-short:
 	$(GO) test -short $(PKGS)
 
 lint:
-	@fmt=$$(gofmt -l cmd internal); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
+	@fmt=$$(gofmt -l cmd internal site); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet $(PKGS)
 
 ## docs: regenerate the CLI reference pages from the commands

@@ -30,6 +30,7 @@ custom ClusterTemplates.`,
 	}
 	root.SetVersionTemplate("kbook {{.Version}}\n")
 	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
+	root.AddCommand(newBuildCmd(), newServeCmd())
 	return root
 }
 

@@ -39,6 +39,8 @@ type runFlags struct {
 	keep     bool
 	reuse    bool
 	cluster  clusterFlags
+	// cacheOnly runs nothing (kbook build --no-run).
+	cacheOnly bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -154,18 +156,19 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	printer := console.New(out, tty, f.verbose)
 
 	opts := runner.Options{
-		Parallel: f.parallel,
-		Filter:   filter,
-		FailFast: f.failFast,
-		Update:   f.update,
-		Shard:    shard,
-		Timings:  timings,
-		Timeout:  f.timeout,
-		Version:  version.String(),
-		Host:     host(),
-		Observer: printer,
-		Env:      f.env,
-		KeepWork: f.keepWork,
+		Parallel:  f.parallel,
+		Filter:    filter,
+		FailFast:  f.failFast,
+		Update:    f.update,
+		Shard:     shard,
+		Timings:   timings,
+		Timeout:   f.timeout,
+		Version:   version.String(),
+		Host:      host(),
+		Observer:  printer,
+		Env:       f.env,
+		KeepWork:  f.keepWork,
+		CacheOnly: f.cacheOnly,
 	}
 	if !f.noCache {
 		c, err := cache.Open(f.cacheDir)

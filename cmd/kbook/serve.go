@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/siteserve"
+	"github.com/spf13/cobra"
+)
+
+type serveFlags struct {
+	port    int
+	bind    string
+	run     bool
+	version string
+	rf      runFlags
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [DIR]",
+		Short: "Serve the docs site locally and reload the browser on every save",
+		Long: `Build the docs site of DIR (default: the current directory) and serve it on
+http://127.0.0.1:1313. Every save below content/, runbooks/ and site/ (and
+of kbook.yaml) rebuilds the site and reloads open pages; a build error is
+shown in the browser with its file:line and the server keeps running.
+
+Runbook pages show cached results; with --run the runbooks are run at
+start (unchanged ones come from the cache) and a changed runbook is run
+again, its page updating with the new result. Ctrl-C stops the server.`,
+		Example: `  # Write docs with a live preview
+  kbook serve
+
+  # Also run each runbook you change, against the local API server
+  kbook serve --run --crds crds/k0rdent`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runServe(cmd, args, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.port, "port", 1313, "TCP `port` to serve on")
+	fl.StringVar(&f.bind, "bind", "127.0.0.1", "`address` to listen on")
+	fl.BoolVar(&f.run, "run", false, "run the runbooks at start and each runbook again when it changes")
+	fl.StringVar(&f.version, "version", site.NextVersion, "version `name` the served site shows")
+	addSiteRunFlags(cmd, &f.rf)
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
+	dir := "."
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	if err := site.CheckVersionName(f.version); err != nil {
+		return usageError(fmt.Errorf("--version: %w", err))
+	}
+	proj, err := site.Load(dir)
+	if err != nil {
+		return usageError(err)
+	}
+	out, err := os.MkdirTemp("", "kbook-serve-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+
+	var (
+		mu  sync.Mutex
+		rep *report.Report
+	)
+	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf)
+	var ee *exitError
+	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+		return runErr
+	}
+	search := site.FindPagefind(dir)
+	build := func(ctx context.Context, changed []string) error {
+		p, err := site.Load(dir)
+		if err != nil {
+			return err
+		}
+		if err := checkProjectLinks(p, out); err != nil {
+			return err
+		}
+		if f.run {
+			if rbs := changedRunbooks(p, changed); len(rbs) > 0 {
+				r, err := runSome(cmd, rbs, &f.rf)
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				rep = mergeReports(rep, r)
+				mu.Unlock()
+			}
+		}
+		mu.Lock()
+		results := rep
+		mu.Unlock()
+		v := &site.Version{Name: f.version, Project: p, Results: results, Lastmod: site.Lastmod(dir, p.Config.Content, p.Config.Runbooks)}
+		_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: out, Search: search, LiveReload: siteserve.EventsPath})
+		return err
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
+	srv, err := siteserve.New(siteserve.Options{
+		Root:  dir,
+		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
+		Dir:   out,
+		Addr:  net.JoinHostPort(f.bind, strconv.Itoa(f.port)),
+		Build: build,
+		Log:   logf,
+	})
+	if err != nil {
+		return usageError(err)
+	}
+	if !search.Available() {
+		logf("note: %s", search.Why)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "kbook serve: serving %s on %s (Ctrl-C to stop)\n", dir, srv.URL())
+	return srv.Serve(cmd.Context())
+}
+
+// changedRunbooks are the runbooks among the changed files.
+func changedRunbooks(p *site.Project, changed []string) []string {
+	var out []string
+	for _, c := range changed {
+		rel, err := filepath.Rel(p.Dir, c)
+		if err != nil {
+			continue
+		}
+		if rb := p.Runbook(filepath.ToSlash(rel)); rb != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runSome runs the given runbook files and returns their report.
+func runSome(cmd *cobra.Command, files []string, rf *runFlags) (*report.Report, error) {
+	tmp, err := os.CreateTemp("", "kbook-serve-*.json")
+	if err != nil {
+		return nil, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	f := *rf
+	f.json, f.cacheOnly = tmp.Name(), false
+	err = runRun(cmd, files, &f)
+	var ee *exitError
+	if err != nil && (!errors.As(err, &ee) || ee.code != exitFailed) {
+		return nil, err
+	}
+	return report.ReadJSON(tmp.Name())
+}
+
+// mergeReports puts the runbooks of r in place of the same paths in base.
+func mergeReports(base, r *report.Report) *report.Report {
+	if base == nil {
+		return r
+	}
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
+	byPath := map[string]*report.Runbook{}
+	for _, rb := range r.Runbooks {
+		byPath[abs(rb.Path)] = rb
+	}
+	out := *base
+	out.Runbooks = nil
+	for _, rb := range base.Runbooks {
+		if n, ok := byPath[abs(rb.Path)]; ok {
+			rb = n
+			delete(byPath, abs(rb.Path))
+		}
+		out.Runbooks = append(out.Runbooks, rb)
+	}
+	for _, rb := range byPath {
+		out.Runbooks = append(out.Runbooks, rb)
+	}
+	return &out
+}

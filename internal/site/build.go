@@ -1,0 +1,228 @@
+package site
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/version"
+)
+
+// Options configure a build.
+type Options struct {
+	// Out is the output folder holding every version (default public).
+	Out string
+	// BaseURL overrides kbook.yaml's baseURL.
+	BaseURL string
+	// Search indexes each built version with Pagefind when it is
+	// installed; nil skips search.
+	Search *Pagefind
+	// LiveReload is the URL of serve's reload event stream ("" outside serve).
+	LiveReload string
+	// Logger receives warnings and progress; nil discards them.
+	Logger Logger
+}
+
+// Logger receives what a build has to say.
+type Logger interface {
+	Warn(msg string)
+	Info(msg string)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Warn(string) {}
+func (nopLogger) Info(string) {}
+
+// Result describes a finished build.
+type Result struct {
+	// Versions are the versions built, with their verification rows.
+	Versions map[string][]Verification
+	// Pages counts the HTML pages written.
+	Pages int
+	// Search says whether a search index was made, or why not.
+	Search string
+	// Duration is the time taken by Hugo.
+	Hugo time.Duration
+}
+
+// Build builds the versions into opts.Out: each one replaces its folder,
+// versions already in Out stay, versions.json, aliases and the root
+// redirect are updated. vs[0] is the newest version; its project's
+// configuration and layout overrides apply to the build.
+func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("no version to build")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = nopLogger{}
+	}
+	if opts.Out == "" {
+		opts.Out = "public"
+	}
+	cfg := *vs[0].Project.Config
+	if opts.BaseURL != "" {
+		cfg.BaseURL = strings.TrimSuffix(opts.BaseURL, "/") + "/"
+	}
+	names := map[string]bool{}
+	for _, v := range vs {
+		if err := CheckVersionName(v.Name); err != nil {
+			return nil, err
+		}
+		names[v.Name] = true
+	}
+	for _, v := range vs {
+		for _, a := range v.Aliases {
+			if err := CheckVersionName(a); err != nil {
+				return nil, fmt.Errorf("alias: %w", err)
+			}
+			if names[a] {
+				return nil, fmt.Errorf("alias %s is also a version being built", a)
+			}
+		}
+	}
+	existing, err := ReadVersions(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range existing {
+		for _, v := range vs {
+			if contains(v.Aliases, e.Version) {
+				return nil, fmt.Errorf("alias %s is the name of a version already in %s", e.Version, opts.Out)
+			}
+		}
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, err
+	}
+	reapStale(opts.Out)
+	work, err := os.MkdirTemp(opts.Out, ".kbook-build-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+
+	root := strings.TrimSuffix(relRoot(cfg.BaseURL), "/") + "/"
+	params := map[string]any{
+		"kbookVersion": version.String(),
+		"hugoVersion":  HugoVersion,
+		"root":         root,
+		"repo":         cfg.Repo,
+		"branch":       cfg.Branch,
+		"defaultAlias": cfg.DefaultAlias,
+		"liveReload":   opts.LiveReload,
+		"search":       opts.Search != nil && opts.Search.Available(),
+		"contentDir":   cfg.Content,
+		"repoPrefix":   repoPrefix(vs[0].Project.Dir),
+	}
+	if err := os.WriteFile(filepath.Join(work, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return nil, err
+	}
+	g, err := generate(work, vs, &cfg, params)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		abs, _ := filepath.Abs(v.Project.Dir)
+		g.roots = append(g.roots, abs+string(filepath.Separator))
+	}
+	publish := filepath.Join(work, "public")
+	start := time.Now()
+	warnings, err := runHugo(g, publish)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Versions: g.verification, Hugo: time.Since(start)}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	list := existing
+	for _, v := range vs {
+		built := filepath.Join(publish, v.Name)
+		rows := g.verification[v.Name]
+		doc := map[string]any{"version": v.Name, "kbook": version.String(), "built": time.Now().UTC().Format(time.RFC3339), "summary": summarize(rows), "runbooks": rows}
+		data, _ := json.MarshalIndent(doc, "", "  ")
+		if err := atomicfile.Write(filepath.Join(built, "verification.json"), append(data, '\n')); err != nil {
+			return nil, err
+		}
+		res.Pages += countHTML(built)
+		if opts.Search != nil {
+			res.Search = opts.Search.Index(ctx, built)
+		}
+		title := v.Title
+		if title == "" {
+			title = v.Name
+		}
+		aliases := v.Aliases
+		if aliases == nil {
+			aliases = []string{}
+		}
+		entry := VersionEntry{Version: v.Name, Title: title, Aliases: aliases}
+		if err := install(built, opts.Out, entry); err != nil {
+			return nil, err
+		}
+		list = mergeVersions(list, entry)
+	}
+	// Hugo publishes resources (the fingerprinted CSS and JS) once, at the
+	// root; they are shared by the versions and never overwritten.
+	if err := installShared(publish, opts.Out, names); err != nil {
+		return nil, err
+	}
+	if err := writeRoot(opts.Out, cfg.BaseURL, list, cfg.DefaultAlias); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// relRoot is the path part of a base URL ("/docs/" for https://x.io/docs/).
+func relRoot(base string) string {
+	if i := strings.Index(base, "://"); i >= 0 {
+		rest := base[i+3:]
+		if j := strings.Index(rest, "/"); j >= 0 {
+			return rest[j:]
+		}
+		return "/"
+	}
+	if !strings.HasPrefix(base, "/") {
+		return "/" + base
+	}
+	return base
+}
+
+func countHTML(dir string) int {
+	n := 0
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && strings.HasSuffix(p, ".html") {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+// reapStale removes build folders left by a killed build: those whose
+// pid file names a process that is gone.
+func reapStale(out string) {
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".kbook-build-") {
+			continue
+		}
+		dir := filepath.Join(out, e.Name())
+		data, err := os.ReadFile(filepath.Join(dir, "pid"))
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || perr != nil || !processAlive(pid) {
+			_ = os.RemoveAll(dir)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package site
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runner"
+)
+
+// fixture copies testdata/docs into a temporary directory.
+func fixture(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "docs")
+	if err := os.CopyFS(dst, os.DirFS("testdata/docs")); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// runAll runs the project's runbooks for real, as kbook build does.
+func runAll(t *testing.T, p *Project) *report.Report {
+	t.Helper()
+	r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rb := range p.Runbooks {
+		rb.Path = filepath.Join(p.Dir, rb.Path)
+	}
+	rep := r.Run(context.Background(), p.Runbooks)
+	for _, rb := range p.Runbooks {
+		rb.Path, _ = filepath.Rel(p.Dir, rb.Path)
+	}
+	return rep
+}
+
+func read(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func mustContain(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q", what, w)
+		}
+	}
+}
+
+func TestBuildRunbookPage(t *testing.T) {
+	dir := fixture(t)
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	if s := rep.Summary(); s.Passed != 1 {
+		t.Fatalf("runbook did not pass: %+v %+v", s, rep.Runbooks[0])
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	res, err := Build(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p, Results: rep}}, Options{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Pages < 5 {
+		t.Errorf("pages = %d", res.Pages)
+	}
+	page := read(t, filepath.Join(out, "v0.1", "runbooks", "hello", "index.html"))
+	mustContain(t, "runbook page", page,
+		`kb-badge-verified`, `>Verified</span>`,
+		`id="step-1"`, `id="step-2"`,
+		`<span class="kb-ps" aria-hidden="true">$ </span>echo hello`,
+		`<span class="kb-out">hello</span>`,
+		`output is exactly want.txt`,
+		`<span class="kb-err">oops</span>`, `[exit status 3]`, `expected to fail`,
+		`skipped: [exec:nonexistent-tool] not met`,
+		`data-copy="echo hello"`,
+		`<figcaption class="kb-file">`, `want.txt`,
+		`Acme footer override`,
+		`Edit this page`, `https://github.com/acme/docs/edit/main/runbooks/hello.md`,
+	)
+	// The comment is shown but never copied.
+	if strings.Contains(page, `data-copy="# say it`) {
+		t.Error("the copy button copies a comment")
+	}
+	var doc struct {
+		Version  string         `json:"version"`
+		Runbooks []Verification `json:"runbooks"`
+	}
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(out, "v0.1", "verification.json"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != "v0.1" || len(doc.Runbooks) != 1 || doc.Runbooks[0].Status != Verified || doc.Runbooks[0].StepsPassed != 2 {
+		t.Errorf("verification.json = %+v", doc)
+	}
+	mustContain(t, "verification page", read(t, filepath.Join(out, "v0.1", "verification", "index.html")), "Hello runbook", "kb-badge-verified")
+	mustContain(t, "root redirect", read(t, filepath.Join(out, "index.html")), `url=latest/`)
+	mustContain(t, "alias", read(t, filepath.Join(out, "latest", "runbooks", "hello", "index.html")), `../../../v0.1/runbooks/hello/`)
+	vs, err := ReadVersions(out)
+	if err != nil || len(vs) != 1 || vs[0].Version != "v0.1" || vs[0].Aliases[0] != "latest" {
+		t.Errorf("versions.json = %+v, %v", vs, err)
+	}
+
+	// A second version takes the alias; the first stays, with its page.
+	if err := os.WriteFile(filepath.Join(dir, "runbooks", "hello.md"), []byte(strings.Replace(read(t, filepath.Join(dir, "runbooks", "hello.md")), "A runbook.", "A changed runbook.", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), []*Version{{Name: "v0.2", Aliases: []string{"latest"}, Project: p2, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	vs, _ = ReadVersions(out)
+	if len(vs) != 2 || vs[0].Version != "v0.2" || len(vs[1].Aliases) != 0 {
+		t.Errorf("versions.json after v0.2 = %+v", vs)
+	}
+	changed := read(t, filepath.Join(out, "v0.2", "runbooks", "hello", "index.html"))
+	mustContain(t, "changed runbook", changed, "kb-badge-unverified", "the runbook changed since its last result")
+	if strings.Contains(changed, `<span class="kb-out">hello</span>`) {
+		t.Error("a changed runbook shows output captured from another source")
+	}
+	mustContain(t, "old version", read(t, filepath.Join(out, "v0.1", "runbooks", "hello", "index.html")), "kb-badge-verified")
+}
+
+func TestBuildFailedRunbook(t *testing.T) {
+	dir := fixture(t)
+	src := strings.Replace(read(t, filepath.Join(dir, "runbooks", "hello.md")), "exec echo hello", "exec echo goodbye", 1)
+	if err := os.WriteFile(filepath.Join(dir, "runbooks", "hello.md"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(out, "next", "runbooks", "hello", "index.html"))
+	mustContain(t, "failed page", page, "kb-badge-failed", `<span class="kb-out">goodbye</span>`, `kb-check kb-o-failed`, `kb-step-skipped`, "Skipped: not run: an earlier step failed")
+}
+
+func TestBuildNeverRun(t *testing.T) {
+	p, err := Load(fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(out, "next", "runbooks", "hello", "index.html"))
+	mustContain(t, "never-run page", page, "kb-badge-unverified", "never run", "echo hello")
+	if strings.Contains(page, `class="kb-out"`) {
+		t.Error("a page without a result shows output")
+	}
+}
+
+func TestBuildBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, content, want string
+	}{
+		{"front matter", "runbooks/bad.md", "---\ntitle: [x\n---\n```testscript\nexec true\n```\n", "runbooks/bad.md:2:"},
+		{"config", "kbook.yaml", "title: x\nbogus: 1\n", "kbook.yaml:2: field bogus not found"},
+		{"collision", "content/runbooks/hello.md", "---\ntitle: x\n---\n", "page /runbooks/hello/ is also made by"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixture(t)
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, tc.file)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestHugoTemplateError(t *testing.T) {
+	dir := fixture(t)
+	bad := filepath.Join(dir, "site", "layouts", "_partials", "footer.html")
+	if err := os.WriteFile(bad, []byte("<footer>{{ .NoSuchField.X }}</footer>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public")})
+	var se *Error
+	if err == nil || !asError(err, &se) || !strings.Contains(se.File, "site/layouts/_partials/footer.html") || se.Line != 1 {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+func asError(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}

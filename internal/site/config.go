@@ -1,0 +1,214 @@
+package site
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ConfigFile is the name of the optional configuration file at the root
+// of a docs repository.
+const ConfigFile = "kbook.yaml"
+
+// Config is kbook.yaml.
+type Config struct {
+	// Title is the site title (default: the directory name).
+	Title string `yaml:"title"`
+	// Description is the site's one-line summary.
+	Description string `yaml:"description"`
+	// BaseURL is where the site is published, such as
+	// https://acme.github.io/docs/ (default "/": host-relative links).
+	BaseURL string `yaml:"baseURL"`
+	// Repo is the repository's web address, for edit-this-page links
+	// (https://github.com/acme/docs).
+	Repo string `yaml:"repo"`
+	// Branch is the branch edit links point at (default main).
+	Branch string `yaml:"branch"`
+	// Content, Runbooks and Site are the directories of guides, runbooks
+	// and layout overrides (defaults content, runbooks, site).
+	Content  string `yaml:"content"`
+	Runbooks string `yaml:"runbooks"`
+	Site     string `yaml:"site"`
+	// DefaultAlias is the alias readers land on (default latest).
+	DefaultAlias string `yaml:"defaultAlias"`
+	// Versions are built by kbook build --all-versions, from git refs.
+	Versions []VersionSpec `yaml:"versions"`
+	// Run configures how kbook build runs the runbooks.
+	Run RunConfig `yaml:"run"`
+}
+
+// VersionSpec is one version of the docs, built from a git ref.
+type VersionSpec struct {
+	// Name is the version folder ("v0.2", "next").
+	Name string `yaml:"name"`
+	// Ref is the git tag, branch or commit it is built from (default:
+	// the name; "next" defaults to the working tree).
+	Ref string `yaml:"ref"`
+	// Aliases are other folders that redirect to it ("latest").
+	Aliases []string `yaml:"aliases"`
+	// Title is the switcher label (default: the name).
+	Title string `yaml:"title"`
+	// Line is where the entry starts in kbook.yaml.
+	Line int `yaml:"-"`
+}
+
+// RunConfig are the defaults of kbook build's run of the runbooks.
+type RunConfig struct {
+	// CRDs are directories or files of CRDs for the local API server,
+	// relative to the docs root.
+	CRDs []string `yaml:"crds"`
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): `)
+
+// LoadConfig reads DIR/kbook.yaml; a missing file gives the defaults.
+func LoadConfig(dir string) (*Config, error) {
+	file := filepath.Join(dir, ConfigFile)
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		data = nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	c := &Config{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(c); err != nil {
+			return nil, configError(file, err)
+		}
+		var root yaml.Node
+		if err := yaml.Unmarshal(data, &root); err == nil {
+			setVersionLines(c, &root)
+		}
+	}
+	c.defaults(dir)
+	if err := c.check(file); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) defaults(dir string) {
+	if c.Title == "" {
+		abs, _ := filepath.Abs(dir)
+		c.Title = filepath.Base(abs)
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "/"
+	}
+	if !strings.HasSuffix(c.BaseURL, "/") {
+		c.BaseURL += "/"
+	}
+	if c.Branch == "" {
+		c.Branch = "main"
+	}
+	if c.Content == "" {
+		c.Content = "content"
+	}
+	if c.Runbooks == "" {
+		c.Runbooks = "runbooks"
+	}
+	if c.Site == "" {
+		c.Site = "site"
+	}
+	if c.DefaultAlias == "" {
+		c.DefaultAlias = "latest"
+	}
+	c.Repo = strings.TrimSuffix(c.Repo, "/")
+}
+
+func (c *Config) check(file string) error {
+	seen := map[string]int{}
+	for _, v := range c.Versions {
+		if err := CheckVersionName(v.Name); err != nil {
+			return &Error{File: file, Line: v.Line, Msg: "versions: " + err.Error()}
+		}
+		if prev, dup := seen[v.Name]; dup {
+			return &Error{File: file, Line: v.Line, Msg: fmt.Sprintf("versions: %s is already listed at line %d", v.Name, prev)}
+		}
+		seen[v.Name] = v.Line
+		for _, a := range v.Aliases {
+			if err := CheckVersionName(a); err != nil {
+				return &Error{File: file, Line: v.Line, Msg: "versions: alias: " + err.Error()}
+			}
+		}
+	}
+	for _, d := range []string{c.Content, c.Runbooks, c.Site} {
+		if filepath.IsAbs(d) || strings.HasPrefix(filepath.Clean(d), "..") {
+			return &Error{File: file, Msg: fmt.Sprintf("directory %q must be inside the docs repository", d)}
+		}
+	}
+	return nil
+}
+
+var versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// CheckVersionName reports whether name can be a version or alias folder.
+func CheckVersionName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty version name")
+	case !versionName.MatchString(name):
+		return fmt.Errorf("version %q: use letters, digits, '.', '_' and '-' only (it becomes a folder name)", name)
+	case reservedFolder[name]:
+		return fmt.Errorf("version %q: the name is reserved for the site's own files", name)
+	}
+	return nil
+}
+
+// reservedFolder are root entries of the output that are not versions.
+var reservedFolder = map[string]bool{"versions.json": true, "index.html": true, "404.html": true, "sitemap.xml": true, "pagefind": true}
+
+func setVersionLines(c *Config, root *yaml.Node) {
+	if len(root.Content) != 1 {
+		return
+	}
+	top := root.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value != "versions" {
+			continue
+		}
+		for j, item := range top.Content[i+1].Content {
+			if j < len(c.Versions) {
+				c.Versions[j].Line = item.Line
+			}
+		}
+	}
+}
+
+func configError(file string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if te, ok := err.(*yaml.TypeError); ok && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := 0
+	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+		line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		msg = msg[:m[0]] + msg[m[1]:]
+	}
+	msg = strings.Replace(msg, "in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run)", 1)
+	return &Error{File: file, Line: line, Msg: msg}
+}
+
+// Error is bad input located by file and line: kbook build exits 2.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}

@@ -1,0 +1,163 @@
+package site
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/runbook"
+)
+
+// Project is a docs repository: its configuration, authored pages and
+// runbooks, read and checked before anything is built.
+type Project struct {
+	// Dir is the docs root.
+	Dir    string
+	Config *Config
+	// Pages are the Markdown files of Content and the Markdown files of
+	// Runbooks that hold no steps, by site path.
+	Pages []*Page
+	// Runbooks are the runbooks below Config.Runbooks.
+	Runbooks []*runbook.Runbook
+}
+
+// Page is one Markdown source of the site.
+type Page struct {
+	// File is the source path relative to the docs root ("content/a/b.md").
+	File string
+	// Path is the path below the site's content root ("a/b.md").
+	Path string
+	// Runbook is set for runbook pages.
+	Runbook *runbook.Runbook
+	// Source is the file content.
+	Source []byte
+}
+
+// URL is the page's path below the version root, in Hugo's pretty form:
+// "a/b/" for a/b.md, "a/" for a/_index.md or a/index.md, "" for the home.
+func (p *Page) URL() string { return PageURL(p.Path) }
+
+// PageURL maps a content path to its URL path below the version root.
+func PageURL(path string) string {
+	path = filepath.ToSlash(path)
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	switch {
+	case base == "_index" || base == "index":
+		return ""
+	case strings.HasSuffix(base, "/_index") || strings.HasSuffix(base, "/index"):
+		return base[:strings.LastIndex(base, "/")+1]
+	}
+	return strings.ToLower(base) + "/"
+}
+
+// Load reads a docs repository: kbook.yaml, content/ and runbooks/.
+// Any problem is returned as an *Error or a *runbook.Error naming the
+// file and line.
+func Load(dir string) (*Project, error) {
+	cfg, err := LoadConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &Project{Dir: dir, Config: cfg}
+	byURL := map[string]string{}
+	add := func(pg *Page) error {
+		u := pg.URL()
+		if prev, dup := byURL[u]; dup {
+			return &Error{File: pg.File, Msg: fmt.Sprintf("page /%s is also made by %s: rename one of them", u, prev)}
+		}
+		byURL[u] = pg.File
+		p.Pages = append(p.Pages, pg)
+		return nil
+	}
+	if err := walkMarkdown(dir, cfg.Content, func(rel, file string, src []byte) error {
+		return add(&Page{File: file, Path: rel, Source: src})
+	}); err != nil {
+		return nil, err
+	}
+	err = walkMarkdown(dir, cfg.Runbooks, func(rel, file string, src []byte) error {
+		site := filepath.ToSlash(filepath.Join("runbooks", rel))
+		if strings.EqualFold(filepath.Ext(rel), ".txtar") {
+			site = strings.TrimSuffix(site, filepath.Ext(site)) + ".md"
+		}
+		rb, err := runbook.Parse(filepath.Join(dir, file), src)
+		if err != nil {
+			return relError(dir, err)
+		}
+		rb.Path = file
+		pg := &Page{File: file, Path: site, Source: src}
+		if len(rb.Steps) > 0 {
+			pg.Runbook = rb
+			p.Runbooks = append(p.Runbooks, rb)
+		} else if rb.Format == runbook.Txtar {
+			return nil
+		}
+		return add(pg)
+	}, ".txtar")
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(p.Pages, func(i, j int) bool { return p.Pages[i].Path < p.Pages[j].Path })
+	return p, nil
+}
+
+// walkMarkdown calls fn for every Markdown file (and files with the extra
+// extensions) below root/sub, skipping hidden and _-prefixed directories.
+func walkMarkdown(root, sub string, fn func(rel, file string, src []byte) error, extra ...string) error {
+	base := filepath.Join(root, sub)
+	if _, err := os.Stat(base); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != base && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		ext := strings.ToLower(filepath.Ext(name))
+		ok := ext == ".md" || ext == ".markdown"
+		for _, e := range extra {
+			ok = ok || ext == e
+		}
+		if !ok {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(base, path)
+		file := filepath.ToSlash(filepath.Join(sub, rel))
+		return fn(filepath.ToSlash(rel), file, src)
+	})
+}
+
+// relError rewrites a runbook error's absolute path to the docs-relative one.
+func relError(dir string, err error) error {
+	var re *runbook.Error
+	if errors.As(err, &re) {
+		if r, e := filepath.Rel(dir, re.File); e == nil {
+			re.File = filepath.ToSlash(r)
+		}
+		return re
+	}
+	return err
+}
+
+// Runbook returns the runbook with the given docs-relative path.
+func (p *Project) Runbook(path string) *runbook.Runbook {
+	for _, rb := range p.Runbooks {
+		if rb.Path == path {
+			return rb
+		}
+	}
+	return nil
+}

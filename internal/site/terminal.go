@@ -1,0 +1,282 @@
+package site
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+)
+
+// Line kinds of a terminal block.
+const (
+	KindCommand = "cmd"     // a command a person types: shown after "$ ", copied by the copy button
+	KindCheck   = "check"   // an assertion (stdout, cmp, exists, await...), shown with its outcome
+	KindComment = "comment" // a # comment of the script
+	KindNote    = "note"    // a testscript construct without a shell equivalent
+)
+
+// Outcomes of a line or step.
+const (
+	OutcomePassed  = "passed"
+	OutcomeFailed  = "failed"
+	OutcomeSkipped = "skipped" // a [condition] was not met
+	OutcomeNotRun  = "notrun"  // never reached, or no result at all
+)
+
+// TermLine is one line of a step's terminal block.
+type TermLine struct {
+	Kind string `json:"kind"`
+	// Text is what is displayed: the command as typed, or the check in words.
+	Text string `json:"text"`
+	// Script is the testscript line it comes from.
+	Script string `json:"script"`
+	Line   int    `json:"line"`
+	// Cond is the [condition] guarding the line, without brackets.
+	Cond string `json:"cond,omitempty"`
+	// ExpectFail is true for "! exec": the command must fail.
+	ExpectFail bool `json:"expectFail,omitempty"`
+	// Outcome is set for commands and checks.
+	Outcome string `json:"outcome,omitempty"`
+	// Stdout, Stderr and Exit are what the run captured; empty without a result.
+	Stdout   string `json:"stdout,omitempty"`
+	Stderr   string `json:"stderr,omitempty"`
+	Exit     int    `json:"exit,omitempty"`
+	Duration string `json:"duration,omitempty"`
+}
+
+// Step is one step of a runbook page.
+type Step struct {
+	Index    int        `json:"index"`
+	Name     string     `json:"name"`
+	Anchor   string     `json:"anchor"`
+	Line     int        `json:"line"`
+	Outcome  string     `json:"outcome"`
+	Reason   string     `json:"reason,omitempty"`
+	Duration string     `json:"duration,omitempty"`
+	Lines    []TermLine `json:"lines"`
+	// Copy is what the copy button copies: the commands only.
+	Copy string `json:"copy"`
+	// Failure is the failure message of a failed step.
+	Failure string `json:"failure,omitempty"`
+}
+
+// StepAnchor is the HTML id of a runbook step, for links to it.
+func StepAnchor(index int) string { return fmt.Sprintf("step-%d", index) }
+
+// shellish maps testscript built-ins that have a shell equivalent to it.
+var shellish = map[string]func(args []string) string{
+	"cd":    func(a []string) string { return "cd " + strings.Join(a, " ") },
+	"mkdir": func(a []string) string { return "mkdir -p " + strings.Join(a, " ") },
+	"rm":    func(a []string) string { return "rm -rf " + strings.Join(a, " ") },
+	"mv":    func(a []string) string { return "mv " + strings.Join(a, " ") },
+	"chmod": func(a []string) string { return "chmod " + strings.Join(a, " ") },
+	"sleep": func(a []string) string { return "sleep " + strings.Join(a, " ") },
+	"wait":  func(a []string) string { return "wait" },
+	"symlink": func(a []string) string {
+		if len(a) == 3 && a[1] == "->" {
+			return "ln -s " + a[2] + " " + a[0]
+		}
+		return "ln -s " + strings.Join(a, " ")
+	},
+}
+
+// checkWords describes assertion commands; neg is the "!" form.
+var checkWords = map[string]func(neg bool, a []string) string{
+	"stdout": func(neg bool, a []string) string { return matchWords("output", neg, a) },
+	"stderr": func(neg bool, a []string) string { return matchWords("error output", neg, a) },
+	"grep": func(neg bool, a []string) string {
+		if len(a) >= 2 {
+			return matchWords(a[len(a)-1], neg, a[:len(a)-1])
+		}
+		return "grep " + strings.Join(a, " ")
+	},
+	"exists": func(neg bool, a []string) string {
+		if neg {
+			return strings.Join(a, ", ") + " does not exist"
+		}
+		return strings.Join(a, ", ") + " exists"
+	},
+	"cmp":    cmpWords,
+	"cmpenv": cmpWords,
+}
+
+func matchWords(what string, neg bool, a []string) string {
+	pat := strings.Join(a, " ")
+	if neg {
+		return fmt.Sprintf("%s does not match %s", what, pat)
+	}
+	return fmt.Sprintf("%s matches %s", what, pat)
+}
+
+func cmpWords(neg bool, a []string) string {
+	if len(a) != 2 {
+		return "cmp " + strings.Join(a, " ")
+	}
+	x := a[0]
+	switch x {
+	case "stdout":
+		x = "output"
+	case "stderr":
+		x = "error output"
+	}
+	if neg {
+		return fmt.Sprintf("%s differs from %s", x, a[1])
+	}
+	return fmt.Sprintf("%s is exactly %s", x, a[1])
+}
+
+// translate turns one script line into its display form.
+func translate(text string) TermLine {
+	l := TermLine{Script: text}
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "#") {
+		l.Kind, l.Text = KindComment, t
+		return l
+	}
+	for strings.HasPrefix(t, "[") {
+		end := strings.Index(t, "]")
+		if end < 0 {
+			break
+		}
+		if l.Cond != "" {
+			l.Cond += " "
+		}
+		l.Cond += t[1:end]
+		t = strings.TrimSpace(t[end+1:])
+	}
+	neg, maybe := false, false
+	switch {
+	case strings.HasPrefix(t, "! "):
+		neg, t = true, strings.TrimSpace(t[2:])
+	case strings.HasPrefix(t, "? "):
+		maybe, t = true, strings.TrimSpace(t[2:])
+	}
+	name, rest, _ := strings.Cut(t, " ")
+	rest = strings.TrimSpace(rest)
+	args := strings.Fields(rest)
+	switch {
+	case name == "exec":
+		l.Kind, l.Text, l.ExpectFail = KindCommand, rest, neg
+	case name == "env" && len(args) > 0 && strings.Contains(args[0], "="):
+		l.Kind, l.Text = KindCommand, "export "+rest
+	case name == "cp" && len(args) == 2 && (args[0] == "stdout" || args[0] == "stderr"):
+		l.Kind, l.Text = KindNote, fmt.Sprintf("save the %s above as %s", map[string]string{"stdout": "output", "stderr": "error output"}[args[0]], args[1])
+	case name == "cp":
+		l.Kind, l.Text = KindCommand, "cp "+rest
+	case shellish[name] != nil:
+		l.Kind, l.Text = KindCommand, shellish[name](args)
+	case checkWords[name] != nil:
+		l.Kind, l.Text = KindCheck, checkWords[name](neg, args)
+	case name == "skip" || name == "stop":
+		l.Kind, l.Text = KindNote, name+" "+rest
+	default:
+		// kbook's await/assert/error and other registered commands are
+		// checks of the cluster state, shown as written.
+		l.Kind, l.Text = KindCheck, strings.TrimSpace((map[bool]string{true: "! "}[neg])+t)
+	}
+	if maybe {
+		l.Text += "   # may fail"
+	}
+	return l
+}
+
+// buildSteps combines a runbook's steps with their recorded results (nil:
+// none) into terminal blocks. stdin redirections are folded into the next
+// command, as a person would type it.
+func buildSteps(rb *runbook.Runbook, res *report.Runbook) []Step {
+	byIndex := map[int]*report.Step{}
+	if res != nil {
+		for _, s := range res.Steps {
+			byIndex[s.Index] = s
+		}
+	}
+	var out []Step
+	for _, st := range rb.Steps {
+		s := Step{Index: st.Index, Name: st.Name, Anchor: StepAnchor(st.Index), Line: st.Line, Outcome: OutcomeNotRun}
+		rs := byIndex[st.Index]
+		cmds := map[int]*report.Command{}
+		if rs != nil {
+			s.Outcome = stepOutcome(rs.Status)
+			s.Reason = rs.Reason
+			if rs.Duration > 0 {
+				s.Duration = FormatDuration(rs.Duration)
+			}
+			if rs.Failure != nil {
+				s.Failure = rs.Failure.Message
+			}
+			for _, c := range rs.Commands {
+				cmds[c.Line] = c
+			}
+		}
+		var copyLines []string
+		stdin := ""
+		for _, sl := range st.Script {
+			if strings.TrimSpace(sl.Text) == "" {
+				continue
+			}
+			l := translate(sl.Text)
+			l.Line = sl.Num
+			if f, ok := strings.CutPrefix(strings.TrimSpace(sl.Text), "stdin "); ok && l.Cond == "" {
+				stdin = strings.TrimSpace(f)
+				continue
+			}
+			if l.Kind == KindCommand && stdin != "" {
+				l.Text += " < " + stdin
+				stdin = ""
+			}
+			if l.Kind != KindComment {
+				l.Outcome = OutcomeNotRun
+				if c := cmds[sl.Num]; c != nil {
+					l.Outcome = commandOutcome(c)
+					l.Stdout, l.Stderr, l.Exit = c.Stdout, c.Stderr, c.ExitCode
+					if c.Duration >= 100*time.Millisecond {
+						l.Duration = FormatDuration(c.Duration)
+					}
+				}
+			}
+			if l.Kind == KindCommand {
+				copyLines = append(copyLines, l.Text)
+			}
+			s.Lines = append(s.Lines, l)
+		}
+		s.Copy = strings.Join(copyLines, "\n")
+		out = append(out, s)
+	}
+	return out
+}
+
+func stepOutcome(s report.Status) string {
+	switch s {
+	case report.Passed:
+		return OutcomePassed
+	case report.Failed:
+		return OutcomeFailed
+	case report.Skipped:
+		return OutcomeSkipped
+	}
+	return OutcomeNotRun
+}
+
+func commandOutcome(c *report.Command) string {
+	switch {
+	case c.Failed:
+		return OutcomeFailed
+	case c.Skipped:
+		return OutcomeSkipped
+	}
+	return OutcomePassed
+}
+
+// FormatDuration rounds a duration for display: 850ms, 3.2s, 1m05s.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}

@@ -1,0 +1,128 @@
+package site
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
+)
+
+// Verification statuses of a runbook page.
+const (
+	Verified   = "verified"
+	Failed     = "failed"
+	Partial    = "partial"    // passed, with steps skipped
+	Unverified = "unverified" // never run, skipped, or changed since its result
+)
+
+// Verification is what a runbook page's badge says, and one row of the
+// Verification page and of verification.json.
+type Verification struct {
+	Path   string `json:"path"`
+	Title  string `json:"title"`
+	URL    string `json:"url"`
+	Status string `json:"status"`
+	// Label is the badge text ("Verified", "Partially verified", ...).
+	Label string `json:"label"`
+	// Reason explains a status other than verified.
+	Reason string `json:"reason,omitempty"`
+	// Date is when the result was produced (RFC 3339), empty without one.
+	Date     string   `json:"date,omitempty"`
+	Kbook    string   `json:"kbook,omitempty"`
+	Backend  string   `json:"backend,omitempty"`
+	Server   string   `json:"server,omitempty"`
+	APIs     []string `json:"apis,omitempty"`
+	Host     string   `json:"host,omitempty"`
+	Duration string   `json:"duration,omitempty"`
+	Cached   bool     `json:"cached,omitempty"`
+	// Steps counts the runbook's steps by outcome.
+	StepsTotal   int `json:"stepsTotal"`
+	StepsPassed  int `json:"stepsPassed"`
+	StepsFailed  int `json:"stepsFailed"`
+	StepsSkipped int `json:"stepsSkipped"`
+	// Skipped lists the skipped steps and why.
+	Skipped []SkippedStep `json:"skipped,omitempty"`
+}
+
+// SkippedStep is a step that did not run, and why.
+type SkippedStep struct {
+	Step   int    `json:"step"`
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+var labels = map[string]string{
+	Verified:   "Verified",
+	Failed:     "Failed",
+	Partial:    "Partially verified",
+	Unverified: "Not verified",
+}
+
+// Verify compares a runbook with its recorded result (nil: none) and says
+// what the page may claim. A result produced from another source than the
+// one rendered counts as none: its output is not shown.
+func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Runbook) {
+	v := Verification{Path: rb.Path, Title: rb.Title(), StepsTotal: len(rb.Steps)}
+	switch {
+	case res == nil:
+		v.Status, v.Reason = Unverified, "never run"
+		return v.labelled(), nil
+	case res.SourceSHA256 != runner.SourceSum(rb):
+		v.Status = Unverified
+		v.Reason = "the runbook changed since its last result"
+		if !res.Verified.IsZero() {
+			v.Reason += " (" + res.Verified.UTC().Format("2006-01-02") + ")"
+		}
+		return v.labelled(), nil
+	}
+	if !res.Verified.IsZero() {
+		v.Date = res.Verified.UTC().Format(time.RFC3339)
+	}
+	if res.Duration > 0 {
+		v.Duration = FormatDuration(res.Duration)
+	}
+	v.Cached = res.Cached
+	if e := res.Env; e != nil {
+		v.Kbook, v.Backend, v.Server, v.APIs, v.Host = e.Kbook, e.Backend, e.Server, e.APIs, e.Host
+	}
+	for _, s := range res.Steps {
+		switch s.Status {
+		case report.Passed:
+			v.StepsPassed++
+		case report.Failed:
+			v.StepsFailed++
+		case report.Skipped:
+			v.StepsSkipped++
+			v.Skipped = append(v.Skipped, SkippedStep{Step: s.Index, Name: s.Name, Reason: s.Reason})
+		}
+	}
+	switch res.Status {
+	case report.Failed:
+		v.Status = Failed
+		if res.Failure != nil {
+			v.Reason = res.Failure.String()
+		} else {
+			v.Reason = res.Reason
+		}
+	case report.Skipped:
+		v.Status, v.Reason = Unverified, "skipped: "+res.Reason
+		v.Date = ""
+	case report.Passed:
+		v.Status = Verified
+		if v.StepsSkipped > 0 {
+			v.Status = Partial
+			v.Reason = fmt.Sprintf("%d of %d steps skipped", v.StepsSkipped, v.StepsTotal)
+		}
+	default:
+		v.Status, v.Reason = Unverified, fmt.Sprintf("unknown result status %q", res.Status)
+		return v.labelled(), nil
+	}
+	return v.labelled(), res
+}
+
+func (v Verification) labelled() Verification {
+	v.Label = labels[v.Status]
+	return v
+}
