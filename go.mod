@@ -6,6 +6,7 @@ require (
 	github.com/Masterminds/semver/v3 v3.4.0
 	github.com/bep/logg v0.4.0
 	github.com/fsnotify/fsnotify v1.10.1
+	github.com/gobuffalo/flect v1.0.3
 	github.com/gohugoio/hugo v0.165.0
 	github.com/google/cel-go v0.26.0
 	github.com/rogpeppe/go-internal v1.16.0
@@ -92,7 +93,6 @@ require (
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/go-sql-driver/mysql v1.9.3 // indirect
-	github.com/gobuffalo/flect v1.0.3 // indirect
 	github.com/gobwas/glob v0.2.3 // indirect
 	github.com/goccy/go-yaml v1.19.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect

@@ -1,0 +1,165 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Path is a path into a YAML document: string keys and int list indexes.
+// It prints as users and kubectl explain spell fields:
+// spec.versions[1].schema.openAPIV3Schema, metadata.labels["cluster.x-k8s.io/v1beta2"].
+type Path []any
+
+func (p Path) String() string {
+	var sb strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			fmt.Fprintf(&sb, "[%d]", s)
+		case string:
+			if plainKey.MatchString(s) {
+				if i > 0 {
+					sb.WriteByte('.')
+				}
+				sb.WriteString(s)
+			} else {
+				fmt.Fprintf(&sb, "[%q]", s)
+			}
+		}
+	}
+	return sb.String()
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// Child returns p extended by one key or index (p is not modified).
+func (p Path) Child(s any) Path { return append(p[:len(p):len(p)], s) }
+
+// at returns the node at p below n (nil when it does not exist), and the
+// line of the deepest part of p that exists, for findings about missing
+// fields.
+func at(n *yaml.Node, p ...any) (*yaml.Node, int) {
+	n = deref(n)
+	if n == nil {
+		return nil, 0
+	}
+	line := n.Line
+	for _, s := range p {
+		n = deref(n)
+		if n == nil {
+			return nil, line
+		}
+		switch s := s.(type) {
+		case string:
+			if n.Kind != yaml.MappingNode {
+				return nil, line
+			}
+			k, v := entry(n, s)
+			if k == nil {
+				return nil, line
+			}
+			line, n = k.Line, v
+		case int:
+			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
+				return nil, line
+			}
+			n = n.Content[s]
+			line = n.Line
+		}
+	}
+	return deref(n), line
+}
+
+// get is at without the line.
+func get(n *yaml.Node, p ...any) *yaml.Node {
+	v, _ := at(n, p...)
+	return v
+}
+
+// str returns the scalar string at p, or "".
+func str(n *yaml.Node, p ...any) string {
+	v := get(n, p...)
+	if v == nil || v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		return ""
+	}
+	return v.Value
+}
+
+// entry finds key in a mapping node (the last one wins, as in decoders).
+func entry(n *yaml.Node, key string) (k, v *yaml.Node) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i].Tag != "!!merge" {
+			k, v = n.Content[i], n.Content[i+1]
+		}
+	}
+	return k, v
+}
+
+// pairs calls fn for each key/value of a mapping node, in order.
+func pairs(n *yaml.Node, fn func(k, v *yaml.Node)) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		fn(n.Content[i], deref(n.Content[i+1]))
+	}
+}
+
+// items returns the items of a sequence node (nil for anything else).
+func items(n *yaml.Node) []*yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = deref(c)
+	}
+	return out
+}
+
+// strings returns the string items of a sequence node.
+func stringList(n *yaml.Node) []string {
+	var out []string
+	for _, it := range items(n) {
+		if it.Kind == yaml.ScalarNode {
+			out = append(out, it.Value)
+		}
+	}
+	return out
+}
+
+// stringMap returns a mapping of scalars as a Go map.
+func stringMap(n *yaml.Node) map[string]string {
+	out := map[string]string{}
+	pairs(n, func(k, v *yaml.Node) {
+		if v != nil && v.Kind == yaml.ScalarNode {
+			out[k.Value] = v.Value
+		}
+	})
+	return out
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// yamlErrorLine extracts "line N" from a YAML parser message.
+var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
+
+func yamlErrorLine(msg string) int {
+	m := yamlLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	var n int
+	fmt.Sscan(m[1], &n)
+	return n
+}

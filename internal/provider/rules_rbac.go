@@ -1,0 +1,181 @@
+package provider
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Aggregation labels: ClusterRoles with them are folded into Cluster
+// API's and kcm's manager roles by the controller-manager's ClusterRole
+// aggregation controller.
+const (
+	capiAggregateLabel    = "cluster.x-k8s.io/aggregate-to-manager"
+	k0rdentAggregateLabel = "k0rdent.mirantis.com/aggregate-to-manager"
+)
+
+// policyRule is one rule of a Role or ClusterRole.
+type policyRule struct {
+	obj                             *Object
+	path                            Path
+	groups, resources, verbs, names []string
+}
+
+func rulesOf(o *Object) []policyRule {
+	var out []policyRule
+	for i, r := range items(get(o.Root, "rules")) {
+		out = append(out, policyRule{obj: o, path: Path{"rules", i},
+			groups: stringList(get(r, "apiGroups")), resources: stringList(get(r, "resources")),
+			verbs: stringList(get(r, "verbs")), names: stringList(get(r, "resourceNames"))})
+	}
+	return out
+}
+
+// grants reports whether the rule allows verb on group/resource (any name).
+func (r policyRule) grants(group, resource, verb string) bool {
+	if len(r.names) > 0 {
+		return false
+	}
+	return matches(r.groups, group) && matches(r.resources, resource) && matches(r.verbs, verb)
+}
+
+func matches(list []string, v string) bool {
+	return slices.Contains(list, "*") || slices.Contains(list, v)
+}
+
+func (c *checker) roles(kind string) []*Object {
+	return c.set.ofKind("rbac.authorization.k8s.io", kind)
+}
+
+// labelled returns the ClusterRoles with label=true.
+func (c *checker) labelled(label string) []*Object {
+	var out []*Object
+	for _, o := range c.roles("ClusterRole") {
+		if stringMap(get(o.Root, "metadata", "labels"))[label] == "true" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// allows reports whether any of the roles grants every verb on group/resource.
+func allows(roles []*Object, group, resource string, verbs ...string) (missing []string) {
+	for _, v := range verbs {
+		ok := false
+		for _, o := range roles {
+			for _, r := range rulesOf(o) {
+				if r.grants(group, resource, v) {
+					ok = true
+				}
+			}
+		}
+		if !ok {
+			missing = append(missing, v)
+		}
+	}
+	return missing
+}
+
+var fullAccess = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+
+// checkRBAC: contract resources outside the CAPI groups need a ClusterRole
+// aggregated to CAPI's manager role with full access (CONTRACT009).
+func (c *checker) checkRBAC() {
+	byGroup := map[string][]*crd{}
+	var groups []string
+	for _, d := range c.crds {
+		if d.role == RoleNone || slices.Contains(capiGroups, d.group) {
+			continue
+		}
+		if _, ok := byGroup[d.group]; !ok {
+			groups = append(groups, d.group)
+		}
+		byGroup[d.group] = append(byGroup[d.group], d)
+	}
+	slices.Sort(groups)
+	if len(groups) == 0 {
+		return
+	}
+	hasRBAC := len(c.roles("ClusterRole")) > 0
+	agg := c.labelled(capiAggregateLabel)
+	for _, g := range groups {
+		for _, d := range byGroup[g] {
+			if !hasRBAC {
+				c.add(Finding{Rule: RuleAggregateToManager, Severity: SeverityWarning, File: d.obj.File, Line: d.obj.line(Path{"spec", "group"}), Path: "spec.group", Object: d.obj.ID(),
+					Message: fmt.Sprintf("%s is in group %s, outside the groups Cluster API's manager role covers (%s), and the inputs hold no ClusterRole to check: the provider must ship a ClusterRole labelled %s: \"true\" granting Cluster API full access to it", d.kind, g, strings.Join(capiGroups, ", "), capiAggregateLabel),
+					Hint:    "validate the full components YAML (CRDs and RBAC together)"})
+				break
+			}
+			if missing := allows(agg, g, d.plural, fullAccess...); len(missing) > 0 {
+				c.at(RuleAggregateToManager, d.obj, Path{"spec", "group"}, fmt.Sprintf("%s is in group %s, outside the groups Cluster API's manager role covers: no ClusterRole labelled %s: \"true\" grants %s on %s, so Cluster API's controllers cannot read or own it", d.kind, g, capiAggregateLabel, strings.Join(missing, ", "), d.plural),
+					fmt.Sprintf("ship a ClusterRole labelled %s: \"true\" with apiGroups [%s], resources [%s], verbs [%s]", capiAggregateLabel, g, d.plural, strings.Join(fullAccess, ", ")))
+			}
+		}
+	}
+}
+
+// checkRBACSecurity: least privilege for the provider's own roles
+// (SEC101-SEC103).
+func (c *checker) checkRBACSecurity() {
+	own := c.providerGroups()
+	for _, kind := range []string{"ClusterRole", "Role"} {
+		for _, o := range c.roles(kind) {
+			if get(o.Root, "aggregationRule") != nil {
+				continue // filled in by the aggregation controller
+			}
+			for _, r := range rulesOf(o) {
+				c.checkPolicyRule(kind, r, own)
+			}
+		}
+	}
+}
+
+func (c *checker) checkPolicyRule(kind string, r policyRule, own []string) {
+	o := r.obj
+	inOwn := len(r.groups) > 0 && !slices.Contains(r.groups, "*")
+	for _, g := range r.groups {
+		if !slices.Contains(own, g) {
+			inOwn = false
+		}
+	}
+	if !inOwn {
+		for _, f := range []struct {
+			key  string
+			list []string
+		}{{"apiGroups", r.groups}, {"resources", r.resources}, {"verbs", r.verbs}} {
+			if i := slices.Index(f.list, "*"); i >= 0 {
+				c.at(RuleRBACWildcard, o, r.path.Child(f.key).Child(i), fmt.Sprintf("%s %s grants %s: * on %s: a wildcard outside the provider's own API groups (%s) grants whatever the cluster serves, now and later", kind, o.Name, f.key, describeGroups(r.groups), strings.Join(own, ", ")),
+					"list the verbs and resources the controller needs")
+			}
+		}
+	}
+	for _, v := range []string{"escalate", "bind", "impersonate"} {
+		if i := slices.Index(r.verbs, v); i >= 0 {
+			c.at(RuleRBACEscalation, o, r.path.Child("verbs").Child(i), fmt.Sprintf("%s %s grants %s: a controller with %s can give itself (or act as) any identity in the management cluster, kcm's included", kind, o.Name, v, v),
+				"drop the verb: a provider controller never needs to create roles beyond its own")
+		}
+	}
+	if kind == "ClusterRole" && matches(r.groups, "") && matches(r.resources, "secrets") && len(r.names) == 0 {
+		for _, v := range []string{"get", "list", "watch"} {
+			if matches(r.verbs, v) {
+				c.at(RuleClusterSecrets, o, r.path, fmt.Sprintf("ClusterRole %s can %s Secrets in every namespace: the provider can read every credential of the management cluster, kcm's and other providers' included", o.Name, v),
+					"where possible, read Secrets only in the namespaces of the provider's objects (a Role per namespace) or by name (resourceNames)")
+				break
+			}
+		}
+	}
+}
+
+func describeGroups(gs []string) string {
+	if len(gs) == 0 {
+		return "no group"
+	}
+	q := make([]string, len(gs))
+	for i, g := range gs {
+		if g == "" {
+			g = `"" (core)`
+		}
+		q[i] = g
+	}
+	return strings.Join(q, ", ")
+}
