@@ -39,6 +39,8 @@ type RenderOptions struct {
 	Registry string
 }
 
+const renderHint = "render it with `helm template` and the values of the Management.spec.providers entry; kcm installs nothing of a chart that does not render"
+
 // render renders the chart's templates and collects its crds/ files.
 func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 	ch := c.Chart
@@ -62,11 +64,11 @@ func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 	}
 	vals, err := chartutil.ToRenderValues(ch, user, release, chartutil.DefaultCapabilities)
 	if err != nil {
-		return nil, &Finding{Rule: RuleChartRender, File: c.File("values.yaml"), Line: 1, Message: "the values do not coalesce: " + err.Error()}
+		return nil, &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File("values.yaml"), Line: 1, Message: "the values do not coalesce: " + err.Error(), Hint: renderHint}
 	}
 	out, err := engine.Render(ch, vals)
 	if err != nil {
-		f := &Finding{Rule: RuleChartRender, File: c.File("Chart.yaml"), Line: 1, Message: "the chart does not render: " + err.Error()}
+		f := &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File("Chart.yaml"), Line: 1, Message: "the chart does not render: " + err.Error(), Hint: renderHint}
 		if file, line, ok := templateErrorPos(err.Error(), ch.Metadata.Name); ok {
 			f.File, f.Line = c.File(file), line
 		}
@@ -90,7 +92,7 @@ func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 		rel := strings.TrimPrefix(n, ch.Metadata.Name+"/")
 		docs, err := parseDocuments(c.File(rel), []byte(out[n]))
 		if err != nil {
-			return nil, &Finding{Rule: RuleChartRender, File: c.File(rel), Line: 1, Message: "the template renders YAML that does not parse: " + err.Error()}
+			return nil, &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File(rel), Line: 1, Message: "the template renders YAML that does not parse: " + err.Error(), Hint: renderHint}
 		}
 		src := sources[n]
 		for _, d := range docs {
@@ -109,7 +111,7 @@ func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 	for _, f := range ch.CRDObjects() {
 		docs, err := parseDocuments(c.File(strings.TrimPrefix(f.Filename, ch.Metadata.Name+"/")), f.File.Data)
 		if err != nil {
-			return nil, &Finding{Rule: RuleChartRender, File: c.File(f.Filename), Line: 1, Message: err.Error()}
+			return nil, &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File(f.Filename), Line: 1, Message: err.Error(), Hint: renderHint}
 		}
 		for _, d := range docs {
 			d.Chart = c
