@@ -108,7 +108,7 @@ func Extend(o ExtendOptions) (dir string, files []string, err error) {
 		".helmignore":               []byte(".git/\n*.swp\nREADME.md\n"),
 		"README.md":                 []byte(wrapperReadme(o.Name, md)),
 	}
-	return o.Dir, sortedKeys(out), writeTree(o.Dir, out)
+	return o.Dir, sortedKeys(out), WriteTree(o.Dir, out)
 }
 
 // wrapperChart writes the wrapper's Chart.yaml in the usual key order.

@@ -125,12 +125,12 @@ func Init(o Options) (dir string, files []string, err error) {
 	if o.Dir == "" {
 		o.Dir = o.Name
 	}
-	return o.Dir, sortedKeys(out), writeTree(o.Dir, out)
+	return o.Dir, sortedKeys(out), WriteTree(o.Dir, out)
 }
 
-// writeTree creates dir with the files, through a temporary directory
+// WriteTree creates dir with the files, through a temporary directory
 // beside it and one rename, so a failure leaves nothing half-written.
-func writeTree(dir string, files map[string][]byte) error {
+func WriteTree(dir string, files map[string][]byte) error {
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("%s already exists: choose another directory or remove it", dir)
 	}
