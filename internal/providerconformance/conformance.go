@@ -86,7 +86,9 @@ func (r *Result) Failed() int {
 }
 
 // Logger receives progress, one line each.
-type Logger interface{ Infof(format string, args ...any) }
+type Logger interface {
+	Infof(format string, args ...any)
+}
 
 type nopLogger struct{}
 
