@@ -26,6 +26,9 @@ func TestGeneratedDocsUpToDate(t *testing.T) {
 	if got, _ := os.ReadFile("../../content/templates/rules.md"); string(got) != string(ruleCatalogue()) {
 		t.Errorf("content/templates/rules.md is out of date: run make docs")
 	}
+	if got, _ := os.ReadFile("../../content/providers/rules.md"); string(got) != string(providerRuleCatalogue()) {
+		t.Errorf("content/providers/rules.md is out of date: run make docs")
+	}
 	have, _ := filepath.Glob(filepath.Join(committed, "kbook*.md"))
 	if len(have) != len(gen) {
 		t.Errorf("%s has %d command pages, the commands generate %d: run make docs", committed, len(have), len(gen))

@@ -15,7 +15,8 @@ It runs executable Markdown runbooks (fenced testscript blocks) against real
 Kubernetes API servers - a local kube-apiserver, kind, or an existing cluster -
 keeps their expected output up to date, and reports what was verified, where
 and when. For template authors it scaffolds, validates, renders and packages
-custom ClusterTemplates.`,
+custom ClusterTemplates; for provider authors it scaffolds, validates and
+checks custom Cluster API providers.`,
 		Example: `  # Run every runbook below runbooks/
   kbook run runbooks/
 
@@ -31,6 +32,7 @@ custom ClusterTemplates.`,
 	root.SetVersionTemplate("kbook {{.Version}}\n")
 	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
 	root.AddCommand(newBuildCmd(), newServeCmd())
+	root.AddCommand(newProviderCmd())
 	return root
 }
 

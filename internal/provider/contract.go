@@ -7,15 +7,17 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // Contract label keys, as cluster-api reads them
 // (internal/contract/version.go, GetLatestContractAndAPIVersionFromContract).
 const (
-	contractLabelPrefix = "cluster.x-k8s.io/"
+	contractLabelPrefix = k0rdent.ContractPrefix
 	// providerLabel is clusterctl's provider label, also the key of the
 	// Chart.yaml annotation kcm reads providers from.
-	providerLabel = "cluster.x-k8s.io/provider"
+	providerLabel = k0rdent.ProviderLabel
 )
 
 // Contracts the Cluster API kcm v1.11.4 pins (v1.13.4) reads, newest
@@ -113,7 +115,7 @@ func (r Role) template() bool { return strings.HasSuffix(string(r), "Template") 
 
 // The API groups of the CAPI provider types, which CAPI's own manager
 // role already covers.
-var capiGroups = []string{"addons.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"}
+var capiGroups = []string{k0rdent.AddonsGroup, k0rdent.BootstrapGroup, k0rdent.ControlPlaneGroup, k0rdent.InfrastructureGroup}
 
 // providerGroup tells groups whose kinds may be contract resources: the
 // CAPI groups and their sub-domains, groups named like them
@@ -134,10 +136,11 @@ func providerGroup(group string, labelled bool) bool {
 // roleOf classifies a CRD by its kind, as provider kinds are named by the
 // contract (FooCluster, FooMachine, FooMachineTemplate, FooControlPlane,
 // FooConfig in a bootstrap group...). hasTemplate tells whether the inputs
-// define <Kind>Template; machine reports whether the kind's schema has
-// spec.providerID. A FooMachine with neither is an inventory kind
-// (k0smotron's PooledRemoteMachine), not an InfraMachine.
-func roleOf(group, kind string, labelled, hasTemplate, providerID bool) Role {
+// define <Kind>Template; machineLike whether the kind's schema has
+// spec.providerID or contract readiness fields. A FooMachine with none of
+// these is an inventory kind (k0smotron's PooledRemoteMachine), not an
+// InfraMachine.
+func roleOf(group, kind string, labelled, hasTemplate, machineLike bool) Role {
 	if !providerGroup(group, labelled) || kind == "Cluster" || kind == "Machine" {
 		return RoleNone
 	}
@@ -161,7 +164,7 @@ func roleOf(group, kind string, labelled, hasTemplate, providerID bool) Role {
 		return RoleInfraMachinePool
 	case strings.HasSuffix(kind, "MachineTemplate"):
 		return RoleInfraMachineTemplate
-	case strings.HasSuffix(kind, "Machine") && (hasTemplate || providerID):
+	case strings.HasSuffix(kind, "Machine") && (hasTemplate || machineLike):
 		return RoleInfraMachine
 	case strings.HasSuffix(kind, "ClusterTemplate"):
 		return RoleInfraClusterTemplate

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/k0rdent/kbook/internal/findings"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestSharedProviders(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := validate(t, Options{}, f)
 			for _, fd := range r.Findings {
-				if fd.Severity == SeverityError {
+				if fd.Severity == findings.Error {
 					t.Errorf("false error: %s:%d: %s [%s]", fd.File, fd.Line, fd.Message, fd.Rule)
 				}
 			}
@@ -68,7 +69,7 @@ func TestSharedBareBases(t *testing.T) {
 	// Together, the bases only lack their labels.
 	r := validate(t, Options{}, files...)
 	for _, fd := range r.Findings {
-		if fd.Severity == SeverityError && fd.Rule != RuleContractLabel {
+		if fd.Severity == findings.Error && fd.Rule != RuleContractLabel {
 			t.Errorf("unexpected error on the bases together: %s [%s]", fd.Message, fd.Rule)
 		}
 	}
@@ -102,7 +103,7 @@ func TestSharedKCMProviderTemplates(t *testing.T) {
 			for _, in := range inputs {
 				r := validate(t, Options{}, in...)
 				for _, fd := range r.Findings {
-					if fd.Severity == SeverityError {
+					if fd.Severity == findings.Error {
 						t.Errorf("%v: false error: %s:%d: %s [%s]", in[1:], fd.File, fd.Line, fd.Message, fd.Rule)
 					}
 				}

@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // Object is one YAML document of the inputs: a CRD, a ClusterRole, a
@@ -89,7 +90,7 @@ type Chart struct {
 	// Meta is Chart.yaml's root node, for lines.
 	Meta *yaml.Node
 	// RenderError is set when the chart did not render.
-	RenderError *Finding
+	RenderError *findings.Finding
 }
 
 // File is the path of a chart file from the working directory.
@@ -144,7 +145,7 @@ func Load(paths []string, opts RenderOptions) (*Set, error) {
 func (s *Set) load(p string, opts RenderOptions) error {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p, errors.Unwrap(err))
+		return findings.Inputf(p, 0, "%w", errors.Unwrap(err))
 	}
 	switch {
 	case fi.IsDir() && exists(filepath.Join(p, "Chart.yaml")):
@@ -164,10 +165,10 @@ func (s *Set) load(p string, opts RenderOptions) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return findings.Inputf(p, 0, "%w", err)
 		}
 		if len(files) == 0 {
-			return fmt.Errorf("%s: no .yaml or .yml files in the folder", p)
+			return findings.Inputf(p, 0, "no .yaml or .yml files in the folder")
 		}
 		slices.Sort(files)
 		for _, f := range files {
@@ -194,7 +195,7 @@ func isYAML(f string) bool {
 func (s *Set) loadFile(f string) error {
 	data, err := os.ReadFile(f)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f, errors.Unwrap(err))
+		return findings.Inputf(f, 0, "%w", errors.Unwrap(err))
 	}
 	file := filepath.ToSlash(f)
 	objs, err := parseDocuments(file, data)
@@ -227,12 +228,10 @@ func parseDocuments(file string, data []byte) ([]*Object, error) {
 			return out, nil
 		}
 		if err != nil {
-			line := yamlErrorLine(err.Error())
-			msg := strings.TrimPrefix(err.Error(), "yaml: ")
-			if line > 0 {
-				return nil, fmt.Errorf("%s:%d: the YAML does not parse: %s", file, line, msg)
-			}
-			return nil, fmt.Errorf("%s: the YAML does not parse: %s", file, msg)
+			line, msg := findings.YAMLError(data, err)
+			// An error at the end of the input is on its last line.
+			line = min(line, bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n"))+1)
+			return nil, findings.Inputf(file, line, "the YAML does not parse: %s", msg)
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -242,13 +241,13 @@ func parseDocuments(file string, data []byte) ([]*Object, error) {
 			continue
 		}
 		if root.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%s:%d: a document is not a Kubernetes object (a YAML mapping with apiVersion and kind)", file, root.Line)
+			return nil, findings.Inputf(file, root.Line, "a document is not a Kubernetes object (a YAML mapping with apiVersion and kind)")
 		}
 		o := &Object{File: file, Root: root,
 			APIVersion: str(root, "apiVersion"), Kind: str(root, "kind"),
 			Name: str(root, "metadata", "name"), Namespace: str(root, "metadata", "namespace")}
 		if o.APIVersion == "" || o.Kind == "" {
-			return nil, fmt.Errorf("%s:%d: a document has no apiVersion or kind: not a Kubernetes object", file, root.Line)
+			return nil, findings.Inputf(file, root.Line, "a document has no apiVersion or kind: not a Kubernetes object")
 		}
 		out = append(out, o)
 	}
@@ -259,7 +258,7 @@ func parseDocuments(file string, data []byte) ([]*Object, error) {
 func (s *Set) loadChart(p string, opts RenderOptions) error {
 	ch, err := loader.Load(p)
 	if err != nil {
-		return fmt.Errorf("%s: the chart does not load: %w", p, err)
+		return findings.Inputf(p, findings.LineIn(err.Error()), "the chart does not load: %w", err)
 	}
 	c := &Chart{Path: filepath.ToSlash(p), Chart: ch}
 	for _, f := range ch.Raw {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/schema"
 )
 
@@ -66,8 +67,8 @@ func BuildManifest(path string, o ManifestOptions) (*Manifest, error) {
 		return nil, fmt.Errorf("template name %q: not a valid object name", name)
 	}
 	pt := map[string]any{
-		"apiVersion": "k0rdent.mirantis.com/v1beta1",
-		"kind":       "ProviderTemplate",
+		"apiVersion": k0rdent.APIVersion,
+		"kind":       k0rdent.KindProviderTemplate,
 		"metadata": map[string]any{
 			"name": name,
 			// kcm keeps its own ProviderTemplates on uninstall, as the
@@ -81,7 +82,7 @@ func BuildManifest(path string, o ManifestOptions) (*Manifest, error) {
 					"version":           md.Version,
 					"interval":          cmp.Or(o.Interval, "10m0s"),
 					"reconcileStrategy": "ChartVersion",
-					"sourceRef":         map[string]any{"kind": "HelmRepository", "name": o.Repo},
+					"sourceRef":         map[string]any{"kind": k0rdent.KindHelmRepository, "name": o.Repo},
 				},
 			},
 		},
@@ -104,7 +105,7 @@ func BuildManifest(path string, o ManifestOptions) (*Manifest, error) {
 // server would on create.
 func (m *Manifest) check(v *schema.Validator) error {
 	mgmt := map[string]any{
-		"apiVersion": "k0rdent.mirantis.com/v1beta1", "kind": "Management",
+		"apiVersion": k0rdent.APIVersion, "kind": k0rdent.KindManagement,
 		"metadata": map[string]any{"name": "kcm"},
 		"spec":     map[string]any{"release": "kcm-1-1-4", "providers": []any{m.Entry}},
 	}

@@ -150,16 +150,3 @@ func deref(n *yaml.Node) *yaml.Node {
 	}
 	return n
 }
-
-// yamlErrorLine extracts "line N" from a YAML parser message.
-var yamlLineRE = regexp.MustCompile(`\bline (\d+)\b`)
-
-func yamlErrorLine(msg string) int {
-	m := yamlLineRE.FindStringSubmatch(msg)
-	if m == nil {
-		return 0
-	}
-	var n int
-	fmt.Sscan(m[1], &n)
-	return n
-}

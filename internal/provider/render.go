@@ -2,6 +2,8 @@ package provider
 
 import (
 	"cmp"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"path"
 	"slices"
 	"strings"
@@ -14,7 +16,7 @@ import (
 const (
 	// DefaultNamespace is kcm's system namespace, where kcm creates the
 	// HelmRelease of every provider of the Management object.
-	DefaultNamespace = "kcm-system"
+	DefaultNamespace = k0rdent.SystemNamespace
 )
 
 // RenderOptions say how to render ProviderTemplate charts.
@@ -42,7 +44,7 @@ type RenderOptions struct {
 const renderHint = "render it with `helm template` and the values of the Management.spec.providers entry; kcm installs nothing of a chart that does not render"
 
 // render renders the chart's templates and collects its crds/ files.
-func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
+func render(c *Chart, opts RenderOptions) ([]*Object, *findings.Finding) {
 	ch := c.Chart
 	user := map[string]any{}
 	for k, v := range opts.Values {
@@ -64,11 +66,11 @@ func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 	}
 	vals, err := chartutil.ToRenderValues(ch, user, release, chartutil.DefaultCapabilities)
 	if err != nil {
-		return nil, &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File("values.yaml"), Line: 1, Message: "the values do not coalesce: " + err.Error(), Hint: renderHint}
+		return nil, &findings.Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File("values.yaml"), Line: 1, Message: "the values do not coalesce: " + err.Error(), Hint: renderHint}
 	}
 	out, err := engine.Render(ch, vals)
 	if err != nil {
-		f := &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File("Chart.yaml"), Line: 1, Message: "the chart does not render: " + err.Error(), Hint: renderHint}
+		f := &findings.Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File("Chart.yaml"), Line: 1, Message: "the chart does not render: " + err.Error(), Hint: renderHint}
 		if file, line, ok := templateErrorPos(err.Error(), ch.Metadata.Name); ok {
 			f.File, f.Line = c.File(file), line
 		}
@@ -92,7 +94,7 @@ func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 		rel := strings.TrimPrefix(n, ch.Metadata.Name+"/")
 		docs, err := parseDocuments(c.File(rel), []byte(out[n]))
 		if err != nil {
-			return nil, &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File(rel), Line: 1, Message: "the template renders YAML that does not parse: " + err.Error(), Hint: renderHint}
+			return nil, &findings.Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File(rel), Line: 1, Message: "the template renders YAML that does not parse: " + err.Error(), Hint: renderHint}
 		}
 		src := sources[n]
 		for _, d := range docs {
@@ -111,7 +113,7 @@ func render(c *Chart, opts RenderOptions) ([]*Object, *Finding) {
 	for _, f := range ch.CRDObjects() {
 		docs, err := parseDocuments(c.File(strings.TrimPrefix(f.Filename, ch.Metadata.Name+"/")), f.File.Data)
 		if err != nil {
-			return nil, &Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File(f.Filename), Line: 1, Message: err.Error(), Hint: renderHint}
+			return nil, &findings.Finding{Rule: RuleChartRender, Object: chartID(c), File: c.File(f.Filename), Line: 1, Message: err.Error(), Hint: renderHint}
 		}
 		for _, d := range docs {
 			d.Chart = c

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"regexp"
 	"slices"
 	"strconv"
@@ -93,7 +94,7 @@ func (c *checker) checkVariables(t text) {
 			body := line[m[2]:m[3]]
 			sm := varBodyRE.FindStringSubmatch(body)
 			if sm == nil {
-				c.add(Finding{Rule: RuleVariables, File: t.file, Line: i + 1,
+				c.add(findings.Finding{Rule: RuleVariables, File: t.file, Line: i + 1,
 					Message: fmt.Sprintf("${%s} is not a clusterctl variable: clusterctl supports ${VAR}, ${VAR:=default}, ${VAR=default} and ${VAR:-default} (drone/envsubst), not forms such as ${VAR$FOO}", body),
 					Hint:    "use a plain variable name, optionally with a default"})
 				continue
@@ -105,7 +106,7 @@ func (c *checker) checkVariables(t text) {
 			c.variables = append(c.variables, Variable{Name: sm[1], Default: sm[3], HasDefault: sm[2] != "", File: t.file, Line: i + 1})
 		}
 		if strings.Count(line, "${") > len(varRE.FindAllString(line, -1)) {
-			c.add(Finding{Rule: RuleVariables, File: t.file, Line: i + 1, Message: "a ${ is not closed on this line: clusterctl would leave it (or the rest of the file) unsubstituted", Hint: "close the variable with }"})
+			c.add(findings.Finding{Rule: RuleVariables, File: t.file, Line: i + 1, Message: "a ${ is not closed on this line: clusterctl would leave it (or the rest of the file) unsubstituted", Hint: "close the variable with }"})
 		}
 	}
 	slices.SortStableFunc(c.variables, func(a, b Variable) int {
@@ -144,7 +145,7 @@ func (c *checker) checkNamespaces() {
 		}
 		switch {
 		case len(namespaces) == 0:
-			c.add(Finding{Rule: RuleTargetNamespace, Severity: SeverityWarning, File: t.file, Line: 1,
+			c.add(findings.Finding{Rule: RuleTargetNamespace, Severity: findings.Warning, File: t.file, Line: 1,
 				Message: "the components have no Namespace object: clusterctl init then requires --target-namespace", Hint: "add the provider's Namespace (such as acme-system) to the components"})
 		case len(namespaces) > 1:
 			for _, n := range namespaces[1:] {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"slices"
 	"strings"
 
@@ -47,7 +48,7 @@ func (c *checker) checkCRDs() {
 	}
 	for file, kinds := range v1beta1Files {
 		slices.Sort(kinds)
-		c.add(Finding{Rule: RuleV1Beta1Contract, File: file, Line: 1,
+		c.add(findings.Finding{Rule: RuleV1Beta1Contract, File: file, Line: 1,
 			Message: fmt.Sprintf("%d contract resources are read with the deprecated v1beta1 contract (%s): Cluster API keeps v1beta1 compatibility only temporarily (tentatively until April 2027)", len(kinds), strings.Join(kinds, ", ")),
 			Hint:    "move the provider to the v1beta2 contract (status.initialization.*, failureDomains as a list) and label the CRDs cluster.x-k8s.io/v1beta2"})
 	}
@@ -164,11 +165,11 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 	templateOf := func(rule string, mandatory bool, why string) {
 		t, ok := c.byGK[d.group+"/"+d.kind+"Template"]
 		if !ok {
-			sev := SeverityWarning
+			sev := findings.Warning
 			if mandatory {
-				sev = SeverityError
+				sev = findings.Error
 			}
-			c.add(Finding{Rule: rule, Severity: sev, File: o.File, Line: o.Root.Line, Path: "spec.names.kind", Object: o.ID(),
+			c.add(findings.Finding{Rule: rule, Severity: sev, File: o.File, Line: o.Root.Line, Path: "spec.names.kind", Object: o.ID(),
 				Message: fmt.Sprintf("%s (%s) has no %sTemplate among the inputs: %s", d.kind, d.role, d.kind, why),
 				Hint:    fmt.Sprintf("define %sTemplate in group %s, with spec.template.spec holding %s's spec", d.kind, d.group, d.kind)})
 			return
@@ -186,11 +187,11 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 	case RoleInfraCluster:
 		cpe, p := prop(v, "spec", "controlPlaneEndpoint")
 		if cpe == nil {
-			sev, why := SeverityWarning, "Cluster API then takes the endpoint from the control plane provider or the user"
+			sev, why := findings.Warning, "Cluster API then takes the endpoint from the control plane provider or the user"
 			if c.opts.Target == TargetK0rdent {
-				sev, why = SeverityError, "k0rdent's hosted control planes (k0smotron) write the endpoint they create into the InfraCluster's spec.controlPlaneEndpoint, and the patch fails without the field"
+				sev, why = findings.Error, "k0rdent's hosted control planes (k0smotron) write the endpoint they create into the InfraCluster's spec.controlPlaneEndpoint, and the patch fails without the field"
 			}
-			c.add(Finding{Rule: RuleControlPlaneEndpointMissing, Severity: sev, File: o.File, Line: o.line(vp.Concat(p)), Path: vp.Concat(p).String(), Object: o.ID(),
+			c.add(findings.Finding{Rule: RuleControlPlaneEndpointMissing, Severity: sev, File: o.File, Line: o.line(vp.Concat(p)), Path: vp.Concat(p).String(), Object: o.ID(),
 				Message: fmt.Sprintf("%s (InfraCluster) has no spec.controlPlaneEndpoint: %s", d.kind, why),
 				Hint:    "add spec.controlPlaneEndpoint {host: string, port: int32} (clusterv1.APIEndpoint)"})
 		} else {

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"regexp"
 	"slices"
 	"strings"
@@ -86,17 +88,17 @@ func (c *checker) checkChart(ch *Chart) {
 		if isCoreCAPI(ann) {
 			return // the core cluster-api template exposes contracts only
 		}
-		sev := SeverityError
+		sev := findings.Error
 		if !c.rendersOperatorObject(ch) {
-			sev = SeverityWarning // not a CAPI provider chart (projectsveltos)
+			sev = findings.Warning // not a CAPI provider chart (projectsveltos)
 		}
-		c.add(Finding{Rule: RuleChartProviders, Severity: sev, Object: chartID(ch), File: chartYAML, Line: c.chartLine(ch, "annotations"), Path: annPath.Child(providerLabel).String(),
+		c.add(findings.Finding{Rule: RuleChartProviders, Severity: sev, Object: chartID(ch), File: chartYAML, Line: c.chartLine(ch, "annotations"), Path: annPath.Child(providerLabel).String(),
 			Message: fmt.Sprintf("Chart.yaml has no %s annotation: kcm fills the ProviderTemplate's status.providers from it, and ClusterTemplates needing this provider are rejected because no installed template provides it", providerLabel),
 			Hint:    "annotate the chart with cluster.x-k8s.io/provider: infrastructure-<name> (comma-separated when the chart brings several providers)"})
 	}
 	for _, p := range providers {
 		if !providerNameRE.MatchString(p) {
-			c.add(Finding{Rule: RuleChartProviders, Object: chartID(ch), File: chartYAML, Line: c.chartLine(ch, "annotations", providerLabel), Path: annPath.Child(providerLabel).String(),
+			c.add(findings.Finding{Rule: RuleChartProviders, Object: chartID(ch), File: chartYAML, Line: c.chartLine(ch, "annotations", providerLabel), Path: annPath.Child(providerLabel).String(),
 				Message: fmt.Sprintf("%q in %s is not a provider name: kcm compares names literally with ClusterTemplates' cluster.x-k8s.io/provider, which are a type prefix (infrastructure-, bootstrap-, control-plane-, ipam-...) and a lower-case name", p, providerLabel),
 				Hint:    "name it like clusterctl does: infrastructure-acme"})
 		}
@@ -164,19 +166,19 @@ func (c *checker) checkChartContracts(ch *Chart) {
 		line := c.chartLine(ch, "annotations", k)
 		p := Path{"annotations", k}.String()
 		if !slices.Contains(c.opts.CoreContracts, contract) {
-			c.add(Finding{Rule: RuleChartCoreContract, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
+			c.add(findings.Finding{Rule: RuleChartCoreContract, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
 				Message: fmt.Sprintf("%s: the core cluster-api ProviderTemplate does not expose contract %s (it exposes %s): kcm reports \"core CAPI contract versions does not support %s version\" and the Management does not become ready", k, contract, strings.Join(c.opts.CoreContracts, ", "), contract),
 				Hint:    "annotate only contracts the core cluster-api template exposes"})
 		}
 		if v == "" {
-			c.add(Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
+			c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
 				Message: fmt.Sprintf("%s is empty: kcm treats an empty value as the core cluster-api template's, so the provider exposes no version for contract %s and every ClusterTemplate pinning it is rejected", k, contract),
 				Hint:    "set the CRD versions implementing the contract, joined by _ (v1beta1_v1beta2)"})
 			continue
 		}
 		for _, part := range strings.Split(v, "_") {
 			if !apiVersionRE.MatchString(part) {
-				c.add(Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
+				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
 					Message: fmt.Sprintf("%s=%q: %q is not an API version: kcm rejects the ProviderTemplate (\"incorrect provider contract version\")", k, v, part), Hint: "list API versions joined by _"})
 				continue
 			}
@@ -205,7 +207,7 @@ func (c *checker) checkChartContracts(ch *Chart) {
 	}
 	if len(crds) == 0 {
 		if len(keys) == 0 && contractProviders(ch) {
-			c.add(Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: c.chartLine(ch, "annotations"), Path: "annotations",
+			c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: c.chartLine(ch, "annotations"), Path: "annotations",
 				Message: "Chart.yaml has no cluster.x-k8s.io/<contract> annotation: kcm's ProviderTemplate status.capiContracts stays empty and kcm checks no ClusterTemplate's contract against the provider",
 				Hint:    "annotate cluster.x-k8s.io/v1beta2: <the CRD versions implementing it> (as the CRDs' contract labels)"})
 		}
@@ -232,21 +234,21 @@ func (c *checker) checkChartContracts(ch *Chart) {
 			if _, ok := ann[k]; ok {
 				continue // reported above
 			}
-			c.add(Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
+			c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
 				Message: fmt.Sprintf("the CRDs implement contract %s (labels %s: %s) but Chart.yaml does not annotate it: kcm does not know the provider supports %s and rejects ClusterTemplates that pin it", contract, k, strings.Join(l, "_"), contract),
 				Hint:    fmt.Sprintf("annotate %s: %s", k, strings.Join(l, "_"))})
 			continue
 		}
 		for _, v := range a {
 			if !slices.Contains(l, v) {
-				c.add(Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
+				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
 					Message: fmt.Sprintf("%s lists %s, but no CRD of the provider has %s in its %s label (%s): kcm accepts ClusterTemplates pinning %s that Cluster API cannot serve", k, v, v, k, orDash(strings.Join(l, "_")), v),
 					Hint:    "make the annotation list exactly the versions the CRD labels list"})
 			}
 		}
 		for _, v := range l {
 			if len(a) > 0 && !slices.Contains(a, v) {
-				c.add(Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
+				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
 					Message: fmt.Sprintf("the CRDs label %s with %s, which %s in Chart.yaml does not list: kcm rejects ClusterTemplates pinning %s", k, v, k, v),
 					Hint:    "make the annotation list exactly the versions the CRD labels list"})
 			}
@@ -279,9 +281,9 @@ func (c *checker) checkProviderInterface(ch *Chart, providers []string) {
 			infra = append(infra, p)
 		}
 	}
-	pis := c.chartObjects(ch, "k0rdent.mirantis.com", "ProviderInterface")
+	pis := c.chartObjects(ch, k0rdent.Group, k0rdent.KindProviderInterface)
 	if len(infra) > 0 && len(pis) == 0 {
-		c.add(Finding{Rule: RuleProviderInterface, Object: chartID(ch), File: ch.File("Chart.yaml"), Line: 1,
+		c.add(findings.Finding{Rule: RuleProviderInterface, Object: chartID(ch), File: ch.File("Chart.yaml"), Line: 1,
 			Message: fmt.Sprintf("the chart renders no ProviderInterface for %s: kcm lists infrastructure providers, and the identity kinds a Credential may reference, from ProviderInterface objects labelled cluster.x-k8s.io/provider; without one no Credential can be used with the provider", strings.Join(infra, ", ")),
 			Hint:    "add templates/interface.yaml: a k0rdent.mirantis.com/v1beta1 ProviderInterface labelled cluster.x-k8s.io/provider: " + infra[0] + " listing spec.clusterIdentities"})
 	}
@@ -365,7 +367,7 @@ func (c *checker) checkOperatorObjects(ch *Chart, providers []string) {
 			for _, o := range objs {
 				names = append(names, o.Name)
 			}
-			c.add(Finding{Rule: RuleOperatorProvider, Object: chartID(ch), File: ch.File("Chart.yaml"), Line: 1,
+			c.add(findings.Finding{Rule: RuleOperatorProvider, Object: chartID(ch), File: ch.File("Chart.yaml"), Line: 1,
 				Message: fmt.Sprintf("the chart renders no %s %s/%s named %s (found: %s): k0rdent installs providers through the cluster-api-operator, whose %s object named after the provider is what installs %s's components", operatorGroup, "v1alpha2", kind, name, orDash(strings.Join(names, ", ")), kind, p),
 				Hint:    fmt.Sprintf("add a %s/v1alpha2 %s named %s with spec.version and spec.fetchConfig", operatorGroup, kind, name)})
 			continue
@@ -402,7 +404,7 @@ func (c *checker) checkKCMRole(ch *Chart, providers []string) {
 		}
 	}
 	if len(roles) == 0 {
-		c.add(Finding{Rule: RuleKCMRole, Object: chartID(ch), File: ch.File("Chart.yaml"), Line: 1,
+		c.add(findings.Finding{Rule: RuleKCMRole, Object: chartID(ch), File: ch.File("Chart.yaml"), Line: 1,
 			Message: fmt.Sprintf("the chart renders no ClusterRole labelled %s: \"true\": kcm cannot read the provider's InfraClusters (to remove its finalizer when a ClusterDeployment is deleted) nor its identity objects (to validate and copy Credentials)", k0rdentAggregateLabel),
 			Hint:    "add templates/rbac.yaml: a ClusterRole with that label granting get, list, watch, patch on the InfraCluster kinds and get, list, watch on the identity kinds"})
 		return
@@ -424,16 +426,16 @@ func (c *checker) checkKCMRole(ch *Chart, providers []string) {
 		}
 	}
 	for _, d := range uncovered {
-		sev, why := SeverityError, "kcm cannot remove its finalizer from any InfraCluster of the provider when a ClusterDeployment is deleted, and deletions hang"
+		sev, why := findings.Error, "kcm cannot remove its finalizer from any InfraCluster of the provider when a ClusterDeployment is deleted, and deletions hang"
 		if covered > 0 {
-			sev, why = SeverityWarning, "ClusterTemplates whose clusters use "+d.kind+" cannot be deleted cleanly (kcm cannot remove the InfraCluster's finalizer); fine if no template uses it"
+			sev, why = findings.Warning, "ClusterTemplates whose clusters use "+d.kind+" cannot be deleted cleanly (kcm cannot remove the InfraCluster's finalizer); fine if no template uses it"
 		}
 		missing := allows(roles, d.group, d.plural, "get", "list", "watch", "patch")
-		c.add(Finding{Rule: RuleKCMRole, Severity: sev, File: roles[0].File, Line: roles[0].line(Path{"rules"}), Path: "rules", Object: roles[0].ID(),
+		c.add(findings.Finding{Rule: RuleKCMRole, Severity: sev, File: roles[0].File, Line: roles[0].line(Path{"rules"}), Path: "rules", Object: roles[0].ID(),
 			Message: fmt.Sprintf("no ClusterRole labelled %s grants %s on %s (InfraCluster %s): %s", k0rdentAggregateLabel, strings.Join(missing, ", "), d.plural, d.kind, why),
 			Hint:    fmt.Sprintf("grant get, list, watch, patch on %s.%s", d.plural, d.group)})
 	}
-	for _, pi := range c.chartObjects(ch, "k0rdent.mirantis.com", "ProviderInterface") {
+	for _, pi := range c.chartObjects(ch, k0rdent.Group, k0rdent.KindProviderInterface) {
 		for i, id := range items(get(pi.Root, "spec", "clusterIdentities")) {
 			group, kind := str(id, "group"), str(id, "kind")
 			if group == "" {

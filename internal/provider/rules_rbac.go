@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"slices"
 	"strings"
 )
@@ -10,8 +12,8 @@ import (
 // API's and kcm's manager roles by the controller-manager's ClusterRole
 // aggregation controller.
 const (
-	capiAggregateLabel    = "cluster.x-k8s.io/aggregate-to-manager"
-	k0rdentAggregateLabel = "k0rdent.mirantis.com/aggregate-to-manager"
+	capiAggregateLabel    = k0rdent.CAPIAggregateToManagerLabel
+	k0rdentAggregateLabel = k0rdent.AggregateToManagerLabel
 )
 
 // policyRule is one rule of a Role or ClusterRole.
@@ -101,7 +103,7 @@ func (c *checker) checkRBAC() {
 	for _, g := range groups {
 		for _, d := range byGroup[g] {
 			if !hasRBAC {
-				c.add(Finding{Rule: RuleAggregateToManager, Severity: SeverityWarning, File: d.obj.File, Line: d.obj.line(Path{"spec", "group"}), Path: "spec.group", Object: d.obj.ID(),
+				c.add(findings.Finding{Rule: RuleAggregateToManager, Severity: findings.Warning, File: d.obj.File, Line: d.obj.line(Path{"spec", "group"}), Path: "spec.group", Object: d.obj.ID(),
 					Message: fmt.Sprintf("%s is in group %s, outside the groups Cluster API's manager role covers (%s), and the inputs hold no ClusterRole to check: the provider must ship a ClusterRole labelled %s: \"true\" granting Cluster API full access to it", d.kind, g, strings.Join(capiGroups, ", "), capiAggregateLabel),
 					Hint:    "validate the full components YAML (CRDs and RBAC together)"})
 				break

@@ -3,6 +3,8 @@ package provider
 import (
 	"slices"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // Target is what the provider is validated for.
@@ -35,12 +37,11 @@ type Options struct {
 // Chart.yaml annotations cluster.x-k8s.io/v1beta1 and /v1beta2).
 var DefaultCoreContracts = []string{"v1beta1", "v1beta2"}
 
-// Result is what Validate found.
+// Result is what Validate found: the report of findings (Kind
+// "provider", Name the inputs), and what the checks learnt about the
+// provider.
 type Result struct {
-	// Inputs are the paths as given.
-	Inputs []string `json:"inputs"`
-	// Findings are sorted by file, line and rule.
-	Findings []Finding `json:"findings"`
+	*findings.Report
 	// Resources lists the contract resources found, by role.
 	Resources []Resource `json:"resources"`
 	// Variables are the clusterctl variables of components files, those
@@ -57,22 +58,6 @@ type Resource struct {
 	Version  string `json:"version,omitempty"`
 	File     string `json:"file"`
 	Line     int    `json:"line"`
-}
-
-// Errors counts the findings of severity error.
-func (r *Result) Errors() int { return r.count(SeverityError) }
-
-// Warnings counts the findings of severity warning.
-func (r *Result) Warnings() int { return r.count(SeverityWarning) }
-
-func (r *Result) count(s Severity) int {
-	n := 0
-	for _, f := range r.Findings {
-		if f.Severity == s {
-			n++
-		}
-	}
-	return n
 }
 
 // Validate checks a loaded set of provider inputs.
@@ -94,7 +79,7 @@ func Validate(s *Set, opts Options) *Result {
 	c.checkClusterctl()
 	c.checkK0rdent()
 	c.checkSecurity()
-	res := &Result{Inputs: s.Inputs, Findings: c.finish(), Variables: c.variables}
+	res := &Result{Report: &findings.Report{Kind: "provider", Name: strings.Join(s.Inputs, " "), Findings: c.finish()}, Variables: c.variables}
 	for _, d := range c.crds {
 		if d.role == RoleNone {
 			continue
@@ -107,9 +92,9 @@ func Validate(s *Set, opts Options) *Result {
 
 // checker runs the rules over one set.
 type checker struct {
-	set      *Set
-	opts     Options
-	findings []Finding
+	set   *Set
+	opts  Options
+	found []findings.Finding
 
 	crds      []*crd
 	byGK      map[string]*crd // group/kind
@@ -127,31 +112,28 @@ func newChecker(s *Set, opts Options) *checker {
 		_, hasTemplate := c.byGK[d.group+"/"+d.kind+"Template"]
 		_, v := d.readVersion()
 		pid, _ := prop(v, "spec", "providerID")
-		d.role = roleOf(d.group, d.kind, d.hasContractKey, hasTemplate, pid != nil)
+		ready, _ := prop(v, "status", "ready")
+		init, _ := prop(v, "status", "initialization")
+		d.role = roleOf(d.group, d.kind, d.hasContractKey, hasTemplate, pid != nil || ready != nil || init != nil)
 	}
 	return c
 }
 
 // add records a finding with the rule's default severity unless set.
-func (c *checker) add(f Finding) {
+func (c *checker) add(f findings.Finding) {
 	if f.Severity == "" {
 		f.Severity = severityOf(f.Rule)
 	}
-	c.findings = append(c.findings, f)
+	c.found = append(c.found, f)
 }
 
 // at records a finding about the field at p of object o.
 func (c *checker) at(rule string, o *Object, p Path, msg, hint string) {
-	c.add(Finding{Rule: rule, File: o.File, Line: o.line(p), Path: p.String(), Object: o.ID(), Message: msg, Hint: hint})
+	c.add(findings.Finding{Rule: rule, File: o.File, Line: o.line(p), Path: p.String(), Object: o.ID(), Message: msg, Hint: hint})
 }
 
-func (c *checker) finish() []Finding {
-	out := slices.DeleteFunc(c.findings, func(f Finding) bool { return slices.Contains(c.opts.Disable, f.Rule) })
-	sortFindings(out)
-	if out == nil {
-		out = []Finding{}
-	}
-	return out
+func (c *checker) finish() []findings.Finding {
+	return Registry.Finish(c.found, c.opts.Disable)
 }
 
 // providerGroups are the API groups of the provider's own CRDs.

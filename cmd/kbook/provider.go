@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/provider"
+	"github.com/k0rdent/kbook/internal/providerconformance"
+	"github.com/k0rdent/kbook/internal/providerinit"
+	"github.com/k0rdent/kbook/internal/schema"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+func newProviderCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "provider",
+		Short: "Scaffold, check and register custom Cluster API providers for k0rdent",
+		Long: `Tools for Cluster API provider authors integrating a provider into k0rdent
+without modifying k0rdent: scaffold a ProviderTemplate chart, validate the
+provider against the Cluster API contract, clusterctl, what kcm reads and a
+security policy, print the objects that register it with k0rdent, and check
+it live against an API server.`,
+	}
+	cmd.AddCommand(newProviderInitCmd(), newProviderValidateCmd(), newProviderManifestCmd(), newProviderConformanceCmd())
+	return cmd
+}
+
+func newProviderInitCmd() *cobra.Command {
+	var o providerinit.Options
+	cmd := &cobra.Command{
+		Use:   "init NAME",
+		Short: "Scaffold a ProviderTemplate chart for a custom infrastructure provider",
+		Long: `Write a k0rdent ProviderTemplate chart for the infrastructure provider NAME
+into cluster-api-provider-NAME/ (or --dir): Chart.yaml with the provider and
+contract annotations kcm reads, the cluster-api-operator InfrastructureProvider
+with a fetchConfig, the ProviderInterface, the ClusterRoles aggregated to
+Cluster API's and kcm's managers, and a credential resource template. The
+chart passes kbook provider validate as written. The directory must not
+exist; nothing is written on error.`,
+		Example: `  kbook provider init acme
+  kbook provider init acme --group infrastructure.acme.io --api-version v1beta1 \
+      --components-url https://github.com/acme/cluster-api-provider-acme/releases/download/v0.3.0/infrastructure-components.yaml --version v0.3.0`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			dir, files, err := providerinit.Init(o)
+			if err != nil {
+				return usageError(err)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "created %s/\n", dir)
+			for _, f := range files {
+				fmt.Fprintf(out, "  %s\n", f)
+			}
+			fmt.Fprintf(out, "next: kbook provider validate %s infrastructure-components.yaml metadata.yaml\n", dir)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Dir, "dir", "", "directory to create (default cluster-api-provider-NAME)")
+	fl.StringVar(&o.Group, "group", "", "API `group` of the provider's kinds (default infrastructure.cluster.x-k8s.io)")
+	fl.StringVar(&o.APIVersion, "api-version", "", "CRD `version` implementing the v1beta2 contract (default v1alpha1)")
+	fl.StringVar(&o.Kind, "kind", "", "kind `prefix`: <prefix>Cluster, <prefix>Machine (default NAME in CamelCase)")
+	fl.StringVar(&o.Version, "version", "", "provider release the chart installs, `vX.Y.Z` (default v0.1.0)")
+	fl.StringVar(&o.ComponentsURL, "components-url", "", "`URL` of the release's infrastructure-components.yaml")
+	return cmd
+}
+
+func newProviderValidateCmd() *cobra.Command {
+	var (
+		opts   provider.Options
+		render provider.RenderOptions
+		target string
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "validate PATH...",
+		Short: "Check a provider against the CAPI contract, clusterctl, kcm and a security policy",
+		Long: `Check a Cluster API provider offline. Each PATH is a components YAML
+(multi-document, as released), a folder of CRD YAML files, a ProviderTemplate
+Helm chart (a directory or .tgz, rendered as kcm renders it) or a clusterctl
+metadata.yaml; all are checked together.
+
+The contract version of each CRD comes from its cluster.x-k8s.io/<contract>
+label alone, as Cluster API reads it, and picks the field paths the rules
+check (v1beta2 or v1beta1). Every finding has a rule ID, a severity, a
+file:line, the YAML path of the field and a fix hint; see the provider rule
+catalogue in the docs. Text output ends with the clusterctl variables the
+components need.
+
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
+		Example: `  kbook provider validate infrastructure-components.yaml metadata.yaml
+  kbook provider validate ./chart infrastructure-components.yaml
+  kbook provider validate config/crd/bases --target capi
+  kbook provider validate components.yaml --registry registry.acme.io -o sarif > provider.sarif`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := findings.CheckFormat(output); err != nil {
+				return usageError(err)
+			}
+			switch provider.Target(target) {
+			case provider.TargetK0rdent, provider.TargetCAPI:
+				opts.Target = provider.Target(target)
+			default:
+				return usageError(fmt.Errorf("--target %q: want k0rdent or capi", target))
+			}
+			if err := provider.Registry.CheckDisable(opts.Disable); err != nil {
+				return usageError(err)
+			}
+			set, err := provider.Load(args, render)
+			if err != nil {
+				return usageError(err)
+			}
+			res := provider.Validate(set, opts)
+			if err := findings.Write(cmd.OutOrStdout(), output, provider.Registry, res.Report); err != nil {
+				return &exitError{exitFailed, err}
+			}
+			if output == "text" {
+				writeVariables(cmd.OutOrStdout(), res.Variables)
+			}
+			if code := provider.Registry.ExitCode(res.Report); code != findings.ExitOK {
+				return &exitError{code, nil}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&target, "target", string(provider.TargetK0rdent), "what the provider must work with: k0rdent (CAPI contract and kcm) or capi (the contract alone)")
+	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow controller images from this `registry` (repeatable; default: not checked)")
+	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
+	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
+	fl.StringVarP(&output, "output", "o", "text", "output format: text, json or sarif")
+	return cmd
+}
+
+func writeVariables(w io.Writer, vars []provider.Variable) {
+	if len(vars) == 0 {
+		return
+	}
+	var req, opt []string
+	for _, v := range vars {
+		if v.HasDefault {
+			opt = append(opt, fmt.Sprintf("%s (default %q)", v.Name, v.Default))
+		} else {
+			req = append(req, v.Name)
+		}
+	}
+	if len(req) > 0 {
+		fmt.Fprintf(w, "clusterctl variables to set: %s\n", strings.Join(req, ", "))
+	}
+	if len(opt) > 0 {
+		fmt.Fprintf(w, "clusterctl variables with defaults: %s\n", strings.Join(opt, ", "))
+	}
+}
+
+func newProviderManifestCmd() *cobra.Command {
+	var (
+		o      provider.ManifestOptions
+		crds   []string
+		config string
+	)
+	cmd := &cobra.Command{
+		Use:   "manifest CHART",
+		Short: "Print the ProviderTemplate and the Management entry that enable a provider",
+		Long: `Print the k0rdent ProviderTemplate that makes kcm pull the chart (a directory
+or .tgz) from a HelmRepository in kcm-system, and the Management.spec.providers
+entry that installs it. With --crds (k0rdent's CRDs), both are first checked
+against the ProviderTemplate and Management schemas as the API server would.`,
+		Example: `  kbook provider manifest ./cluster-api-provider-acme --repo acme-providers | kubectl apply -f -
+  kbook provider manifest ./cluster-api-provider-acme --repo acme-providers --crds crds/k0rdent --config acme-values.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(crds) > 0 {
+				v, err := schema.FromFiles(crds...)
+				if err != nil {
+					return usageError(err)
+				}
+				o.Schemas = v
+			}
+			if config != "" {
+				data, err := os.ReadFile(config)
+				if err != nil {
+					return usageError(err)
+				}
+				if err := yaml.Unmarshal(data, &o.Config); err != nil {
+					return usageError(fmt.Errorf("%s: %w", config, err))
+				}
+			}
+			m, err := provider.BuildManifest(args[0], o)
+			if err != nil {
+				return usageError(err)
+			}
+			data, err := m.YAML()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(data)
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Repo, "repo", "", "`name` of the HelmRepository in kcm-system the chart is published in (required)")
+	fl.StringVar(&o.Name, "name", "", "ProviderTemplate `name` (default CHART-VERSION with dots as dashes)")
+	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the chart, a `duration` (default 10m0s)")
+	fl.StringArrayVar(&crds, "crds", nil, "check the objects against k0rdent's CRDs in this `file or directory` (repeatable)")
+	fl.StringVar(&config, "config", "", "values `file` for the Management entry's config")
+	return cmd
+}
+
+func newProviderConformanceCmd() *cobra.Command {
+	var (
+		o          providerconformance.Options
+		co         cluster.Options
+		samples    []string
+		output     string
+		controller bool
+	)
+	cmd := &cobra.Command{
+		Use:   "conformance PATH...",
+		Short: "Check a provider live: CRDs, contract fields at CAPI's paths, RBAC aggregation",
+		Long: `Install the provider's CRDs (from the same inputs as provider validate) into a
+real API server - the embedded local one by default, or --kubeconfig - and
+check what an offline check cannot: a minimal object of each contract
+resource is created from its schema, the contract fields are written (status
+through the status subresource) and read back at the paths Cluster API reads
+for the CRD's labelled contract, and SubjectAccessReviews check that the
+provider's aggregated ClusterRoles give Cluster API's and kcm's managers what
+they need. With --controller the provider's controller must be running
+against the cluster: kbook waits for it to set providerID and readiness.
+
+Everything kbook creates (namespace, objects, CRDs it installed, roles) is
+deleted at the end. Exit status: 0 all checks passed, 1 a check failed,
+2 bad input.`,
+		Example: `  kbook provider conformance infrastructure-components.yaml ./chart
+  kbook provider conformance config/crd/bases --controller --sample machine.yaml --kubeconfig ~/.kube/dev`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError(fmt.Errorf("-o %q: want text or json", output))
+			}
+			set, err := provider.Load(args, provider.RenderOptions{})
+			if err != nil {
+				return usageError(err)
+			}
+			o.Samples = map[string]*unstructured.Unstructured{}
+			for _, s := range samples {
+				data, err := os.ReadFile(s)
+				if err != nil {
+					return usageError(err)
+				}
+				var obj map[string]any
+				if err := yaml.Unmarshal(data, &obj); err != nil || obj["kind"] == nil {
+					return usageError(fmt.Errorf("%s: not a Kubernetes object: %v", s, err))
+				}
+				u := &unstructured.Unstructured{Object: obj}
+				o.Samples[u.GetKind()] = u
+			}
+			o.Controller = controller
+			co.Backend = cluster.Local
+			if co.Kubeconfig != "" || co.Context != "" {
+				co.Backend = cluster.Kubeconfig
+			}
+			co.Logger = stderrLogger{}
+			c, err := cluster.Up(cmd.Context(), co)
+			if err != nil {
+				return usageError(err)
+			}
+			defer func() { _ = c.Stop(cmd.Context()) }()
+			o.Config = c.RESTConfig()
+			o.Logger = stderrLogger{}
+			res, err := providerconformance.Run(cmd.Context(), set, o)
+			if err != nil {
+				return &exitError{exitFailed, err}
+			}
+			out := cmd.OutOrStdout()
+			if output == "json" {
+				data, _ := json.MarshalIndent(res, "", "  ")
+				fmt.Fprintln(out, string(data))
+			} else {
+				for _, ch := range res.Checks {
+					line := fmt.Sprintf("%-4s %s", ch.Status, ch.Name)
+					if ch.Message != "" {
+						line += ": " + ch.Message
+					}
+					fmt.Fprintln(out, line)
+				}
+				for _, n := range res.Notes {
+					fmt.Fprintln(out, "note: "+n)
+				}
+				fmt.Fprintf(out, "%d checks, %d failed (on %s)\n", len(res.Checks), res.Failed(), c.Backend())
+			}
+			if res.Failed() > 0 {
+				return &exitError{exitFailed, nil}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&co.Kubeconfig, "kubeconfig", "", "run against this cluster's `kubeconfig` instead of the embedded local API server")
+	fl.StringVar(&co.Context, "context", "", "kubeconfig `context`")
+	fl.BoolVar(&controller, "controller", false, "the provider's controller runs against the cluster: wait for it to set providerID and readiness")
+	fl.StringArrayVar(&samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
+	fl.BoolVar(&o.Keep, "keep", false, "leave the namespace, objects, roles and CRDs kbook created")
+	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
