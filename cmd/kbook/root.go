@@ -33,6 +33,7 @@ checks custom Cluster API providers.`,
 	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
 	root.AddCommand(newBuildCmd(), newServeCmd())
 	root.AddCommand(newProviderCmd())
+	root.AddCommand(newChainCmd(), newUpgradeCmd(), newStatusCmd())
 	return root
 }
 

@@ -47,6 +47,9 @@ type RenderOptions struct {
 	// Config is a file with a ClusterDeployment (its spec.config is used)
 	// or a plain values map.
 	Config string
+	// ConfigValues is the config as values already read (a
+	// ClusterDeployment's spec.config), used when Config is empty.
+	ConfigValues map[string]any
 	// ReleaseName is the ClusterDeployment name (DefaultReleaseName when
 	// empty); Namespace its namespace (DefaultNamespace when empty).
 	ReleaseName, Namespace string
@@ -69,6 +72,9 @@ func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 		return nil, errors.New(formatLocated(*lf))
 	}
 	user := map[string]any{}
+	if opts.Config == "" && opts.ConfigValues != nil {
+		user = deepCopyMap(opts.ConfigValues)
+	}
 	if opts.Config != "" {
 		vs, f, err := loadConfig(opts.Config)
 		if err != nil {

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/k0rdent/kbook/internal/status"
+)
+
+func newStatusCmd() *cobra.Command {
+	var (
+		live     liveFlags
+		watch    bool
+		interval time.Duration
+		output   string
+	)
+	cmd := &cobra.Command{
+		Use:   "status CLUSTERDEPLOYMENT",
+		Short: "Show a ClusterDeployment and everything it depends on, and why it fails",
+		Long: `Show the status of a ClusterDeployment in one tree, as clusterctl describe
+cluster does for a Cluster API cluster:
+
+  ClusterDeployment conditions
+  ├─ClusterTemplate (valid?) and Credential (ready?)
+  ├─HelmRelease (the chart kcm installs, and its version)
+  └─Cluster (CAPI)
+    ├─ClusterInfrastructure, ControlPlane (version, replicas, Machines)
+    └─Workers: MachineDeployments and MachinePools, with their Machines
+
+with Ready, reason, age, version, replicas and message per object. Identical
+ready machines are grouped; objects that are not ready show their failing
+conditions and latest events; the likely cause is named (template invalid,
+Credential not ready, provider not exposed, chart failed to render, ...). An
+upgrade in progress shows where it goes and which steps are done.
+
+--watch redraws when something changes, until Ctrl-C.
+
+Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist.`,
+		Example: `  kbook status dev-1 -n team-a
+  kbook status dev-1 --watch
+  kbook status dev-1 -o json | jq .causes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if watch && output == "json" {
+				return usageError(errors.New("--watch prints text: use -o json without --watch"))
+			}
+			c, err := live.connect()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			tty := false
+			if f, ok := out.(interface{ Fd() uintptr }); ok {
+				tty = term.IsTerminal(int(f.Fd()))
+			}
+			var last []byte
+			for {
+				tree, err := status.Collect(cmd.Context(), c, c.Namespace, args[0])
+				if err != nil {
+					if errors.Is(err, status.ErrNotFound) {
+						return usageError(fmt.Errorf("ClusterDeployment %s not found in namespace %s", args[0], c.Namespace))
+					}
+					if cmd.Context().Err() != nil {
+						return nil
+					}
+					return &exitError{exitUsage, err}
+				}
+				if output == "json" {
+					return status.WriteJSON(out, tree)
+				}
+				var buf bytes.Buffer
+				status.WriteText(&buf, tree, time.Now())
+				if !watch {
+					_, err := out.Write(buf.Bytes())
+					return err
+				}
+				// Redraw when something other than the ages changed.
+				key := stripAges(tree)
+				if !bytes.Equal(key, last) {
+					if tty {
+						fmt.Fprint(out, "\033[H\033[2J")
+					} else if last != nil {
+						fmt.Fprintf(out, "--- %s\n", time.Now().Format(time.RFC3339))
+					}
+					out.Write(buf.Bytes())
+					last = key
+				}
+				select {
+				case <-cmd.Context().Done():
+					return nil
+				case <-time.After(interval):
+				}
+			}
+		},
+	}
+	live.add(cmd)
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "redraw when the status changes, until interrupted")
+	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the status")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+// stripAges renders the tree at its own collection time so that ages
+// alone do not count as a change.
+func stripAges(t *status.Tree) []byte {
+	var buf bytes.Buffer
+	status.WriteText(&buf, t, t.Time)
+	return buf.Bytes()
+}

@@ -1,0 +1,103 @@
+// Package status shows a ClusterDeployment and everything it depends on in
+// one tree, as clusterctl describe cluster does for a CAPI Cluster:
+// ClusterDeployment → its ClusterTemplate and Credential → the Flux
+// HelmRelease kcm installs the chart with → the CAPI Cluster →
+// infrastructure, control plane, MachineDeployments and MachinePools →
+// Machines, each with Ready, reason, message and age. Identical machines
+// are grouped; failing objects carry their conditions and events; the
+// likely cause of a failure is named; an upgrade in progress shows where
+// it goes and how far it got.
+//
+// The tree follows kcm's naming (internal/controller/clusterdeployment_controller.go):
+// the HelmRelease and the CAPI Cluster are named after the
+// ClusterDeployment, in its namespace; CAPI labels machine objects with
+// cluster.x-k8s.io/cluster-name, cluster.x-k8s.io/deployment-name and
+// cluster.x-k8s.io/control-plane-name.
+package status
+
+import (
+	"time"
+)
+
+// Node is one object of the tree, or a group of identical machines.
+type Node struct {
+	// Kind and Name identify the object; Role says what it is for the
+	// cluster (ClusterInfrastructure, ControlPlane) when the kind does not.
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	Group     string `json:"group,omitempty"`
+	Role      string `json:"role,omitempty"`
+	// Count is how many identical machines a group node stands for.
+	Count int `json:"count,omitempty"`
+	// Ready is True, False or Unknown; Missing reports an object that
+	// should exist and does not.
+	Ready   string `json:"ready"`
+	Missing bool   `json:"missing,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Since is when Ready last changed; Created when the object was.
+	Since   *time.Time `json:"since,omitempty"`
+	Created *time.Time `json:"created,omitempty"`
+	// Version is the Kubernetes (or chart) version it is at, and Replicas
+	// a summary such as "2/3 ready, 1 up to date".
+	Version  string `json:"version,omitempty"`
+	Replicas string `json:"replicas,omitempty"`
+	// Conditions and Events explain a failing object.
+	Conditions []Condition `json:"conditions,omitempty"`
+	Events     []Event     `json:"events,omitempty"`
+	Children   []*Node     `json:"children,omitempty"`
+}
+
+// Condition is one status condition (metav1.Condition or CAPI v1beta1).
+type Condition struct {
+	Type     string     `json:"type"`
+	Status   string     `json:"status"`
+	Reason   string     `json:"reason,omitempty"`
+	Message  string     `json:"message,omitempty"`
+	Severity string     `json:"severity,omitempty"`
+	Since    *time.Time `json:"since,omitempty"`
+}
+
+// Event is one Kubernetes event of an object.
+type Event struct {
+	Type    string     `json:"type"`
+	Reason  string     `json:"reason"`
+	Message string     `json:"message"`
+	Count   int64      `json:"count,omitempty"`
+	Last    *time.Time `json:"last,omitempty"`
+}
+
+// Tree is the status of one ClusterDeployment.
+type Tree struct {
+	Root *Node `json:"root"`
+	// Causes are the likely causes of what fails, most fundamental first.
+	Causes []string `json:"causes"`
+	// Upgrade is set while the deployment moves to another template.
+	Upgrade *Upgrade `json:"upgrade,omitempty"`
+	// Ready reports whether the deployment and everything below is ready
+	// and up to date (what kbook upgrade apply --wait waits for).
+	Ready bool `json:"ready"`
+	// Time is when the tree was collected.
+	Time time.Time `json:"time"`
+}
+
+// Upgrade is the progress of a change of template.
+type Upgrade struct {
+	From string `json:"from,omitempty"`
+	To   string `json:"to"`
+	// ChartFrom and ChartTo are the chart versions: the one the
+	// HelmRelease last deployed and the target template's.
+	ChartFrom string `json:"chartFrom,omitempty"`
+	ChartTo   string `json:"chartTo,omitempty"`
+	// Steps say how far each part got, in order.
+	Steps []Step `json:"steps"`
+	Done  bool   `json:"done"`
+}
+
+// Step is one part of an upgrade.
+type Step struct {
+	What string `json:"what"`
+	Done bool   `json:"done"`
+	Note string `json:"note,omitempty"`
+}

@@ -1,0 +1,123 @@
+package status_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/apitest"
+	"github.com/k0rdent/kbook/internal/status"
+	"github.com/k0rdent/kbook/internal/status/statustest"
+)
+
+var crdDirs = apitest.SharedCRDs("k0rdent", "capi", "k0smotron")
+
+var server = apitest.New(append(crdDirs, "testdata/helmreleases-crd.yaml")...)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	server.Stop()
+	os.Exit(code)
+}
+
+func client(t *testing.T, ns string) *status.Client {
+	t.Helper()
+	statustest.Skip(t, crdDirs, 3)
+	cfg := server.Config(t)
+	statustest.Namespace(t, cfg, ns, nil)
+	c, err := status.NewClient(cfg, ns, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCollect: a deployment in the middle of an upgrade whose Helm upgrade
+// failed to render, with one worker machine failing.
+func TestCollect(t *testing.T) {
+	c := client(t, "status-collect")
+	statustest.Apply(t, c, "status-collect", "testdata/objects.yaml", "testdata/status.yaml")
+	tree, err := status.Collect(context.Background(), c, "status-collect", "dev-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	now, _ := time.Parse(time.RFC3339, "2025-06-01T10:10:00Z")
+	status.WriteText(&sb, tree, now)
+	out := sb.String()
+	for _, want := range []string{
+		"ClusterDeployment/dev-1 ",
+		"├─ClusterTemplate/acme-k0s-1-1-0  ",
+		"├─HelmRelease/dev-1 ",
+		"acme-k0s 1.0.0",
+		"condition HelmReleaseReady=False UpgradeFailed: Helm upgrade failed",
+		"└─Cluster/dev-1 ",
+		"ClusterInfrastructure - DockerCluster/dev-1",
+		"ControlPlane - K0sControlPlane/dev-1-cp",
+		"v1.31.5+k0s.0 → v1.32.2+k0s.0",
+		"3/3 ready, 0 up to date",
+		"3 Machines...",
+		"└─Workers",
+		"MachineDeployment/dev-1-md",
+		"1/2 ready, 0 up to date",
+		"Machine/dev-1-md-b ",
+		"condition InfrastructureReady=False NotReady: failed to create the container: no space left on device",
+		"Upgrade in progress: acme-k0s-1-0-0 → acme-k0s-1-1-0 (chart 1.0.0 → 1.1.0)",
+		"[x] kcm reconciled the new template",
+		"[ ] HelmRelease upgraded to chart 1.1.0 (deployed acme-k0s 1.0.0, Ready=False)",
+		"Likely cause:\n  chart failed to render with spec.config: Helm upgrade failed",
+		"Ready: no",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if tree.Ready || tree.Upgrade == nil || tree.Upgrade.Done {
+		t.Errorf("ready %v upgrade %+v", tree.Ready, tree.Upgrade)
+	}
+	// The worker machine that is ready and the failing one are apart.
+	if strings.Contains(out, "2 Machines...") {
+		t.Errorf("a failing machine was grouped:\n%s", out)
+	}
+}
+
+// TestCauses: what is missing or not ready before anything installs.
+func TestCauses(t *testing.T) {
+	c := client(t, "status-causes")
+	statustest.Apply(t, c, "status-causes", "testdata/broken.yaml", "testdata/broken-status.yaml")
+	tree, err := status.Collect(context.Background(), c, "status-causes", "dev-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(tree.Causes, "\n")
+	for _, want := range []string{
+		"template invalid: the ClusterTemplate acme-k0s-9-9-9 is not valid: failed to parse chart: Chart.yaml file is missing",
+		"credential not ready: the Credential aws-cred is not ready",
+		"provider not exposed: failed to validate required providers: incompatible providers in Management kcm: one or more required providers are not deployed yet: [infrastructure-aws]",
+		"not installed: kcm has not created the HelmRelease dev-2",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no cause %q in\n%s", want, got)
+		}
+	}
+	if _, err := status.Collect(context.Background(), c, "status-causes", "nope"); !errors.Is(err, status.ErrNotFound) {
+		t.Errorf("missing deployment: %v", err)
+	}
+}
+
+func TestPrintExample(t *testing.T) {
+	if os.Getenv("KBOOK_PRINT") == "" {
+		t.Skip("set KBOOK_PRINT=1 to print the tree")
+	}
+	c := client(t, "status-print")
+	statustest.Apply(t, c, "status-print", "testdata/objects.yaml", "testdata/status.yaml")
+	tree, err := status.Collect(context.Background(), c, "status-print", "dev-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, _ := time.Parse(time.RFC3339, "2025-06-01T10:10:00Z")
+	status.WriteText(os.Stdout, tree, now)
+}
