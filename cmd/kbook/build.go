@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/spf13/cobra"
 )
@@ -104,9 +106,9 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	}
 	proj, err := site.Load(dir)
 	if err != nil {
-		return usageError(err)
+		return usageError(siteError(dir, err))
 	}
-	if err := checkProjectLinks(proj, f.out); err != nil {
+	if err := checkProjectLinks(proj, f.out, f.version); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
@@ -125,7 +127,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	if err != nil {
 		var se *site.Error
 		if errors.As(err, &se) {
-			return usageError(err)
+			return usageError(siteError(dir, err))
 		}
 		if cmd.Context().Err() != nil {
 			return &exitError{exitInterrupted, fmt.Errorf("interrupted")}
@@ -208,5 +210,67 @@ type siteLogger struct{ cmd *cobra.Command }
 func (l siteLogger) Warn(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: warning: %s\n", msg) }
 func (l siteLogger) Info(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: %s\n", msg) }
 
-// checkProjectLinks is replaced by the link checker; it accepts everything.
-func checkProjectLinks(*site.Project, string) error { return nil }
+// checkProjectLinks fails on broken internal links and anchors, naming
+// each at its file:line (exit 2).
+func checkProjectLinks(p *site.Project, out string, version string) error {
+	fs := site.CheckLinks(p, out, version)
+	if len(fs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, f := range fs {
+		f.File = underDir(p.Dir, f.File)
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return usageError(fmt.Errorf("%d broken links:\n%s", len(fs), strings.TrimSuffix(b.String(), "\n")))
+}
+
+// docsLinkFindings checks the links of the docs repository the paths
+// belong to; pages describes what was checked for the summary line.
+func docsLinkFindings(paths []string) (fs []findings.Finding, pages string, err error) {
+	root := site.FindRoot(paths)
+	if root == "" {
+		return nil, "", nil
+	}
+	p, err := site.Load(root)
+	if err != nil {
+		return nil, "", err
+	}
+	fs = site.CheckLinks(p, "")
+	for i := range fs {
+		fs[i].File = underDir(root, fs[i].File)
+	}
+	return fs, fmt.Sprintf(" and the links of %d pages", len(p.Pages)), nil
+}
+
+// underDir shows a docs-relative file relative to the current directory.
+func underDir(dir, file string) string {
+	if dir == "" || dir == "." || filepath.IsAbs(file) || strings.HasPrefix(file, "theme ") || strings.HasPrefix(file, "(") {
+		return file
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil {
+				dir = rel
+			}
+		}
+	}
+	return filepath.Join(dir, file)
+}
+
+// siteError shows the file of a site or runbook error relative to the
+// current directory.
+func siteError(dir string, err error) error {
+	var se *site.Error
+	if errors.As(err, &se) {
+		se.File = underDir(dir, se.File)
+		return se
+	}
+	var re *runbook.Error
+	if errors.As(err, &re) {
+		re.File = underDir(dir, re.File)
+		return re
+	}
+	return err
+}

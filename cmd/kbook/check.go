@@ -22,6 +22,12 @@ func newCheckCmd() *cobra.Command {
   file-unused      (warning) a file= block that no step mentions
   exec-undeclared  (warning) a step execs a program that is not declared in
                              requires: or guarded by an [exec:PROG] condition
+  link-broken      (error)   a link to a page of the docs that does not exist
+  anchor-broken    (error)   a link to a #fragment the target page does not have
+
+Links are checked across the whole docs repository the runbooks belong to
+(the folder holding kbook.yaml, else the current one if it has content/),
+as kbook build would.
 
 Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 		Example: `  kbook check runbooks/
@@ -47,6 +53,13 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 					}
 				}
 			}
+			// The docs the runbooks belong to: links and anchors.
+			links, pages, err := docsLinkFindings(args)
+			if err != nil {
+				return usageError(err)
+			}
+			found = append(found, links...)
+			errors += len(links)
 			out := cmd.OutOrStdout()
 			if output == "json" {
 				data, _ := json.MarshalIndent(found, "", "  ")
@@ -55,7 +68,7 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 				for _, f := range found {
 					fmt.Fprintln(out, f)
 				}
-				fmt.Fprintf(out, "checked %d runbooks: %d errors, %d warnings\n", len(rbs), errors, len(found)-errors)
+				fmt.Fprintf(out, "checked %d runbooks%s: %d errors, %d warnings\n", len(rbs), pages, errors, len(found)-errors)
 			}
 			if errors > 0 {
 				return &exitError{exitFailed, nil}

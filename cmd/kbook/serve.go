@@ -66,7 +66,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	}
 	proj, err := site.Load(dir)
 	if err != nil {
-		return usageError(err)
+		return usageError(siteError(dir, err))
 	}
 	out, err := os.MkdirTemp("", "kbook-serve-")
 	if err != nil {
@@ -87,9 +87,9 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	build := func(ctx context.Context, changed []string) error {
 		p, err := site.Load(dir)
 		if err != nil {
-			return err
+			return siteError(dir, err)
 		}
-		if err := checkProjectLinks(p, out); err != nil {
+		if err := checkProjectLinks(p, out, f.version); err != nil {
 			return err
 		}
 		if f.run {
@@ -108,7 +108,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 		mu.Unlock()
 		v := &site.Version{Name: f.version, Project: p, Results: results, Lastmod: site.Lastmod(dir, p.Config.Content, p.Config.Runbooks)}
 		_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: out, Search: search, LiveReload: siteserve.EventsPath})
-		return err
+		return siteError(dir, err)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
 	srv, err := siteserve.New(siteserve.Options{

@@ -67,6 +67,11 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if opts.Out == "" {
 		opts.Out = "public"
 	}
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	opts.Out = out
 	cfg := *vs[0].Project.Config
 	if opts.BaseURL != "" {
 		cfg.BaseURL = strings.TrimSuffix(opts.BaseURL, "/") + "/"
@@ -118,6 +123,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		"branch":       cfg.Branch,
 		"defaultAlias": cfg.DefaultAlias,
 		"liveReload":   opts.LiveReload,
+		"versions":     folders(existing, vs),
 		"search":       opts.Search != nil && opts.Search.Available(),
 		"contentDir":   cfg.Content,
 		"repoPrefix":   repoPrefix(vs[0].Project.Dir),
@@ -225,4 +231,18 @@ func reapStale(out string) {
 			_ = os.RemoveAll(dir)
 		}
 	}
+}
+
+// folders are the version and alias folder names links may start with.
+func folders(existing []VersionEntry, vs []*Version) []string {
+	var out []string
+	for _, e := range existing {
+		out = append(out, e.Version)
+		out = append(out, e.Aliases...)
+	}
+	for _, v := range vs {
+		out = append(out, v.Name)
+		out = append(out, v.Aliases...)
+	}
+	return out
 }

@@ -110,6 +110,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 		return nil, err
 	}
 	pages := map[string]map[string]string{}
+	sources := map[string]string{}
 	for _, v := range vs {
 		content := filepath.Join(dir, "gen", v.Name, "content")
 		if err := os.MkdirAll(content, 0o755); err != nil {
@@ -127,6 +128,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 				info["lastmod"] = t
 			}
 			pages[v.Name+"|"+pg.Path] = info
+			sources[v.Name+"|"+pg.File] = pg.Path
 			if !strings.HasPrefix(pg.File, v.Project.Config.Runbooks+"/") {
 				continue // authored content is mounted as it is
 			}
@@ -175,7 +177,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			}
 		}
 	}
-	data, _ := json.Marshal(map[string]any{"pages": pages})
+	data, _ := json.Marshal(map[string]any{"pages": pages, "sources": sources})
 	if err := writeFile(filepath.Join(dir, "gen", "data", "kbook.json"), data); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,102 @@
+package site
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/sitelinks"
+)
+
+// CheckLinks checks every internal link and anchor of the project as the
+// version being built, with links into other versions checked against
+// the versions already in out ("" skips them).
+func CheckLinks(p *Project, out string, building ...string) []findings.Finding {
+	s := &sitelinks.Site{Out: out}
+	have := map[string]bool{}
+	for _, pg := range p.Pages {
+		base := filepath.Base(pg.Path)
+		lp := sitelinks.Page{File: pg.File, URL: pg.URL(), Source: pg.Source, Index: base == "_index.md" || base == "index.md"}
+		if pg.Runbook != nil {
+			for _, st := range pg.Runbook.Steps {
+				lp.Anchors = append(lp.Anchors, StepAnchor(st.Index))
+			}
+		}
+		have[lp.URL] = true
+		s.Pages = append(s.Pages, lp)
+	}
+	for _, g := range []string{"", "verification/", "runbooks/"} {
+		if !have[g] {
+			s.Pages = append(s.Pages, sitelinks.Page{File: "(generated " + g + ")", URL: g})
+		}
+	}
+	s.Files = append(s.Files, "verification.json", "versions.json")
+	s.Files = append(s.Files, filesBelow(filepath.Join(p.Dir, p.Config.Content), true)...)
+	s.Files = append(s.Files, filesBelow(filepath.Join(p.Dir, p.Config.Site, "static"), false)...)
+	if list, err := ReadVersions(out); err == nil {
+		for _, e := range list {
+			s.Versions = append(s.Versions, e.Version)
+			s.Versions = append(s.Versions, e.Aliases...)
+		}
+	}
+	var fs []findings.Finding
+	for _, f := range sitelinks.Check(s) {
+		if !contains(building, firstSegment(f.Message)) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+func firstSegment(msg string) string {
+	i := strings.Index(msg, `"/`)
+	if i < 0 {
+		return ""
+	}
+	seg, _, _ := strings.Cut(msg[i+2:], "/")
+	return seg
+}
+
+// filesBelow lists the files below dir, relative to it (non-Markdown
+// files only when resources is set: a page's images and downloads).
+func filesBelow(dir string, resources bool) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if resources && strings.HasSuffix(strings.ToLower(p), ".md") {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	return out
+}
+
+// FindRoot returns the docs root for the given paths: the nearest
+// directory at or above one of them holding kbook.yaml, else the current
+// directory when it has a content/ folder, else "".
+func FindRoot(paths []string) string {
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		for d := abs; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, ConfigFile)); err == nil {
+				return d
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	if fi, err := os.Stat("content"); err == nil && fi.IsDir() {
+		return "."
+	}
+	return ""
+}
