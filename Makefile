@@ -14,7 +14,7 @@ CRD_FLAGS   := $(addprefix --crds ,$(CRD_DIRS))
 # cores the first time, then instant).
 ASSETS = $$(./$(BIN) cluster assets)
 
-.PHONY: all build run test test-short lint docs bench fuzz cross clean site serve
+.PHONY: all build run test test-short lint docs bench fuzz cross clean site serve site-tools screenshots
 
 all: build
 
@@ -25,8 +25,31 @@ build:
 run: build
 	./$(BIN) run $(CRD_FLAGS) runbooks/
 
+# The docs site's tools outside Go: Pagefind (search) and axe-core (the
+# accessibility check) from npm into kbook's cache, Debian's Chromium for the
+# browser tests. Each step says so and goes on when it cannot install: the
+# tests that need the tool then skip with the reason.
+NPM_DIR    ?= $(HOME)/.cache/kbook/npm
+PAGEFIND   := pagefind@1.6.0
+AXE        := axe-core@4.14.1
+
+site-tools:
+	@test -x $(NPM_DIR)/node_modules/.bin/pagefind -a -f $(NPM_DIR)/node_modules/axe-core/axe.min.js || \
+	  { echo "== npm install $(PAGEFIND) $(AXE) into $(NPM_DIR)"; mkdir -p $(NPM_DIR) && \
+	    npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(PAGEFIND) $(AXE) >/dev/null || \
+	    echo "site-tools: npm could not install Pagefind and axe-core: search and accessibility tests will skip"; }
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
+	  { echo "== apt-get install chromium (browser tests)"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	    echo "site-tools: could not install Debian's chromium (not root?): browser tests will skip"; }
+
+## screenshots: build kbook's docs and save the home and a runbook page (light, dark, mobile) as PNGs in SCREENS
+SCREENS ?= bin/screens
+screenshots: site site-tools
+	$(GO) test -count=1 -run TestScreenshots ./internal/sitee2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
+
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves
-test: lint build
+test: lint build site-tools
 	@echo "== local API server binaries"
 	@assets=$(ASSETS) && echo "$$assets" && \
 	echo "== go test" && \

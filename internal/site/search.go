@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/cache"
 )
 
 // EnvPagefind names the environment variable pointing at the pagefind binary.
@@ -23,8 +25,8 @@ type Pagefind struct {
 }
 
 // FindPagefind looks for pagefind: $KBOOK_PAGEFIND, then PATH, then
-// node_modules/.bin in dir and its parents, then kbook's cache directory
-// (where make installs it).
+// node_modules/.bin in dir and its parents, then npm/ in kbook's cache
+// directory (where make installs it).
 func FindPagefind(dir string) *Pagefind {
 	if p := os.Getenv(EnvPagefind); p != "" {
 		if _, err := os.Stat(p); err != nil {
@@ -45,11 +47,9 @@ func FindPagefind(dir string) *Pagefind {
 			break
 		}
 	}
-	if c, err := os.UserCacheDir(); err == nil {
-		p := filepath.Join(c, "kbook", "pagefind", "node_modules", ".bin", "pagefind")
-		if _, err := os.Stat(p); err == nil {
-			return &Pagefind{Path: p}
-		}
+	p := filepath.Join(cache.DefaultDir(), "npm", "node_modules", ".bin", "pagefind")
+	if _, err := os.Stat(p); err == nil {
+		return &Pagefind{Path: p}
 	}
 	return &Pagefind{Why: "pagefind is not installed (npm install -g pagefind, or set " + EnvPagefind + "): the site has no search"}
 }
@@ -63,7 +63,7 @@ func (p *Pagefind) Index(ctx context.Context, dir string) string {
 	if !p.Available() {
 		return p.Why
 	}
-	cmd := exec.CommandContext(ctx, p.Path, "--site", dir, "--root-selector", "main", "--quiet")
+	cmd := exec.CommandContext(ctx, p.Path, "--site", dir, "--quiet")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Sprintf("pagefind failed, the site has no search: %v: %s", err, strings.TrimSpace(string(out)))

@@ -283,12 +283,15 @@ func (s *Server) closeClients() {
 func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(EventsPath, s.events)
-	files := http.FileServer(http.Dir(s.opts.Dir))
+	files := Static(s.opts.Dir)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		p := filepath.Join(s.opts.Dir, filepath.FromSlash(filepath.Clean("/"+r.URL.Path)))
-		if fi, err := os.Stat(p); err != nil || (fi.IsDir() && !exists(filepath.Join(p, "index.html"))) {
-			s.notFound(w, r)
+		s.mu.Lock()
+		lastErr := s.lastErr
+		s.mu.Unlock()
+		if lastErr != "" && !found(s.opts.Dir, r.URL.Path) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, errorPage, html.EscapeString(lastErr), EventsPath)
 			return
 		}
 		files.ServeHTTP(w, r)
@@ -296,10 +299,30 @@ func (s *Server) handler() http.Handler {
 	return mux
 }
 
-// notFound serves the version's 404 page, as a static host would.
-func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+// Static serves a built site as a static host does: files as they are,
+// a folder's index.html, and a missing page answered with the 404 page of
+// its version (else the root one) and status 404. Nothing is cached.
+func Static(dir string) http.Handler {
+	files := http.FileServer(http.Dir(dir))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if !found(dir, r.URL.Path) {
+			notFound(dir, w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+}
+
+func found(dir, urlPath string) bool {
+	p := filepath.Join(dir, filepath.FromSlash(filepath.Clean("/"+urlPath)))
+	fi, err := os.Stat(p)
+	return err == nil && (!fi.IsDir() || exists(filepath.Join(p, "index.html")))
+}
+
+func notFound(dir string, w http.ResponseWriter, r *http.Request) {
 	parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 2)
-	for _, p := range []string{filepath.Join(s.opts.Dir, parts[0], "404.html"), filepath.Join(s.opts.Dir, "404.html")} {
+	for _, p := range []string{filepath.Join(dir, parts[0], "404.html"), filepath.Join(dir, "404.html")} {
 		if data, err := os.ReadFile(p); err == nil {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusNotFound)
@@ -308,15 +331,6 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
-	}
-	s.mu.Lock()
-	lastErr := s.lastErr
-	s.mu.Unlock()
-	if lastErr != "" {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintf(w, errorPage, html.EscapeString(lastErr), EventsPath)
-		return
 	}
 	http.NotFound(w, r)
 }

@@ -38,6 +38,16 @@
   if (menu) menu.addEventListener("click", function () { setNav(!document.body.classList.contains("kb-nav-open")); });
   if (scrim) scrim.addEventListener("click", function () { setNav(false); });
 
+  // Sidebar sections open and close with their toggle button.
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest(".kb-nav-toggle");
+    if (!b) return;
+    var open = b.getAttribute("aria-expanded") !== "true";
+    b.setAttribute("aria-expanded", open ? "true" : "false");
+    var sub = document.getElementById(b.getAttribute("aria-controls"));
+    if (sub) sub.hidden = !open;
+  });
+
   // Copy buttons copy data-copy: for a runbook step, its commands only.
   document.addEventListener("click", function (e) {
     var b = e.target.closest && e.target.closest(".kb-copy");
@@ -135,6 +145,7 @@
   if (sel) {
     sel.addEventListener("change", function () {
       var v = sel.value, opt = sel.options[sel.selectedIndex];
+      if (v === version) return;
       var target = (opt && opt.getAttribute("data-href")) || root + v + "/" + pagePath;
       exists(target).then(function (ok) {
         if (ok) { location.href = target + location.hash; return; }

@@ -1,0 +1,114 @@
+package sitee2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/siteserve"
+)
+
+// startServe runs kbook serve's server on the fixture, on a free port.
+func startServe(t testing.TB, dir string) *siteserve.Server {
+	t.Helper()
+	out := t.TempDir()
+	build := func(ctx context.Context, changed []string) error {
+		p, err := site.Load(dir)
+		if err != nil {
+			return err
+		}
+		if fs := site.CheckLinks(p, out, "next"); len(fs) > 0 {
+			return &site.Error{File: fs[0].File, Line: fs[0].Line, Msg: fs[0].Message}
+		}
+		_, err = site.Build(ctx, []*site.Version{{Name: "next", Project: p}}, site.Options{Out: out, LiveReload: siteserve.EventsPath})
+		return err
+	}
+	srv, err := siteserve.New(siteserve.Options{Root: dir, Watch: []string{"content", "runbooks", "site"}, Dir: out, Addr: "127.0.0.1:0", Build: build})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return srv
+}
+
+func waitText(t testing.TB, ctx context.Context, sel, text string, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for time.Since(start) < limit {
+		tctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		got, err := chromedp.Run(tctx, chromedp.Evaluate[string](`(document.querySelector(`+quote(sel)+`) || {}).innerText || ""`))
+		cancel()
+		if err == nil && strings.Contains(got, text) {
+			return time.Since(start)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%q never showed %q", sel, text)
+	return 0
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+
+func TestServeLiveReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short")
+	}
+	ctx := browser(t)
+	dir := fixture(t)
+	srv := startServe(t, dir)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/guide/intro/"), chromedp.WaitVisible(".kb-content"))
+	time.Sleep(300 * time.Millisecond) // the event stream connects
+
+	page := filepath.Join(dir, "content", "guide", "intro.md")
+	src, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An editor's swap file changes nothing.
+	if err := os.WriteFile(filepath.Join(dir, "content", "guide", ".intro.md.swp"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(page, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(string(src) + "\nA freshly saved sentence.\n")
+	took := waitText(t, ctx, ".kb-content", "A freshly saved sentence.", 15*time.Second)
+	t.Logf("save-to-reload: %s", took.Round(time.Millisecond))
+
+	// A broken link: the page shows the error with its file:line and
+	// the server keeps going.
+	edit(string(src) + "\nA [broken](missing.md) link.\n")
+	waitText(t, ctx, "#kb-error", "content/guide/intro.md:", 15*time.Second)
+	edit(string(src) + "\nFixed again.\n")
+	waitText(t, ctx, ".kb-content", "Fixed again.", 15*time.Second)
+
+	// A new folder of pages is watched as it appears.
+	if err := os.MkdirAll(filepath.Join(dir, "content", "extra"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := os.WriteFile(filepath.Join(dir, "content", "extra", "more.md"), []byte("---\ntitle: More\n---\n\nMore text here.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	edit(string(src) + "\nSee [more](../extra/more.md).\n")
+	waitText(t, ctx, ".kb-content", "See more.", 15*time.Second)
+	run(t, ctx, "follow", chromedp.Click(`.kb-content a[href$="/extra/more/"]`))
+	waitText(t, ctx, ".kb-content", "More text here.", 15*time.Second)
+}
