@@ -115,13 +115,17 @@ func newClusterUpCmd() *cobra.Command {
 func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	ctx := cmd.Context()
 	root := cacheRoot()
+	sweepProcs(o.Logger)
 	if s, err := cluster.ReadState(root, name); err == nil {
 		if _, err := cluster.Reuse(ctx, s); err == nil {
 			fmt.Fprintf(os.Stderr, "cluster %q (%s) is already up\n", name, s.Backend)
 			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
 			return nil
 		}
-		_ = cluster.RemoveState(root, name) // stale
+		// Stale: stop what its process left running, then forget it.
+		if err := cluster.Down(ctx, root, s, o.Logger); err != nil {
+			return &exitError{exitFailed, err}
+		}
 	}
 	switch o.Backend {
 	case cluster.Kind:
@@ -235,7 +239,9 @@ func newClusterServeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, Logger: stderrLogger{}}
+			reg, closeProcs := openProcs(stderrLogger{})
+			defer closeProcs()
+			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, Logger: stderrLogger{}, Procs: reg}
 			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
 				return &exitError{exitFailed, err}
 			}

@@ -12,6 +12,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/go-logr/logr"
+	"github.com/k0rdent/kbook/internal/proc"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Exit codes.
@@ -20,6 +24,9 @@ const (
 	exitFailed      = 1
 	exitUsage       = 2
 	exitInterrupted = 130
+	// exitBrokenPipe is what a shell reports for a program SIGPIPE
+	// killed: kbook stopped because its output went nowhere (| head).
+	exitBrokenPipe = 141
 )
 
 // exitError carries an exit code out of a command.
@@ -34,21 +41,58 @@ func (e *exitError) Unwrap() error { return e.err }
 // usageError marks bad input: exit code 2.
 func usageError(err error) error { return &exitError{exitUsage, err} }
 
+// Why a run was cancelled.
+var (
+	errInterrupted = errors.New("interrupted")
+	errBrokenPipe  = errors.New("output closed (broken pipe)")
+)
+
 func main() {
+	// The wrapper that makes local servers die with kbook (package proc)
+	// is this binary too.
+	proc.RunWrapper()
 	// Libraries kbook uses (Helm's template engine in lint mode) print
 	// through the standard logger; kbook reports what matters itself.
 	log.SetOutput(io.Discard)
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		fmt.Fprintln(os.Stderr, "\nkbook: interrupted: stopping running commands and cleaning up (press Ctrl-C again to exit at once)")
-		cancel()
-		<-sigs
-		os.Exit(exitInterrupted)
-	}()
-	os.Exit(run(ctx, normalizeArgs(os.Args[1:])))
+	// controller-runtime (envtest) complains with a goroutine dump on
+	// stderr when it logs more than 30 s after start without a logger.
+	ctrllog.SetLogger(logr.Discard())
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go handleSignals(cancel)
+	code := run(ctx, normalizeArgs(os.Args[1:]))
+	if errors.Is(context.Cause(ctx), errBrokenPipe) && code != exitUsage {
+		code = exitBrokenPipe
+	}
+	os.Exit(code)
+}
+
+// handleSignals turns the first SIGINT/SIGTERM/SIGHUP, or a SIGPIPE from a
+// closed stdout or stderr, into a cancelled context: commands stop what
+// they started in order and exit. A second SIGINT/SIGTERM kills what kbook
+// started (servers, the programs runbooks run) and exits at once.
+func handleSignals(cancel context.CancelCauseFunc) {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	proc.NotifyBrokenPipe(sigs)
+	stopping := false
+	for sig := range sigs {
+		if proc.IsBrokenPipe(sig) {
+			// Only the output kbook writes to matters: a runbook's
+			// command closing its stdin raises SIGPIPE too.
+			if !stopping && proc.OutputBroken() {
+				stopping = true
+				cancel(errBrokenPipe)
+			}
+			continue
+		}
+		if !stopping {
+			stopping = true
+			fmt.Fprintln(os.Stderr, "\nkbook: interrupted: stopping running commands and cleaning up (press Ctrl-C again to kill everything and exit at once)")
+			cancel(errInterrupted)
+			continue
+		}
+		forceExit()
+	}
 }
 
 // run executes the command line and returns the exit code.

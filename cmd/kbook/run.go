@@ -12,6 +12,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/kube"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -154,6 +155,9 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		return usageError(fmt.Errorf("--progress %q: want auto, tty or plain", f.progress))
 	}
 	printer := console.New(out, tty, f.verbose)
+	// Reap what a killed earlier run left; record what this one starts.
+	procs, closeProcs := openProcs(printer)
+	defer closeProcs()
 
 	opts := runner.Options{
 		Parallel:  f.parallel,
@@ -169,6 +173,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		Env:       f.env,
 		KeepWork:  f.keepWork,
 		CacheOnly: f.cacheOnly,
+		Dirs:      procs,
 	}
 	if !f.noCache {
 		c, err := cache.Open(f.cacheDir)
@@ -190,7 +195,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	opts.Cmds = kube.Commands()
 	var target *cluster.Target
 	if anyNeedsCluster(rbs) {
-		target, err = newTarget(cmd, f, printer)
+		target, err = newTarget(cmd, f, printer, procs)
 		if err != nil {
 			return usageError(err)
 		}
@@ -230,7 +235,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	switch {
 	case rep.Interrupted:
-		return &exitError{exitInterrupted, fmt.Errorf("interrupted")}
+		return &exitError{exitInterrupted, context.Cause(cmd.Context())}
 	case rep.Summary().Failed > 0:
 		return &exitError{exitFailed, nil}
 	}
@@ -238,7 +243,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 }
 
 // newTarget builds the cluster target the flags describe; nil for --cluster none.
-func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger) (*cluster.Target, error) {
+func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*cluster.Target, error) {
 	if f.cluster.backend == "none" {
 		return nil, nil
 	}
@@ -263,6 +268,7 @@ func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger) (*cluster.Ta
 	if err != nil {
 		return nil, err
 	}
+	o.Procs = procs
 	return cluster.NewTarget(cmd.Context(), o, tops...)
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -72,6 +73,11 @@ type Options struct {
 	Kubeconfig, Context string
 	// Logger receives progress.
 	Logger Logger
+	// Procs records the processes and temporary directories the local
+	// backend starts, so that they die with kbook and a later run reaps
+	// what a kill -9 left behind (see package proc); nil: untracked, and
+	// the directories go to os.TempDir().
+	Procs *proc.Registry
 }
 
 func (o *Options) logger() Logger {
@@ -101,7 +107,7 @@ func Up(ctx context.Context, o Options) (Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Backend != Local && len(o.CRDs) > 0 {
+	if o.Backend != Local && len(o.CRDs) > 0 { // the local backend installs its own
 		if err := InstallCRDs(ctx, c.RESTConfig(), o.CRDs, o.logger()); err != nil {
 			_ = c.Stop(context.WithoutCancel(ctx))
 			return nil, err

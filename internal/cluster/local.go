@@ -2,20 +2,73 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/proc"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// localCluster is kube-apiserver + etcd started by envtest.
+// localCluster is kube-apiserver + etcd started through envtest's control
+// plane.
 type localCluster struct {
-	env *envtest.Environment
+	cp  *envtest.ControlPlane
 	cfg *rest.Config
+	kc  []byte
 	dir string // the binaries, kubectl among them where none is on PATH
+	// dirs are etcd's data and kube-apiserver's certificates (with the
+	// server's private keys), removed on Stop.
+	dirs []string
+}
+
+// newControlPlane describes etcd and kube-apiserver from the binaries in
+// dir, through wrappers that make them die with kbook and record them in
+// procs, with directories kbook owns: envtest's own k8s_test_framework_*
+// and envtest-serving-certs-* temporary directories would outlive a killed
+// kbook, keys included. (envtest.Environment.Start always makes the
+// latter, for webhooks kbook does not install, so kbook starts the control
+// plane itself and installs CRDs afterwards.)
+func newControlPlane(dir string, procs *proc.Registry) (cp *envtest.ControlPlane, dirs []string, err error) {
+	defer func() {
+		if err != nil {
+			for _, d := range dirs {
+				_ = os.RemoveAll(d)
+			}
+			dirs = nil
+		}
+	}()
+	etcdDir, err := procs.MkdirTemp("kbook-etcd-")
+	if err != nil {
+		return nil, nil, err
+	}
+	dirs = append(dirs, etcdDir)
+	certDir, err := procs.MkdirTemp("kbook-apiserver-")
+	if err != nil {
+		return nil, dirs, err
+	}
+	dirs = append(dirs, certDir)
+	etcdPath, err := procs.Wrap(filepath.Join(dir, assets.Etcd), assets.Etcd)
+	if err != nil {
+		return nil, dirs, err
+	}
+	apiPath, err := procs.Wrap(filepath.Join(dir, assets.KubeAPIServer), assets.KubeAPIServer)
+	if err != nil {
+		return nil, dirs, err
+	}
+	const startTimeout, stopTimeout = 2 * time.Minute, 30 * time.Second
+	cp = &envtest.ControlPlane{
+		Etcd:        &envtest.Etcd{Path: etcdPath, DataDir: etcdDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
+		APIServer:   &envtest.APIServer{Path: apiPath, CertDir: certDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
+		KubectlPath: filepath.Join(dir, assets.Kubectl),
+	}
+	return cp, dirs, nil
 }
 
 func upLocal(ctx context.Context, o Options) (Cluster, error) {
@@ -31,44 +84,71 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	if err := checkPaths(o.CRDs); err != nil {
 		return nil, err
 	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    dir,
-		CRDDirectoryPaths:        o.CRDs,
-		ErrorIfCRDPathMissing:    true,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  30 * time.Second,
+	cp, dirs, err := newControlPlane(dir, o.Procs)
+	if err != nil {
+		return nil, fmt.Errorf("local cluster: %w", err)
 	}
-	// envtest reads KUBEBUILDER_ASSETS before BinaryAssetsDirectory; the
-	// directory chosen above must win.
-	if prev, ok := os.LookupEnv(assets.EnvAssets); ok {
-		os.Unsetenv(assets.EnvAssets)
-		defer os.Setenv(assets.EnvAssets, prev)
-	}
+	c := &localCluster{cp: cp, dir: dir, dirs: dirs}
 	start := time.Now()
 	log.Infof("starting local API server (kube-apiserver + etcd from %s)", dir)
-	type result struct {
-		cfg *rest.Config
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		cfg, err := env.Start()
-		done <- result{cfg, err}
-	}()
+	done := make(chan error, 1)
+	go func() { done <- c.start() }()
 	select {
-	case r := <-done:
-		if r.err != nil {
-			_ = env.Stop()
-			return nil, fmt.Errorf("start local API server: %w", r.err)
+	case err := <-done:
+		if err != nil {
+			_ = c.Stop(context.Background())
+			return nil, fmt.Errorf("start local API server: %w", err)
 		}
-		log.Infof("local API server ready at %s in %s", r.cfg.Host, time.Since(start).Round(time.Millisecond))
-		return &localCluster{env: env, cfg: r.cfg, dir: dir}, nil
 	case <-ctx.Done():
 		go func() { // stop it once it has started
 			<-done
-			_ = env.Stop()
+			_ = c.Stop(context.Background())
 		}()
 		return nil, fmt.Errorf("start local API server: %w", ctx.Err())
+	}
+	log.Infof("local API server ready at %s in %s", c.cfg.Host, time.Since(start).Round(time.Millisecond))
+	if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
+		_ = c.Stop(context.Background())
+		return nil, err
+	}
+	return c, nil
+}
+
+// start starts etcd and kube-apiserver (retrying, as envtest does, when a
+// port it picked was taken meanwhile), provisions the admin user and waits
+// for the default namespace.
+func (c *localCluster) start() error {
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = c.cp.Start(); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	admin, err := c.cp.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{QPS: 1000, Burst: 2000})
+	if err != nil {
+		return fmt.Errorf("provision the admin user: %w", err)
+	}
+	if c.kc, err = admin.KubeConfig(); err != nil {
+		return fmt.Errorf("admin kubeconfig: %w", err)
+	}
+	c.cfg = admin.Config()
+	cs, err := kubernetes.NewForConfig(c.cfg)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := cs.CoreV1().Namespaces().Get(context.Background(), metav1.NamespaceDefault, metav1.GetOptions{})
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the default namespace did not appear within 30s: %w", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -77,15 +157,21 @@ func (c *localCluster) Backend() string          { return Local }
 func (c *localCluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.cfg) }
 
 func (c *localCluster) Kubeconfig() ([]byte, error) {
-	if len(c.env.KubeConfig) == 0 {
+	if len(c.kc) == 0 {
 		return nil, fmt.Errorf("local cluster has no kubeconfig")
 	}
-	return c.env.KubeConfig, nil
+	return c.kc, nil
 }
 
 func (c *localCluster) Stop(context.Context) error {
-	if err := c.env.Stop(); err != nil {
-		return fmt.Errorf("stop local API server: %w", err)
+	var errs []error
+	if err := c.cp.Stop(); err != nil {
+		errs = append(errs, fmt.Errorf("stop local API server: %w", err))
 	}
-	return nil
+	for _, d := range c.dirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("stop local API server: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }

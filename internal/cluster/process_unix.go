@@ -7,11 +7,9 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether a process runs.
-func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
-
-// terminate asks a process to stop.
+// terminate asks a process to stop; kill makes it.
 func terminate(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }
+func kill(pid int) error      { return syscall.Kill(pid, syscall.SIGKILL) }
 
 // Detach makes cmd outlive the terminal session that starts it, as the
 // process behind `kbook cluster up` must.

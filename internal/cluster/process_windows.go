@@ -8,18 +8,10 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether a process runs.
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	p.Release()
-	return true
-}
-
 // terminate stops a process; Windows has no SIGTERM.
-func terminate(pid int) error {
+func terminate(pid int) error { return kill(pid) }
+
+func kill(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err

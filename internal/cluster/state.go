@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -22,8 +23,14 @@ type State struct {
 	Name    string `json:"name"`
 	Backend string `json:"backend"`
 	Server  string `json:"server"`
-	// PID is the `kbook cluster serve` process holding a local cluster.
-	PID        int       `json:"pid,omitempty"`
+	// PID is the `kbook cluster serve` process holding a local cluster,
+	// PIDStart its start time (see proc.Process), so that a reused pid is
+	// never taken for it.
+	PID      int    `json:"pid,omitempty"`
+	PIDStart uint64 `json:"pidStart,omitempty"`
+	// Registry is the serve process's record of the servers it started
+	// and their directories (see package proc): what cluster down stops.
+	Registry   string    `json:"registry,omitempty"`
 	Kubeconfig string    `json:"kubeconfig"`
 	Started    time.Time `json:"started"`
 	CRDs       []string  `json:"crds,omitempty"`
@@ -85,12 +92,17 @@ func RemoveState(root, name string) error {
 	return nil
 }
 
-// Alive reports whether the process holding a local cluster still runs.
+// Alive reports whether the process holding a local cluster still runs
+// (a zombie or a later process with the same pid does not count).
 func (s *State) Alive() bool {
 	if s.PID <= 0 {
 		return true
 	}
-	return processAlive(s.PID)
+	return s.process().Running()
+}
+
+func (s *State) process() proc.Process {
+	return proc.Process{PID: s.PID, Start: s.PIDStart, Name: "kbook cluster serve"}
 }
 
 // Reuse connects to a cluster brought up earlier; kbook will not stop it.
@@ -114,7 +126,9 @@ func Reuse(ctx context.Context, s *State) (Cluster, error) {
 
 // Serve holds a local cluster until ctx ends: kbook cluster up runs it in
 // a background process. It records the state once the server is ready and
-// removes it when it stops.
+// removes it when it stops. o.Procs, when set, is the serve process's
+// registry: the state names it so that cluster down can stop what it
+// started even after this process was killed.
 func Serve(ctx context.Context, root string, o Options, name string) error {
 	c, err := Up(ctx, o)
 	if err != nil {
@@ -122,7 +136,12 @@ func Serve(ctx context.Context, root string, o Options, name string) error {
 	}
 	kc, err := c.Kubeconfig()
 	if err == nil {
-		err = WriteState(root, &State{Name: name, Backend: c.Backend(), Server: c.RESTConfig().Host, PID: os.Getpid(), Started: time.Now(), CRDs: o.CRDs}, kc)
+		self := o.Procs.Owner()
+		if self.PID == 0 {
+			self, _ = proc.Self()
+		}
+		err = WriteState(root, &State{Name: name, Backend: c.Backend(), Server: c.RESTConfig().Host,
+			PID: os.Getpid(), PIDStart: self.Start, Registry: o.Procs.Dir(), Started: time.Now(), CRDs: o.CRDs}, kc)
 	}
 	if err == nil {
 		<-ctx.Done()
@@ -133,7 +152,13 @@ func Serve(ctx context.Context, root string, o Options, name string) error {
 }
 
 // Down stops a cluster brought up with `kbook cluster up` and forgets it.
+// For a local cluster it stops the serve process, then whatever its
+// registry still names (the servers of a serve process that was killed)
+// and removes their directories.
 func Down(ctx context.Context, root string, s *State, log Logger) error {
+	if log == nil {
+		log = nopLogger{}
+	}
 	switch s.Backend {
 	case Local:
 		if s.PID > 0 && s.Alive() {
@@ -143,13 +168,24 @@ func Down(ctx context.Context, root string, s *State, log Logger) error {
 			deadline := time.Now().Add(60 * time.Second)
 			for s.Alive() {
 				if time.Now().After(deadline) {
-					return fmt.Errorf("cluster %q: process %d did not stop within 60s", s.Name, s.PID)
+					log.Infof("cluster %q: process %d did not stop within 60s: killing it", s.Name, s.PID)
+					_ = kill(s.PID)
+					break
 				}
 				select {
 				case <-ctx.Done():
 					return ctx.Err()
 				case <-time.After(100 * time.Millisecond):
 				}
+			}
+		}
+		if s.Registry != "" {
+			res, err := proc.Reap(s.Registry, 5*time.Second)
+			if !res.Empty() {
+				log.Infof("cluster %q: cleaned up what its process %d left behind: %s", s.Name, s.PID, res)
+			}
+			if err != nil {
+				return fmt.Errorf("cluster %q: %w", s.Name, err)
 			}
 		}
 	case Kind:

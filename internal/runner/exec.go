@@ -73,6 +73,13 @@ func (x *execution) run() *report.Runbook {
 	if x.r.opts.KeepWork {
 		res.WorkDir = root
 	} else {
+		if d := x.r.opts.Dirs; d != nil {
+			if err := d.TrackDir(root); err != nil {
+				os.RemoveAll(root)
+				return failed(res, fmt.Sprintf("create work directory: %v", err))
+			}
+			defer d.ForgetDir(root)
+		}
 		defer os.RemoveAll(root)
 	}
 	name := scriptName(x.rb.Path)

@@ -74,6 +74,16 @@ type Options struct {
 	// CacheOnly runs nothing: a runbook without a cached pass is reported
 	// skipped (kbook build --no-run, kbook serve).
 	CacheOnly bool
+	// Dirs records each work directory while it exists (they hold the
+	// runbook's kubeconfig), so that a later run removes those of a run
+	// that was killed; nil: untracked. A *proc.Registry is one.
+	Dirs DirTracker
+}
+
+// DirTracker records directories that must not outlive the run.
+type DirTracker interface {
+	TrackDir(path string) error
+	ForgetDir(path string)
 }
 
 // Describer is implemented by targets that can tell what a runbook ran

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package proc
+
+import "syscall"
+
+// SignalDescendants does nothing where /proc is unavailable: testscript's
+// deadline still ends every command a runbook runs.
+func SignalDescendants(syscall.Signal) {}
