@@ -26,6 +26,7 @@ type buildFlags struct {
 	allowFailures bool
 	reports       []string
 	noSearch      bool
+	allVersions   bool
 	run           runFlags
 }
 
@@ -59,7 +60,10 @@ matter, template error) reported at its file:line, 130 interrupted.`,
   kbook build --version v0.2 --alias latest --base-url https://acme.github.io/docs/
 
   # Build from the results of an earlier run, executing nothing
-  kbook run --json results.json runbooks/ && kbook build --report results.json`,
+  kbook run --json results.json runbooks/ && kbook build --report results.json
+
+  # Every version of kbook.yaml from its git tag or branch, in one Hugo build
+  kbook build --all-versions`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBuild(cmd, args, &f)
@@ -75,6 +79,7 @@ matter, template error) reported at its file:line, 130 interrupted.`,
 	fl.BoolVar(&f.allowFailures, "allow-failures", false, "exit 0 even when a runbook failed")
 	fl.StringArrayVar(&f.reports, "report", nil, "take runbook results from this kbook run --json `file` instead of running (repeatable, merged)")
 	fl.BoolVar(&f.noSearch, "no-search", false, "build without the Pagefind search index")
+	fl.BoolVar(&f.allVersions, "all-versions", false, "build every version kbook.yaml lists, each from its git ref in a worktree; tagged versions already in --out are kept as they are")
 	addSiteRunFlags(cmd, &f.run)
 	return cmd
 }
@@ -110,6 +115,9 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	}
 	if err := checkProjectLinks(proj, f.out, f.version); err != nil {
 		return err
+	}
+	if f.allVersions {
+		return buildAllVersions(cmd, dir, proj, f)
 	}
 	out := cmd.OutOrStdout()
 	rep, runErr := siteResults(cmd, proj, f.reports, f.noRun, &f.run)
@@ -273,4 +281,73 @@ func siteError(dir string, err error) error {
 		return re
 	}
 	return err
+}
+
+// buildAllVersions builds kbook.yaml's versions in one Hugo build: next
+// from the working tree, others from git worktrees of their refs, tagged
+// versions already in --out kept.
+func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *buildFlags) error {
+	if f.reports != nil || cmd.Flags().Changed("version") || f.aliases != nil {
+		return usageError(fmt.Errorf("--all-versions takes the versions, aliases and refs from kbook.yaml: drop --version, --alias and --report"))
+	}
+	cos, cleanup, err := site.CheckoutVersions(dir, f.out, proj.Config)
+	defer cleanup()
+	if err != nil {
+		return usageError(siteError(dir, err))
+	}
+	out := cmd.OutOrStdout()
+	var vs []*site.Version
+	failed := false
+	for _, co := range cos {
+		if co.Kept {
+			fmt.Fprintf(out, "kbook build: %s: kept (tag %s, already built)\n", co.Spec.Name, co.Spec.Ref)
+			continue
+		}
+		p := proj
+		if co.Dir != dir {
+			if p, err = site.Load(co.Dir); err != nil {
+				return usageError(fmt.Errorf("version %s: %w", co.Spec.Name, err))
+			}
+		}
+		if err := checkProjectLinks(p, f.out, co.Spec.Name); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "kbook build: %s: runbooks\n", co.Spec.Name)
+		rep, runErr := siteResults(cmd, p, nil, f.noRun, &f.run)
+		var ee *exitError
+		if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+			return runErr
+		}
+		failed = failed || runErr != nil
+		v := &site.Version{Name: co.Spec.Name, Title: co.Spec.Title, Aliases: co.Spec.Aliases, Project: p, Results: rep,
+			Lastmod: site.Lastmod(co.Dir, p.Config.Content, p.Config.Runbooks)}
+		if co.Dir == dir {
+			vs = append([]*site.Version{v}, vs...)
+		} else {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		fmt.Fprintln(out, "kbook build: every version is already built")
+		return nil
+	}
+	var search *site.Pagefind
+	if !f.noSearch {
+		search = site.FindPagefind(dir)
+	}
+	res, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}})
+	if err != nil {
+		var se *site.Error
+		if errors.As(err, &se) {
+			return usageError(siteError(dir, err))
+		}
+		return &exitError{exitFailed, err}
+	}
+	for _, v := range vs {
+		fmt.Fprintf(out, "kbook build: wrote %s: %s\n", filepath.Join(f.out, v.Name), verificationLine(res.Versions[v.Name]))
+	}
+	if failed && !f.allowFailures {
+		return &exitError{exitFailed, fmt.Errorf("a runbook failed; the site shows the failure (--allow-failures to exit 0)")}
+	}
+	return nil
 }
