@@ -31,7 +31,7 @@ checks custom Cluster API providers.`,
 	}
 	root.SetVersionTemplate("kbook {{.Version}}\n")
 	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
-	root.AddCommand(newBuildCmd(), newServeCmd())
+	root.AddCommand(newBuildCmd(), newServeCmd(), newInitCmd())
 	root.AddCommand(newProviderCmd())
 	root.AddCommand(newChainCmd(), newUpgradeCmd(), newStatusCmd())
 	return root
