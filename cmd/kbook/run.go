@@ -15,6 +15,7 @@ import (
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runcluster"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
@@ -193,7 +194,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		}
 	}
 	opts.Cmds = kube.Commands()
-	var target *cluster.Target
+	var target *runcluster.Target
 	if anyNeedsCluster(rbs) {
 		target, err = newTarget(cmd, f, printer, procs)
 		if err != nil {
@@ -243,11 +244,11 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 }
 
 // newTarget builds the cluster target the flags describe; nil for --cluster none.
-func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*cluster.Target, error) {
+func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*runcluster.Target, error) {
 	if f.cluster.backend == "none" {
 		return nil, nil
 	}
-	tops := []cluster.TargetOption{cluster.Keep(f.keep), cluster.Parallel(f.parallel > 1)}
+	tops := []runcluster.Option{runcluster.Keep(f.keep), runcluster.Parallel(f.parallel > 1)}
 	if f.reuse {
 		name := f.cluster.name
 		if name == "" {
@@ -261,20 +262,20 @@ func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.
 		if err != nil {
 			return nil, fmt.Errorf("--reuse: %w", err)
 		}
-		tops = append(tops, cluster.WithCluster(c))
-		return cluster.NewTarget(cmd.Context(), cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds, Logger: log}, tops...)
+		tops = append(tops, runcluster.WithCluster(c))
+		return runcluster.New(cmd.Context(), cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds, Logger: log}, tops...)
 	}
 	o, err := f.cluster.options(cmd, log)
 	if err != nil {
 		return nil, err
 	}
 	o.Procs = procs
-	return cluster.NewTarget(cmd.Context(), o, tops...)
+	return runcluster.New(cmd.Context(), o, tops...)
 }
 
 func anyNeedsCluster(rbs []*runbook.Runbook) bool {
 	for _, rb := range rbs {
-		if cluster.Needs(rb) {
+		if runcluster.Needs(rb) {
 			return true
 		}
 	}

@@ -87,6 +87,9 @@ func (o *Options) logger() Logger {
 	return o.Logger
 }
 
+// Log is the options' Logger, or one that drops everything.
+func (o *Options) Log() Logger { return o.logger() }
+
 // Up starts (or connects to) the cluster the options describe and
 // installs the CRDs.
 func Up(ctx context.Context, o Options) (Cluster, error) {
@@ -122,7 +125,7 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log Logg
 	if len(paths) == 0 {
 		return nil
 	}
-	if err := checkPaths(paths); err != nil {
+	if err := CheckCRDPaths(paths); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -134,8 +137,8 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log Logg
 	return nil
 }
 
-// checkPaths reports missing CRD paths with their names.
-func checkPaths(paths []string) error {
+// CheckCRDPaths reports missing CRD paths with their names.
+func CheckCRDPaths(paths []string) error {
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("CRDs: %s: %w", p, errors.Unwrap(err))
@@ -167,6 +170,28 @@ func CRDFiles(paths []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// FastConfig returns a copy of cfg for kbook's own bulk reads: client-go's
+// default client-side rate limit (5 requests a second) would make a
+// snapshot of a few dozen lists take seconds, and API deprecation warnings
+// met while listing every resource are not the user's business.
+func FastConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS < 50 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	cfg.WarningHandler = rest.NoWarnings{}
+	return cfg
+}
+
+// BinDir is the directory of the local backend's binaries (kubectl among
+// them where none is on PATH), "" for other backends.
+func BinDir(c Cluster) string {
+	if lc, ok := c.(*localCluster); ok {
+		return lc.dir
+	}
+	return ""
 }
 
 // ServerVersion asks the cluster for its Kubernetes version.

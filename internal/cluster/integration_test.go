@@ -2,22 +2,14 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/assets"
-	"github.com/k0rdent/kbook/internal/kube"
-	"github.com/k0rdent/kbook/internal/runbook"
-	"github.com/rogpeppe/go-internal/testscript"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
+	"github.com/k0rdent/kbook/internal/proc"
 )
 
 // sharedCRDs are the reference CRDs beside the repository, if present.
@@ -59,150 +51,12 @@ func startLocal(t *testing.T) Cluster {
 }
 
 func TestMain(m *testing.M) {
+	proc.RunWrapper() // the test binary wraps the servers of TestLocalTracked
 	code := m.Run()
 	if local != nil {
 		_ = local.Stop(context.Background())
 	}
 	os.Exit(code)
-}
-
-// clusterRunbook is a runbook that asks for a cluster.
-func clusterRunbook(path string) *runbook.Runbook {
-	return &runbook.Runbook{Path: path, Meta: runbook.Meta{Requires: []string{"cluster"}}}
-}
-
-// newEnv is the part of a testscript environment Prepare uses.
-func newEnv(t *testing.T) *testscript.Env {
-	return &testscript.Env{WorkDir: t.TempDir(), Values: map[any]any{}, Vars: []string{"PATH=" + os.Getenv("PATH")}}
-}
-
-func getenv(env *testscript.Env, key string) string {
-	v := ""
-	for _, kv := range env.Vars {
-		if k, val, _ := strings.Cut(kv, "="); k == key {
-			v = val
-		}
-	}
-	return v
-}
-
-// TestSession checks a runbook's share of the cluster: its namespace and
-// kubeconfig, the conditions, and that Close removes what the runbook made,
-// inside and outside its namespace.
-func TestSession(t *testing.T) {
-	c := startLocal(t)
-	ctx := t.Context()
-	tg, err := NewTarget(ctx, Options{Backend: Local}, WithCluster(c))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg.opts.Backend = Local
-	rb := clusterRunbook("runbooks/session-test.md")
-	env := newEnv(t)
-	s, err := tg.Prepare(ctx, rb, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess := s.(*Session)
-	ns := sess.Namespace()
-	if !strings.HasPrefix(ns, "kb-session-test-") || getenv(env, "NAMESPACE") != ns {
-		t.Fatalf("namespace %q, $NAMESPACE %q", ns, getenv(env, "NAMESPACE"))
-	}
-	kc, err := clientcmd.LoadFromFile(getenv(env, "KUBECONFIG"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := kc.Contexts[kc.CurrentContext].Namespace; got != ns {
-		t.Errorf("kubeconfig namespace %q, want %q", got, ns)
-	}
-	if _, ok := env.Values[kube.ClientKey{}].(*kube.Client); !ok {
-		t.Error("no kube client for the script's commands")
-	}
-
-	conds := tg.Conditions()
-	for _, tc := range []struct {
-		name, arg string
-		want      bool
-	}{
-		{"cluster", "", true},
-		{Local, "", true},
-		{Kind, "", false},
-		{Kubeconfig, "", false},
-		{"api:", "namespaces", true},
-		{"api:", "clusterroles.rbac.authorization.k8s.io", true},
-		{"api:", "widgets.example.com", false},
-		{"k0rdent", "", len(sharedCRDs) > 0},
-	} {
-		ok, why := conds[tc.name](tc.arg)
-		if ok != tc.want || (!ok && why == "") {
-			t.Errorf("condition %s%s = %v (%s), want %v", tc.name, tc.arg, ok, why, tc.want)
-		}
-	}
-
-	// What a runbook might leave behind.
-	cs := kubernetes.NewForConfigOrDie(c.RESTConfig())
-	mustCreate := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "in-ns"}}, metav1.CreateOptions{})
-	mustCreate(err)
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "session-other"}}, metav1.CreateOptions{})
-	mustCreate(err)
-	_, err = cs.CoreV1().ConfigMaps("session-other").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Finalizers: []string{"example.com/never"}}}, metav1.CreateOptions{})
-	mustCreate(err)
-	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "session-left"}}, metav1.CreateOptions{})
-	mustCreate(err)
-	_, err = cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "session-role"}}, metav1.CreateOptions{})
-	mustCreate(err)
-
-	if d := s.Diagnose(ctx); !strings.Contains(d, "session-role") && !strings.Contains(d, "session-left") {
-		t.Errorf("diagnostics do not mention the objects the runbook created:\n%s", d)
-	}
-	if err := s.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	gone := func(what string, err error) {
-		t.Helper()
-		if !apierrors.IsNotFound(err) {
-			t.Errorf("%s still there after Close (err %v)", what, err)
-		}
-	}
-	_, err = cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
-	gone("runbook namespace", err)
-	_, err = cs.CoreV1().Namespaces().Get(ctx, "session-other", metav1.GetOptions{})
-	gone("namespace session-other", err)
-	_, err = cs.CoreV1().ConfigMaps("default").Get(ctx, "session-left", metav1.GetOptions{})
-	gone("configmap default/session-left", err)
-	_, err = cs.RbacV1().ClusterRoles().Get(ctx, "session-role", metav1.GetOptions{})
-	gone("clusterrole session-role", err)
-	// The namespace can be made again at once: it was finalized, not left Terminating.
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "session-other"}}, metav1.CreateOptions{})
-	mustCreate(err)
-	_ = cs.CoreV1().Namespaces().Delete(ctx, "session-other", metav1.DeleteOptions{})
-}
-
-// TestKeep leaves everything in place.
-func TestKeep(t *testing.T) {
-	c := startLocal(t)
-	ctx := t.Context()
-	tg, err := NewTarget(ctx, Options{Backend: Local}, WithCluster(c), Keep(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := tg.Prepare(ctx, clusterRunbook("keep.md"), newEnv(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(c.RESTConfig())
-	if _, err := cs.CoreV1().Namespaces().Get(ctx, s.(*Session).Namespace(), metav1.GetOptions{}); err != nil {
-		t.Errorf("kept namespace: %v", err)
-	}
 }
 
 // TestKubeconfigBackend points the kubeconfig backend at the local server.
@@ -235,37 +89,6 @@ func TestKubeconfigBackend(t *testing.T) {
 	}
 }
 
-// TestParallelCleanup defers cleanup of objects outside runbook
-// namespaces to the end of the run.
-func TestParallelCleanup(t *testing.T) {
-	c := startLocal(t)
-	ctx := t.Context()
-	tg, err := NewTarget(ctx, Options{Backend: Local}, WithCluster(c), Parallel(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := tg.Prepare(ctx, clusterRunbook("p.md"), newEnv(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := kubernetes.NewForConfigOrDie(c.RESTConfig())
-	if _, err := cs.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "parallel-role"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.RbacV1().ClusterRoles().Get(ctx, "parallel-role", metav1.GetOptions{}); err != nil {
-		t.Fatalf("deleted while other runbooks may still use it: %v", err)
-	}
-	if err := tg.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.RbacV1().ClusterRoles().Get(ctx, "parallel-role", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("still there after the run: %v", err)
-	}
-}
-
 // TestKind runs only where a container runtime answers.
 func TestKind(t *testing.T) {
 	rt, err := DetectRuntime()
@@ -282,5 +105,67 @@ func TestKind(t *testing.T) {
 	defer c.Stop(context.Background())
 	if _, err := ServerVersion(c); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLocalTracked starts a local cluster with a process registry: etcd and
+// kube-apiserver are recorded under their own pids while they run, their
+// data and certificates live inside the registry and not in envtest's
+// temporary directories, and Stop leaves nothing behind.
+func TestLocalTracked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a local API server; skipped with -short")
+	}
+	dir, why := assets.Available()
+	if why != "" {
+		t.Skip(why)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	reg, err := proc.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	c, err := Up(t.Context(), Options{Backend: Local, AssetsDir: dir, Procs: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, _ := filepath.Glob(filepath.Join(reg.Dir(), "p-*.json"))
+	var servers []proc.Process
+	for _, f := range records {
+		var p proc.Process
+		data, _ := os.ReadFile(f)
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Running() {
+			servers = append(servers, p)
+		}
+	}
+	if len(servers) != 2 {
+		t.Fatalf("running recorded processes %v, want etcd and kube-apiserver", servers)
+	}
+	for _, p := range servers {
+		if b := filepath.Base(p.Exe); b != assets.Etcd && b != assets.KubeAPIServer {
+			t.Errorf("recorded %s runs %s", p, p.Exe)
+		}
+	}
+	if data, _ := filepath.Glob(filepath.Join(reg.Dir(), "tmp", "kbook-*")); len(data) != 2 {
+		t.Errorf("data and certificate directories in the registry: %v", data)
+	}
+	if err := c.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range servers {
+		if p.Running() {
+			t.Errorf("%s still runs after Stop", p)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(reg.Dir(), "tmp", "*")); len(left) != 0 {
+		t.Errorf("left in the registry after Stop: %v", left)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
 	}
 }

@@ -81,7 +81,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 			return nil, fmt.Errorf("local cluster: %w", err)
 		}
 	}
-	if err := checkPaths(o.CRDs); err != nil {
+	if err := CheckCRDPaths(o.CRDs); err != nil {
 		return nil, err
 	}
 	cp, dirs, err := newControlPlane(dir, o.Procs)

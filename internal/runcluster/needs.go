@@ -1,14 +1,15 @@
-package cluster
+package runcluster
 
 import (
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
 
 // clusterWords are the requirements and conditions that need a cluster.
-var clusterWords = map[string]bool{"cluster": true, Local: true, Kind: true, Kubeconfig: true, "k0rdent": true}
+var clusterWords = map[string]bool{"cluster": true, cluster.Local: true, cluster.Kind: true, cluster.Kubeconfig: true, "k0rdent": true}
 
 // Needs reports whether a runbook uses a cluster: in its requires or crds,
 // in a [condition], or with a Kubernetes command (await, assert, error).

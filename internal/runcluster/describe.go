@@ -1,10 +1,11 @@
-package cluster
+package runcluster
 
 import (
 	"context"
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster"
 	"k8s.io/client-go/discovery"
 )
 
@@ -19,7 +20,7 @@ func (t *Target) Describe(ctx context.Context) (server string, apis []string) {
 	if t.cluster == nil {
 		return "", nil
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(fastConfig(t.cluster.RESTConfig()))
+	dc, err := discovery.NewDiscoveryClientForConfig(cluster.FastConfig(t.cluster.RESTConfig()))
 	if err != nil {
 		return "", nil
 	}

@@ -1,4 +1,4 @@
-package cluster
+package runcluster
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/k0rdent/kbook/internal/cluster"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -54,7 +55,7 @@ type lister struct {
 }
 
 func newLister(cfg *rest.Config) (*lister, error) {
-	cfg = fastConfig(cfg)
+	cfg = cluster.FastConfig(cfg)
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -64,20 +65,6 @@ func newLister(cfg *rest.Config) (*lister, error) {
 		return nil, err
 	}
 	return &lister{disc: dc, meta: mc}, nil
-}
-
-// fastConfig lifts client-go's default client-side rate limit (5 requests
-// a second), which would make a snapshot of a few dozen lists take seconds,
-// and silences API deprecation warnings.
-func fastConfig(cfg *rest.Config) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	if cfg.QPS < 50 {
-		cfg.QPS, cfg.Burst = 50, 100
-	}
-	// Listing every resource meets deprecated versions; their warnings
-	// are not the user's business here.
-	cfg.WarningHandler = rest.NoWarnings{}
-	return cfg
 }
 
 type resource struct {

@@ -1,9 +1,8 @@
-package cluster
+package runcluster
 
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -32,16 +31,16 @@ import (
 // use, so a run whose runbooks all come from the cache or need no cluster
 // never starts one.
 type Target struct {
-	opts     Options
+	opts     cluster.Options
 	id       string
 	keep     bool
 	parallel bool
 	reused   bool
 	ctx      context.Context
-	start    func(context.Context) (Cluster, error)
+	start    func(context.Context) (cluster.Cluster, error)
 
 	once    sync.Once
-	cluster Cluster
+	cluster cluster.Cluster
 	err     error
 
 	mu       sync.Mutex
@@ -49,78 +48,41 @@ type Target struct {
 	runbookN map[string]bool      // namespaces of runbooks, never "leftovers"
 }
 
-// TargetOption configures a Target.
-type TargetOption func(*Target)
+// Option configures a Target.
+type Option func(*Target)
 
 // Keep leaves runbook namespaces and the objects runbooks created in place.
-func Keep(keep bool) TargetOption { return func(t *Target) { t.keep = keep } }
+func Keep(keep bool) Option { return func(t *Target) { t.keep = keep } }
 
 // Parallel says runbooks share the cluster at the same time: objects they
 // create outside their namespaces are then deleted when the run ends, not
 // after each runbook, so no runbook deletes what another still uses.
-func Parallel(p bool) TargetOption { return func(t *Target) { t.parallel = p } }
+func Parallel(p bool) Option { return func(t *Target) { t.parallel = p } }
 
 // WithCluster uses an already running cluster (kbook run --reuse); Close
 // leaves it running.
-func WithCluster(c Cluster) TargetOption {
+func WithCluster(c cluster.Cluster) Option {
 	return func(t *Target) {
 		t.reused = true
-		t.start = func(context.Context) (Cluster, error) { return c, nil }
+		t.start = func(context.Context) (cluster.Cluster, error) { return c, nil }
 	}
 }
 
-// NewTarget prepares a target for the options without starting anything;
-// it fails early on options that can never work (a kubeconfig that does not
+// New prepares a target for the options without starting anything; it
+// fails early on options that can never work (a kubeconfig that does not
 // load, a CRD path that does not exist).
-func NewTarget(ctx context.Context, o Options, opts ...TargetOption) (*Target, error) {
+func New(ctx context.Context, o cluster.Options, opts ...Option) (*Target, error) {
 	t := &Target{opts: o, ctx: ctx, runbookN: map[string]bool{}}
-	t.start = func(ctx context.Context) (Cluster, error) { return Up(ctx, t.opts) }
+	t.start = func(ctx context.Context) (cluster.Cluster, error) { return cluster.Up(ctx, t.opts) }
 	for _, opt := range opts {
 		opt(t)
 	}
-	if err := checkPaths(o.CRDs); err != nil {
-		return nil, err
-	}
-	crdSum, err := crdHash(o.CRDs)
+	id, err := cluster.Identity(o)
 	if err != nil {
 		return nil, err
 	}
-	switch o.Backend {
-	case Local:
-		t.id = "local kube-apiserver " + assets.KubernetesVersion
-	case Kind:
-		t.id = "kind " + o.Name + " " + o.KindImage
-	case Kubeconfig:
-		cfg, _, name, err := loadKubeconfig(o.Kubeconfig, o.Context)
-		if err != nil {
-			return nil, err
-		}
-		t.id = "kubeconfig " + name + " " + cfg.Host
-	default:
-		return nil, fmt.Errorf("unknown cluster backend %q (want %s)", o.Backend, strings.Join(Backends, ", "))
-	}
-	if crdSum != "" {
-		t.id += " crds " + crdSum
-	}
+	t.id = id
 	return t, nil
-}
-
-// crdHash digests the CRD files, so cached results depend on them.
-func crdHash(paths []string) (string, error) {
-	files, err := CRDFiles(paths)
-	if err != nil || len(files) == 0 {
-		return "", err
-	}
-	h := sha256.New()
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("CRDs: %w", err)
-		}
-		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // ID implements runner.Target.
@@ -130,12 +92,12 @@ func (t *Target) ID() string { return t.id }
 func (t *Target) Backend() string { return t.opts.Backend }
 
 // Cluster starts the cluster on first call and returns it.
-func (t *Target) Cluster() (Cluster, error) {
+func (t *Target) Cluster() (cluster.Cluster, error) {
 	t.once.Do(func() {
 		t.cluster, t.err = t.start(t.ctx)
 		if t.err == nil && t.reused {
 			// Up installs the CRDs of a cluster it starts.
-			t.err = InstallCRDs(t.ctx, t.cluster.RESTConfig(), t.opts.CRDs, t.opts.logger())
+			t.err = cluster.InstallCRDs(t.ctx, t.cluster.RESTConfig(), t.opts.CRDs, t.opts.Log())
 		}
 		if t.err == nil && t.parallel && !t.keep {
 			t.before, t.err = t.snapshotAll(t.ctx)
@@ -166,10 +128,10 @@ func (t *Target) Conditions() map[string]runner.Condition {
 		}
 	}
 	return map[string]runner.Condition{
-		"cluster":  func(string) (bool, string) { return t.available() },
-		Local:      backend(Local),
-		Kind:       backend(Kind),
-		Kubeconfig: backend(Kubeconfig),
+		"cluster":          func(string) (bool, string) { return t.available() },
+		cluster.Local:      backend(cluster.Local),
+		cluster.Kind:       backend(cluster.Kind),
+		cluster.Kubeconfig: backend(cluster.Kubeconfig),
 		"k0rdent": func(string) (bool, string) {
 			ok, why := t.served(k0rdent.Resource("clustertemplates"))
 			if !ok {
@@ -185,8 +147,8 @@ func (t *Target) Conditions() map[string]runner.Condition {
 // container runtime that answers. Without one, runbooks that need the
 // cluster are skipped with the runtime's own reason, never failed or passed.
 func (t *Target) available() (bool, string) {
-	if t.opts.Backend == Kind && !t.reused {
-		if _, err := DetectRuntime(); err != nil {
+	if t.opts.Backend == cluster.Kind && !t.reused {
+		if _, err := cluster.DetectRuntime(); err != nil {
 			return false, "kind: " + err.Error()
 		}
 	}
@@ -200,7 +162,7 @@ func (t *Target) served(name string) (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("the cluster did not start: %v", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(fastConfig(c.RESTConfig()))
+	dc, err := discovery.NewDiscoveryClientForConfig(cluster.FastConfig(c.RESTConfig()))
 	if err != nil {
 		return false, err.Error()
 	}
@@ -240,7 +202,7 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 	if err != nil {
 		return nil, err
 	}
-	cfg := fastConfig(c.RESTConfig())
+	cfg := cluster.FastConfig(c.RESTConfig())
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -250,7 +212,7 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 		for _, p := range rb.Meta.CRDs {
 			paths = append(paths, filepath.Join(filepath.Dir(rb.Path), p))
 		}
-		if err := InstallCRDs(ctx, cfg, paths, t.opts.logger()); err != nil {
+		if err := cluster.InstallCRDs(ctx, cfg, paths, t.opts.Log()); err != nil {
 			return nil, fmt.Errorf("front matter crds: %w", err)
 		}
 	}
@@ -288,10 +250,10 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 	env.Values[kube.ClientKey{}] = s.client
 	// Where the machine has no kubectl, the one built with the local
 	// backend's binaries serves.
-	if lc, ok := c.(*localCluster); ok {
+	if dir := cluster.BinDir(c); dir != "" {
 		if _, err := exec.LookPath("kubectl"); err != nil {
-			if _, err := os.Stat(filepath.Join(lc.dir, "kubectl")); err == nil {
-				env.Setenv("PATH", env.Getenv("PATH")+string(os.PathListSeparator)+lc.dir)
+			if _, err := os.Stat(filepath.Join(dir, "kubectl")); err == nil {
+				env.Setenv("PATH", env.Getenv("PATH")+string(os.PathListSeparator)+dir)
 			}
 		}
 	}
@@ -411,7 +373,7 @@ func (t *Target) deleteObject(ctx context.Context, l *lister, o object) error {
 	if o.Namespace != "" {
 		ri = r.Namespace(o.Namespace)
 	}
-	if t.opts.Backend == Local {
+	if t.opts.Backend == cluster.Local {
 		_, err := ri.Patch(ctx, o.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("clear finalizers of %s: %w", o, err)
@@ -430,7 +392,7 @@ func (t *Target) deleteNamespace(ctx context.Context, l *lister, name string) er
 	if err != nil {
 		return err
 	}
-	if t.opts.Backend == Local {
+	if t.opts.Backend == cluster.Local {
 		objs, err := l.snapshot(ctx, name)
 		if err != nil {
 			return fmt.Errorf("namespace %s: %w", name, err)
@@ -448,7 +410,7 @@ func (t *Target) deleteNamespace(ctx context.Context, l *lister, name string) er
 	if err != nil {
 		return fmt.Errorf("delete namespace %s: %w", name, err)
 	}
-	if t.opts.Backend != Local {
+	if t.opts.Backend != cluster.Local {
 		return nil
 	}
 	ns, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
@@ -468,7 +430,7 @@ func (t *Target) deleteNamespace(ctx context.Context, l *lister, name string) er
 // Session is one runbook's share of the cluster.
 type Session struct {
 	t         *Target
-	cluster   Cluster
+	cluster   cluster.Cluster
 	cs        kubernetes.Interface
 	namespace string
 	client    *kube.Client
@@ -500,7 +462,7 @@ func (s *Session) Diagnose(ctx context.Context) string {
 // namespace itself.
 func (s *Session) Close(ctx context.Context) error {
 	if s.t.keep {
-		s.t.opts.logger().Infof("kept namespace %s", s.namespace)
+		s.t.opts.Log().Infof("kept namespace %s", s.namespace)
 		return nil
 	}
 	l := s.lister

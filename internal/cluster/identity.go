@@ -1,0 +1,65 @@
+package cluster
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/assets"
+)
+
+// Identity names the cluster the options select without starting or
+// contacting it - the backend, what decides its Kubernetes version, and a
+// digest of the CRDs it gets - so that results produced against one cluster
+// are not taken for results against another (the runner's cache keys and
+// reports). It fails early on options that can never work: an unknown
+// backend, a missing CRD path, a kubeconfig that does not load.
+func Identity(o Options) (string, error) {
+	if err := CheckCRDPaths(o.CRDs); err != nil {
+		return "", err
+	}
+	crdSum, err := crdHash(o.CRDs)
+	if err != nil {
+		return "", err
+	}
+	var id string
+	switch o.Backend {
+	case Local:
+		id = "local kube-apiserver " + assets.KubernetesVersion
+	case Kind:
+		id = "kind " + o.Name + " " + o.KindImage
+	case Kubeconfig:
+		cfg, _, name, err := loadKubeconfig(o.Kubeconfig, o.Context)
+		if err != nil {
+			return "", err
+		}
+		id = "kubeconfig " + name + " " + cfg.Host
+	default:
+		return "", fmt.Errorf("unknown cluster backend %q (want %s)", o.Backend, strings.Join(Backends, ", "))
+	}
+	if crdSum != "" {
+		id += " crds " + crdSum
+	}
+	return id, nil
+}
+
+// crdHash digests the CRD files.
+func crdHash(paths []string) (string, error) {
+	files, err := CRDFiles(paths)
+	if err != nil || len(files) == 0 {
+		return "", err
+	}
+	h := sha256.New()
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("CRDs: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
