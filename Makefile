@@ -79,7 +79,7 @@ lint:
 
 ## docs: regenerate the CLI reference pages from the commands
 docs: build
-	./$(BIN) gen-docs --rules content/templates/rules.md --provider-rules content/providers/rules.md content/reference/cli
+	./$(BIN) gen-docs --rules content/templates/rules.md --provider-rules content/providers/rules.md --upgrade-rules content/upgrades/rules.md content/reference/cli
 
 ## bench: all benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
 bench: build bin/helm

@@ -26,6 +26,9 @@ func TestGeneratedDocsUpToDate(t *testing.T) {
 	if got, _ := os.ReadFile("../../content/templates/rules.md"); string(got) != string(ruleCatalogue()) {
 		t.Errorf("content/templates/rules.md is out of date: run make docs")
 	}
+	if got, _ := os.ReadFile("../../content/upgrades/rules.md"); string(got) != string(upgradeRuleCatalogue()) {
+		t.Errorf("content/upgrades/rules.md is out of date: run make docs")
+	}
 	if got, _ := os.ReadFile("../../content/providers/rules.md"); string(got) != string(providerRuleCatalogue()) {
 		t.Errorf("content/providers/rules.md is out of date: run make docs")
 	}

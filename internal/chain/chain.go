@@ -148,7 +148,7 @@ func (v *validation) kcmChecks(cr *ChainResult) {
 	for i, s := range c.Supported {
 		supported[s.Name] = true
 		if j, dup := seen[s.Name]; dup {
-			e := fmt.Sprintf("spec.supportedTemplates[%d]: Duplicate value: map[string]interface {}{\"name\":%q}", i, s.Name)
+			e := fmt.Sprintf("spec.supportedTemplates[%d]: Duplicate value: {\"name\":%q}", i, s.Name)
 			dups = append(dups, e)
 			v.add(ruleDuplicate, s.Line, fmt.Sprintf("%s is listed twice in spec.supportedTemplates (entries %d and %d): the API server rejects the chain (the list is keyed by name)", s.Name, j, i), e)
 		} else {
@@ -385,10 +385,11 @@ func (v *validation) graphChecks() {
 			case onStack:
 				i := slices.Index(stack, u.Name)
 				cyc := slices.Clone(stack[i:])
-				key := canonical(cyc)
+				cyc = rotate(cyc)
+				key := strings.Join(cyc, "\x00")
 				if !seen[key] {
 					seen[key] = true
-					path := strings.Join(append(cyc, u.Name), " → ")
+					path := strings.Join(append(cyc, cyc[0]), " → ")
 					v.add(ruleCycle, u.Line, fmt.Sprintf("upgrade cycle %s: a cluster can be moved back to a template it left (kcm finds no cycles; it skips visited templates when it computes upgrade paths)", path), "")
 				}
 			}
@@ -434,7 +435,9 @@ func (v *validation) graphChecks() {
 	}
 }
 
-func canonical(cyc []string) string {
+// rotate starts a cycle at its smallest name, so that each cycle is
+// reported once and the same way.
+func rotate(cyc []string) []string {
 	i := slices.Index(cyc, slices.Min(cyc))
-	return strings.Join(append(slices.Clone(cyc[i:]), cyc[:i]...), "\x00")
+	return append(slices.Clone(cyc[i:]), cyc[:i]...)
 }

@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/status"
@@ -132,7 +131,7 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 				return nil, &Refusal{Reason: fmt.Sprintf("--at %s is outside the maintenance window (%s)%s", at.Format(time.RFC3339), sched.Window.Describe(), nextWindow(sched, at))}
 			}
 		}
-		log.Infof("waiting until %s (in %s) to upgrade %s/%s", at.Format(time.RFC3339), duration.HumanDuration(at.Sub(now())), o.Target.Namespace, o.Target.Name)
+		log.Infof("waiting until %s (in %s) to upgrade %s/%s", at.Format(time.RFC3339), window.Humanize(at.Sub(now())), o.Target.Namespace, o.Target.Name)
 		timer := time.NewTimer(at.Sub(now()))
 		select {
 		case <-ctx.Done():
@@ -273,7 +272,7 @@ func nextWindow(s *window.Schedule, t time.Time) string {
 		return "; no window opens within five years"
 	}
 	loc := s.Window.Location()
-	return fmt.Sprintf("; the next window opens %s (in %s) and closes %s", next.Start.In(loc).Format("2006-01-02 15:04 MST"), duration.HumanDuration(next.Start.Sub(t)), next.End.In(loc).Format("2006-01-02 15:04 MST"))
+	return fmt.Sprintf("; the next window opens %s (in %s) and closes %s", next.Start.In(loc).Format("2006-01-02 15:04 MST"), window.Humanize(next.Start.Sub(t)), next.End.In(loc).Format("2006-01-02 15:04 MST"))
 }
 
 // schedule is the window that applies: --window, else the deployment's

@@ -226,6 +226,25 @@ func WriteText(w io.Writer, r Report) {
 		fmt.Fprintln(w, "No window opens within five years")
 	}
 	for _, sp := range r.Next {
-		fmt.Fprintf(w, "Next: %s to %s (in %s; %s UTC)\n", sp.Start.In(loc).Format(layout), sp.End.In(loc).Format(layout), formatDuration(sp.Start.Sub(r.At).Round(time.Minute)), sp.Start.UTC().Format("2006-01-02T15:04Z"))
+		fmt.Fprintf(w, "Next: %s to %s (in %s; %s)\n", sp.Start.In(loc).Format(layout), sp.End.In(loc).Format(layout), Humanize(sp.Start.Sub(r.At)), sp.Start.UTC().Format("2006-01-02 15:04 UTC"))
 	}
+}
+
+// Humanize writes a wait for people: 45m, 13h, 7d12h, 72y.
+func Humanize(d time.Duration) string {
+	d = d.Round(time.Minute)
+	day := 24 * time.Hour
+	switch {
+	case d < time.Minute:
+		return "less than a minute"
+	case d < 2*day:
+		return formatDuration(d)
+	case d < 365*day:
+		days, hours := int(d/day), int((d%day)/time.Hour)
+		if hours == 0 {
+			return fmt.Sprintf("%dd", days)
+		}
+		return fmt.Sprintf("%dd%dh", days, hours)
+	}
+	return fmt.Sprintf("%dy", int(d.Hours()/24/365.25))
 }

@@ -193,3 +193,19 @@ func TestParseExclusionErrors(t *testing.T) {
 		t.Errorf("span %s", got)
 	}
 }
+
+func TestHumanize(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		20 * time.Second:               "less than a minute",
+		45 * time.Minute:               "45m",
+		13 * time.Hour:                 "13h",
+		150 * time.Minute:              "2h30m",
+		180*time.Hour + 30*time.Minute: "7d12h",
+		72 * time.Hour:                 "3d",
+		73 * 366 * 24 * time.Hour:      "73y",
+	} {
+		if got := Humanize(d); got != want {
+			t.Errorf("Humanize(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
