@@ -66,13 +66,17 @@ func (l *liveFlags) target(name, to string, allowK8sChange bool) (*status.Client
 	if err != nil {
 		return nil, upgrade.Target{}, nil, err
 	}
-	tmp, err := os.MkdirTemp("", "kbook-charts-")
+	// Charts pulled from HelmRepositories go into a directory the process
+	// registry removes, even when kbook is killed (by the next run).
+	reg, closeProcs := openProcs(stderrLogger{})
+	tmp, err := reg.MkdirTemp("charts-")
 	if err != nil {
+		closeProcs()
 		return nil, upgrade.Target{}, nil, err
 	}
 	t := upgrade.Target{Namespace: c.Namespace, Name: name, To: to, AllowK8sChange: allowK8sChange,
 		Charts: &upgrade.ChartFinder{Dirs: l.charts, TempDir: tmp}}
-	return c, t, func() { os.RemoveAll(tmp) }, nil
+	return c, t, func() { os.RemoveAll(tmp); closeProcs() }, nil
 }
 
 // liveError maps the errors of reading a live upgrade to exit codes.
