@@ -308,6 +308,7 @@ deleted at the end. Exit status: 0 all checks passed, 1 a check failed,
 	fl.BoolVar(&controller, "controller", false, "the provider's controller runs against the cluster: wait for it to set providerID and readiness")
 	fl.StringArrayVar(&samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
 	fl.DurationVar(&o.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
+	fl.StringVarP(&o.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
 	fl.BoolVar(&o.Keep, "keep", false, "leave the namespace, objects, roles and CRDs kbook created")
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd

@@ -71,7 +71,7 @@ func (c *checker) checkPodSpec(o *Object, p Path) {
 					c.at(RulePodSecurity, o, cp.Child("securityContext").Child("capabilities").Child("add"), fmt.Sprintf("%s: container %s adds capability %s", o.ID(), str(ct, "name"), capab), "drop added capabilities")
 				}
 			}
-			if img := str(ct, "image"); img != "" && len(c.opts.Registries) > 0 && !registryAllowed(img, c.opts.Registries) {
+			if img, known := expandDefaults(str(ct, "image")); img != "" && known && len(c.opts.Registries) > 0 && !registryAllowed(img, c.opts.Registries) {
 				c.at(RuleRegistry, o, cp.Child("image"), fmt.Sprintf("%s: container %s image %s is not from an allowed registry (%s)", o.ID(), str(ct, "name"), img, strings.Join(c.opts.Registries, ", ")), "pull the image from an allowed registry (mirror it)")
 			}
 			for j, env := range items(get(ct, "env")) {
@@ -106,6 +106,22 @@ func (c *checker) checkSecret(o *Object) {
 				"ship the Secret without data and have users create it (or a clusterctl variable ${...}), and reference it from the identity object")
 		})
 	}
+}
+
+// expandDefaults replaces clusterctl variables by their defaults, as
+// clusterctl does when they are not set; known is false when a variable
+// has no default (the value is then only known at install time).
+func expandDefaults(v string) (string, bool) {
+	known := true
+	out := varRE.ReplaceAllStringFunc(v, func(m string) string {
+		sm := varBodyRE.FindStringSubmatch(m[2 : len(m)-1])
+		if sm == nil || sm[2] == "" {
+			known = false
+			return m
+		}
+		return sm[3]
+	})
+	return out, known
 }
 
 // emptyValue tells values that hold no credential: empty, a clusterctl
