@@ -20,6 +20,7 @@ all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kbook
+	$(GO) build -o bin/ ./examples/providers/inventory/cmd/...
 
 ## run: the main job - execute every runbook in runbooks/ on the local API server
 run: build

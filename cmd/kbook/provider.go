@@ -235,9 +235,9 @@ provider's aggregated ClusterRoles give Cluster API's and kcm's managers what
 they need. With --controller the provider's controller must be running
 against the cluster: kbook waits for it to set providerID and readiness.
 
-Everything kbook creates (namespace, objects, CRDs it installed, roles) is
-deleted at the end. Exit status: 0 all checks passed, 1 a check failed,
-2 bad input.`,
+The namespace, objects and roles kbook creates are deleted at the end; the
+CRDs stay installed (they are cluster-wide). Exit status: 0 all checks
+passed, 1 a check failed, 2 bad input.`,
 		Example: `  kbook provider conformance infrastructure-components.yaml ./chart
   kbook provider conformance config/crd/bases --controller --sample machine.yaml --kubeconfig ~/.kube/dev`,
 		Args: cobra.MinimumNArgs(1),
@@ -309,7 +309,7 @@ deleted at the end. Exit status: 0 all checks passed, 1 a check failed,
 	fl.StringArrayVar(&samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
 	fl.DurationVar(&o.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
 	fl.StringVarP(&o.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
-	fl.BoolVar(&o.Keep, "keep", false, "leave the namespace, objects, roles and CRDs kbook created")
+	fl.BoolVar(&o.Keep, "keep", false, "leave the namespace, objects and roles kbook created")
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
 }

@@ -44,6 +44,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/k0rdent/kbook/internal/provider"
 )
@@ -111,7 +112,9 @@ type Options struct {
 	// Namespace to create the objects in; empty: a new kbook-conformance-*
 	// namespace, deleted at the end.
 	Namespace string
-	// Keep leaves the namespace, objects and CRDs kbook created.
+	// Keep leaves the namespace, objects and roles kbook created. CRDs
+	// always stay installed: they are cluster-wide, and other users of the
+	// cluster may rely on them once they exist.
 	Keep   bool
 	Logger Logger
 }
@@ -224,11 +227,7 @@ func (r *runner) installCRDs(ctx context.Context) error {
 		case err != nil:
 			return fmt.Errorf("%s:%d: the API server rejects CRD %s: %w", o.File, o.Root.Line, crd.Name, err)
 		default:
-			name := crd.Name
-			r.created[name] = true
-			r.undo = append(r.undo, func(ctx context.Context) {
-				_ = cli.Delete(ctx, name, metav1.DeleteOptions{})
-			})
+			r.created[crd.Name] = true
 		}
 	}
 	for _, o := range r.set.CRDs() {
@@ -249,7 +248,7 @@ func (r *runner) installCRDs(ctx context.Context) error {
 			return fmt.Errorf("CRD %s is not established after a minute: %w", name, err)
 		}
 	}
-	r.o.Logger.Infof("installed %d CRDs", len(r.set.CRDs()))
+	r.o.Logger.Infof("installed %d CRDs (%d new; CRDs stay installed)", len(r.set.CRDs()), len(r.created))
 	return nil
 }
 
@@ -295,7 +294,7 @@ func (r *runner) checkResource(ctx context.Context, cr provider.ContractResource
 	obj.SetKind(cr.Kind)
 	obj.SetName(name)
 	obj.SetNamespace(r.ns)
-	created, err := cli.Create(ctx, obj, metav1.CreateOptions{})
+	_, err := cli.Create(ctx, obj, metav1.CreateOptions{})
 	if err != nil {
 		r.add(Check{Name: cr.Kind + ": create", Kind: cr.Kind, Status: Skip, Message: fmt.Sprintf("the API server rejects the object kbook built from the schema (give a sample with --sample): %v", err)})
 		return
@@ -321,21 +320,37 @@ func (r *runner) checkResource(ctx context.Context, cr provider.ContractResource
 			spec = append(spec, f)
 		}
 	}
-	cur := created
+
+	// Write with the latest version, again on a conflict (another client,
+	// such as a running controller, may update the object meanwhile).
+	write := func(fields []provider.Field, update func(*unstructured.Unstructured) error) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := cli.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			for _, f := range fields {
+				_ = unstructured.SetNestedField(cur.Object, f.Sample, f.Path...)
+			}
+			return update(cur)
+		})
+	}
 	if len(spec) > 0 {
-		for _, f := range spec {
-			_ = unstructured.SetNestedField(cur.Object, f.Sample, f.Path...)
-		}
-		if cur, err = cli.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		err := write(spec, func(u *unstructured.Unstructured) error {
+			_, err := cli.Update(ctx, u, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
 			r.add(Check{Name: cr.Kind + ": write " + names(spec), Kind: cr.Kind, Status: Fail, Message: err.Error()})
 			return
 		}
 	}
 	if len(status) > 0 {
-		for _, f := range status {
-			_ = unstructured.SetNestedField(cur.Object, f.Sample, f.Path...)
-		}
-		if _, err = cli.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		err := write(status, func(u *unstructured.Unstructured) error {
+			_, err := cli.UpdateStatus(ctx, u, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
 			msg := err.Error()
 			if apierrors.IsNotFound(err) {
 				msg = "the kind has no status subresource: " + msg
@@ -504,15 +519,16 @@ func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractRes
 			roles = append(roles, cr)
 		}
 	}
+	// The provider's roles are created under names of this run, so runs
+	// on one cluster (and an installed provider's own roles) do not
+	// collide: aggregation goes by label, not by name.
 	for _, cr := range roles {
 		cr := cr
 		cr.ResourceVersion = ""
+		cr.Name = cr.Name + "-" + r.ns
 		cli := r.kube.RbacV1().ClusterRoles()
 		if _, err := cli.Create(ctx, &cr, metav1.CreateOptions{}); err != nil {
-			if !apierrors.IsAlreadyExists(err) {
-				return fmt.Errorf("create ClusterRole %s: %w", cr.Name, err)
-			}
-			continue
+			return fmt.Errorf("create ClusterRole %s: %w", cr.Name, err)
 		}
 		name := cr.Name
 		r.undo = append(r.undo, func(ctx context.Context) { _ = cli.Delete(ctx, name, metav1.DeleteOptions{}) })

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +63,8 @@ func inventoryClient(ctx context.Context, c client.Client, newClient ClientFunc,
 	if err := c.Get(ctx, types.NamespacedName{Namespace: id.Namespace, Name: id.Spec.SecretRef.Name}, &s); err != nil {
 		return nil, fmt.Errorf("identity %s: secret %s: %w", id.Name, id.Spec.SecretRef.Name, err)
 	}
-	token := string(s.Data[tokenKey])
+	// Secrets made from files often end in a newline.
+	token := strings.TrimSpace(string(s.Data[tokenKey]))
 	if token == "" {
 		return nil, fmt.Errorf("identity %s: secret %s has no %q key", id.Name, s.Name, tokenKey)
 	}

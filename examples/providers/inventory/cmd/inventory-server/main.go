@@ -4,7 +4,7 @@
 // never from a flag (flags show up in process lists).
 //
 //	inventory-server --listen 127.0.0.1:0 --addr-file addr --token-file token --machines 3 --zones zone-a,zone-b
-//	inventory-server list --url http://127.0.0.1:8080 --token-file token
+//	inventory-server list --url-file addr --token-file token --wait 10s
 package main
 
 import (
@@ -48,6 +48,9 @@ func serve(args []string) int {
 	tokenFile := fs.String("token-file", "", "file holding the API token")
 	n := fs.Int("machines", 3, "machines in the pool")
 	zones := fs.String("zones", "zone-a,zone-b", "comma-separated zones")
+	identityOut := fs.String("identity-out", "", "write an InventoryIdentity manifest pointing at the server to this file (written before --addr-file)")
+	identityName := fs.String("identity-name", "inventory", "name of the InventoryIdentity --identity-out writes")
+	secretName := fs.String("secret-name", "inventory-token", "Secret (key token) the identity references")
 	_ = fs.Parse(args)
 	tok, err := token(*tokenFile)
 	if err != nil {
@@ -60,6 +63,13 @@ func serve(args []string) int {
 		return 1
 	}
 	url := "http://" + ln.Addr().String()
+	if *identityOut != "" {
+		id := fmt.Sprintf("apiVersion: infrastructure.inventory.example/v1alpha1\nkind: InventoryIdentity\nmetadata:\n  name: %s\nspec:\n  url: %s\n  secretRef:\n    name: %s\n", *identityName, url, *secretName)
+		if err := os.WriteFile(*identityOut, []byte(id), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "inventory-server:", err)
+			return 1
+		}
+	}
 	if *addrFile != "" {
 		if err := os.WriteFile(*addrFile, []byte(url+"\n"), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "inventory-server:", err)
@@ -88,14 +98,27 @@ func list(args []string) int {
 	url := fs.String("url", "", "inventory API URL")
 	urlFile := fs.String("url-file", "", "file holding the URL (an --addr-file)")
 	tokenFile := fs.String("token-file", "", "file holding the API token")
+	wait := fs.Duration("wait", 0, "wait up to this long for --url-file to appear and the server to answer")
 	_ = fs.Parse(args)
+	deadline := time.Now().Add(*wait)
 	if *urlFile != "" {
 		data, err := os.ReadFile(*urlFile)
+		for err != nil && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			data, err = os.ReadFile(*urlFile)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "list:", err)
 			return 2
 		}
 		*url = strings.TrimSpace(string(data))
+	}
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(*url + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	tok, err := token(*tokenFile)
 	if err != nil || *url == "" {
