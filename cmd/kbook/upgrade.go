@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -83,6 +84,8 @@ func (l *liveFlags) target(name, to string, allowK8sChange bool) (*status.Client
 func liveError(err error) error {
 	var r *upgrade.Refusal
 	switch {
+	case errors.Is(err, context.Canceled):
+		return &exitError{exitInterrupted, errors.New("interrupted: nothing was patched after the interrupt")}
 	case errors.As(err, &r):
 		return &exitError{exitFailed, err}
 	case errors.Is(err, upgrade.ErrBadTarget), errors.Is(err, status.ErrNotFound):
