@@ -313,3 +313,29 @@ passed, 1 a check failed, 2 bad input.`,
 	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
+
+// providerContractCheck loads the providers of template validate
+// --provider and returns the check it adds to each template's report
+// (KCM009), or a no-op without providers.
+func providerContractCheck(paths []string) (func(chart string, r *findings.Report) error, error) {
+	if len(paths) == 0 {
+		return func(string, *findings.Report) error { return nil }, nil
+	}
+	set, err := provider.Load(paths, provider.RenderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	offer, err := set.Offers()
+	if err != nil {
+		return nil, err
+	}
+	return func(chart string, r *findings.Report) error {
+		fs, err := offer.CheckTemplate(chart)
+		if err != nil {
+			return err
+		}
+		r.Findings = append(r.Findings, fs...)
+		findings.Sort(r.Findings)
+		return nil
+	}, nil
+}

@@ -30,6 +30,7 @@ func newTemplateValidateCmd() *cobra.Command {
 		output     string
 		kubeconfig string
 		kubeCtx    string
+		providers  []string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
@@ -48,7 +49,8 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 		Example: `  kbook template validate ./acme-docker
   kbook template validate ./acme-docker --crds crds/capi --policy acme-policy.yaml
   kbook template validate ./acme-docker --config clusterdeployment.yaml
-  kbook template validate charts/* -o sarif > kbook.sarif`,
+  kbook template validate charts/* -o sarif > kbook.sarif
+  kbook template validate ./acme-inventory --provider ./cluster-api-provider-inventory --provider infrastructure-components.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := findings.CheckFormat(output); err != nil {
@@ -78,6 +80,10 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 				}
 				opts.Policies = append(opts.Policies, pol)
 			}
+			checkProvider, err := providerContractCheck(providers)
+			if err != nil {
+				return usageError(err)
+			}
 			var results []*findings.Report
 			for _, a := range args {
 				if depUpdate {
@@ -86,6 +92,9 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 					}
 				}
 				r, err := template.Validate(a, opts)
+				if err == nil {
+					err = checkProvider(a, r)
+				}
 				if err != nil {
 					return usageError(err)
 				}
@@ -105,6 +114,7 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 	fl.StringArrayVar(&crds, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
 	fl.StringVar(&kubeconfig, "kubeconfig", "", "check objects against the CRDs served by this cluster's `kubeconfig`")
 	fl.StringVar(&kubeCtx, "context", "", "kubeconfig `context` for --kubeconfig")
+	fl.StringArrayVar(&providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
 	fl.StringArrayVar(&policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")

@@ -71,6 +71,7 @@ const (
 	RuleKCMRole           = "KCM006"
 	RuleOperatorProvider  = "KCM007"
 	RuleResourceTemplate  = "KCM008"
+	RuleTemplateContract  = "KCM009"
 
 	RuleRBACWildcard      = "SEC101"
 	RuleRBACEscalation    = "SEC102"
@@ -178,6 +179,8 @@ var rules = []findings.Rule{
 	{ID: RuleResourceTemplate, Category: CategoryKCM, Severity: findings.Error, Title: "Credential resource templates are Sveltos templates",
 		Description: "With `propagateCredentials`, kcm has Sveltos deploy the ConfigMap named `<identity name>-resource-template`, in the identity's namespace, to the workload cluster (`serviceset_controller.go`, `projectPolicyRefs`); it must be annotated `projectsveltos.io/template: \"true\"` to be rendered with the identity and its Secret."},
 
+	{ID: RuleTemplateContract, Category: CategoryKCM, Severity: findings.Error, Title: "ClusterTemplates pin a provider version the provider exposes",
+		Description: "Reported by `kbook template validate --provider PATH`. A ClusterTemplate pins a provider with the Chart.yaml annotation `cluster.x-k8s.io/<provider>: <version>`; kcm's ClusterDeployment webhook rejects the deployment unless the version is among those the provider's ProviderTemplate exposes in `status.capiContracts` (`internal/util/validation/cluster_template.go`: \"provider ... does not support ...\"). The exposed versions come from the ProviderTemplate chart's contract annotations when PATH has one, else from the CRDs' contract labels. A template that does not use the given provider gets a warning: nothing was checked."},
 	{ID: RuleRBACWildcard, Category: CategorySecurity, Severity: findings.Error, Title: "No RBAC wildcards outside the provider's own groups",
 		Description: "The provider's controller runs next to kcm and other providers on the management cluster. `*` in apiGroups, resources or verbs of a rule touching other groups grants whatever the cluster serves, now and in the future; wildcards are accepted only on the provider's own API groups."},
 	{ID: RuleRBACEscalation, Category: CategorySecurity, Severity: findings.Error, Title: "No escalate, bind or impersonate",
