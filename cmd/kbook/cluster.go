@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -205,7 +206,9 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 }
 
 func newClusterAssetsCmd() *cobra.Command {
-	return &cobra.Command{
+	var k0rdent string
+	var apiOnly bool
+	cmd := &cobra.Command{
 		Use:   "assets",
 		Short: "Print the directory of the local backend's binaries, building them if needed",
 		Long: `Print the directory holding kube-apiserver and etcd (and kubectl where none is
@@ -214,10 +217,33 @@ on the PATH) for the local backend, ready for KUBEBUILDER_ASSETS.
 With KUBEBUILDER_ASSETS set (for example from setup-envtest), that directory is
 checked and printed. Otherwise the binaries come from kbook's cache; the first
 time, they are built from pinned Go modules with the local Go toolchain:
-kube-apiserver ` + assets.KubernetesVersion + ` and etcd ` + assets.EtcdVersion + `, about ten minutes on two cores.`,
-		Example: "  export KUBEBUILDER_ASSETS=$(kbook cluster assets)",
-		Args:    cobra.NoArgs,
+kube-apiserver ` + assets.KubernetesVersion + ` and etcd ` + assets.EtcdVersion + `, about ten minutes on two cores.
+
+With --k0rdent, it prints the cache directory of that k0rdent release
+instead: the kcm, Flux, Sveltos and Cluster API module folders the local
+k0rdent plane reads its CRDs, webhooks and charts from (fetched through the
+Go module proxy, seconds), and the controllers built from those modules
+(kcm, source-controller, helm-controller, Cluster API core, kubeadm
+bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
+--api-only fetches the module folders alone.`,
+		Example: `  export KUBEBUILDER_ASSETS=$(kbook cluster assets)
+
+  # Build the k0rdent v1.11.4 controllers ahead of time
+  kbook cluster assets --k0rdent v1.11.4`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("k0rdent") || apiOnly {
+				r, err := assets.K0rdent(k0rdent)
+				if err != nil {
+					return usageError(err)
+				}
+				p, err := assets.K0rdentDir(cmd.Context(), r, assets.APIOnly(apiOnly), assets.K0rdentLogger(stderrLogger{}))
+				if err != nil {
+					return &exitError{exitFailed, err}
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), p.Dir)
+				return nil
+			}
 			dir, err := assets.Dir(cmd.Context(), assets.WithLogger(stderrLogger{}))
 			if err != nil {
 				return &exitError{exitFailed, err}
@@ -226,6 +252,10 @@ kube-apiserver ` + assets.KubernetesVersion + ` and etcd ` + assets.EtcdVersion 
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&k0rdent, "k0rdent", assets.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(assets.K0rdentVersions(), ", ")+")")
+	cmd.Flags().Lookup("k0rdent").NoOptDefVal = assets.DefaultK0rdentVersion
+	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
+	return cmd
 }
 
 func newClusterServeCmd() *cobra.Command {

@@ -1,0 +1,513 @@
+package assets
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/modfile"
+)
+
+// The k0rdent management plane's controllers, by binary name.
+const (
+	KCM                 = "kcm"
+	SourceController    = "source-controller"
+	HelmController      = "helm-controller"
+	CAPICore            = "capi-controller-manager"
+	KubeadmBootstrap    = "capi-kubeadm-bootstrap-controller-manager"
+	KubeadmControlPlane = "capi-kubeadm-control-plane-controller-manager"
+	CAPD                = "capd-controller-manager"
+)
+
+// Module is a Go module a k0rdent release is built or read from.
+type Module struct {
+	// Key names the module within a release: "kcm", "capi", ...
+	Key string
+	// Path and Version are the module's, as on the module proxy.
+	Path, Version string
+	// Wrapper is the embedded wrapper module (under k0rdent/<release>/)
+	// whose go.mod pins the module and its dependencies.
+	Wrapper string
+	// Trees are the folders of the module that the plane reads (CRDs,
+	// webhook manifests, charts): copied into the cache once.
+	Trees []string
+}
+
+// Controller is one controller binary of a k0rdent release.
+type Controller struct {
+	// Name is the binary name.
+	Name string
+	// Module is the Key of the module it is built from.
+	Module string
+	// Package is its main package.
+	Package string
+	// Estimate is shown before a cold build.
+	Estimate string
+}
+
+// K0rdentRelease is what a k0rdent version decides: the module versions
+// of kcm, Flux and Cluster API (kcm's go.mod pins them) and the
+// controllers built from them.
+type K0rdentRelease struct {
+	// Version is the kcm version, e.g. v1.11.4.
+	Version string
+	// Modules are the modules the release reads and builds, by Key.
+	Modules []Module
+	// Controllers are the binaries, in the order they are built.
+	Controllers []Controller
+}
+
+// Module returns the module with the given key.
+func (r *K0rdentRelease) Module(key string) Module {
+	for _, m := range r.Modules {
+		if m.Key == key {
+			return m
+		}
+	}
+	return Module{}
+}
+
+// DefaultK0rdentVersion is the k0rdent release `--k0rdent` means without a
+// version.
+const DefaultK0rdentVersion = "v1.11.4"
+
+// k0rdentReleases are the releases kbook has pins for. Each module's
+// version must be the one kcm's go.mod requires (for Flux: the controller
+// release whose api module kcm requires); a test checks that against the
+// embedded go.mod files. To add a release, see the package doc.
+var k0rdentReleases = []K0rdentRelease{{
+	Version: "v1.11.4",
+	Modules: []Module{
+		{Key: "kcm", Path: "github.com/K0rdent/kcm", Version: "v1.11.4", Wrapper: "kcm",
+			Trees: []string{"templates/provider"}},
+		{Key: "sveltos-addon", Path: "github.com/projectsveltos/addon-controller", Version: "v1.12.0", Wrapper: "kcm",
+			Trees: []string{"config/crd/bases"}},
+		{Key: "sveltos-lib", Path: "github.com/projectsveltos/libsveltos", Version: "v1.12.0", Wrapper: "kcm",
+			Trees: []string{"config/crd/bases"}},
+		{Key: "flux-source", Path: "github.com/fluxcd/source-controller", Version: "v1.9.3", Wrapper: "flux-source",
+			Trees: []string{"config/crd/bases"}},
+		{Key: "flux-helm", Path: "github.com/fluxcd/helm-controller", Version: "v1.6.2", Wrapper: "flux-helm",
+			Trees: []string{"config/crd/bases"}},
+		{Key: "capi", Path: "sigs.k8s.io/cluster-api", Version: "v1.13.4", Wrapper: "capi",
+			Trees: []string{"config/crd", "config/webhook",
+				"bootstrap/kubeadm/config/crd", "bootstrap/kubeadm/config/webhook",
+				"controlplane/kubeadm/config/crd", "controlplane/kubeadm/config/webhook"}},
+		{Key: "capd", Path: "sigs.k8s.io/cluster-api/test", Version: "v1.13.4", Wrapper: "capd",
+			Trees: []string{"infrastructure/docker/config/crd", "infrastructure/docker/config/webhook"}},
+	},
+	Controllers: []Controller{
+		{KCM, "kcm", "github.com/K0rdent/kcm/cmd", "~6 min on 2 cores"},
+		{SourceController, "flux-source", "github.com/fluxcd/source-controller", "~5 min on 2 cores"},
+		{HelmController, "flux-helm", "github.com/fluxcd/helm-controller", "~3 min on 2 cores"},
+		{CAPICore, "capi", "sigs.k8s.io/cluster-api", "~4 min on 2 cores"},
+		{KubeadmBootstrap, "capi", "sigs.k8s.io/cluster-api/bootstrap/kubeadm", "~1 min on 2 cores"},
+		{KubeadmControlPlane, "capi", "sigs.k8s.io/cluster-api/controlplane/kubeadm", "~1 min on 2 cores"},
+		{CAPD, "capd", "sigs.k8s.io/cluster-api/test/infrastructure/docker", "~2 min on 2 cores"},
+	},
+}}
+
+// K0rdentVersions lists the k0rdent versions kbook can run.
+func K0rdentVersions() []string {
+	var out []string
+	for _, r := range k0rdentReleases {
+		out = append(out, r.Version)
+	}
+	return out
+}
+
+// K0rdent returns the release of a k0rdent version ("" means
+// DefaultK0rdentVersion).
+func K0rdent(version string) (*K0rdentRelease, error) {
+	if version == "" {
+		version = DefaultK0rdentVersion
+	}
+	if !strings.HasPrefix(version, "v") {
+		version = "v" + version
+	}
+	for i := range k0rdentReleases {
+		if k0rdentReleases[i].Version == version {
+			r := k0rdentReleases[i]
+			return &r, nil
+		}
+	}
+	return nil, fmt.Errorf("k0rdent %s: kbook has no pins for it (known: %s)", version, strings.Join(K0rdentVersions(), ", "))
+}
+
+// K0rdentPaths are the parts of a release's cache directory.
+type K0rdentPaths struct {
+	// Dir is the release's cache directory.
+	Dir string
+	// Bin holds the controller binaries (see the Controller names).
+	Bin string
+	// Modules holds, per module Key, the folders listed in Module.Trees,
+	// as the module ships them.
+	Modules string
+}
+
+// ModuleDir is where the trees of the module with key live.
+func (p K0rdentPaths) ModuleDir(key string) string { return filepath.Join(p.Modules, key) }
+
+// Binary is the path of a controller binary.
+func (p K0rdentPaths) Binary(name string) string { return filepath.Join(p.Bin, name) }
+
+const (
+	sourcesStamp = ".kbook-sources"
+	binStamp     = ".kbook-complete"
+)
+
+// K0rdentOption configures K0rdentDir.
+type K0rdentOption func(*k0rdentConfig)
+
+type k0rdentConfig struct {
+	config
+	apiOnly bool
+}
+
+// APIOnly says only the module trees are wanted (CRDs, webhooks, charts):
+// no controller is built.
+func APIOnly(on bool) K0rdentOption { return func(c *k0rdentConfig) { c.apiOnly = on } }
+
+// K0rdentCacheDir sets the cache root (default cache.DefaultDir()).
+func K0rdentCacheDir(root string) K0rdentOption {
+	return func(c *k0rdentConfig) { c.cacheRoot = root }
+}
+
+// K0rdentLogger sends progress to l.
+func K0rdentLogger(l Logger) K0rdentOption {
+	return func(c *k0rdentConfig) {
+		if l != nil {
+			c.log = l
+		}
+	}
+}
+
+// K0rdentPathsFor returns where a release lives in the cache, whether or
+// not it is there yet.
+func K0rdentPathsFor(r *K0rdentRelease, opts ...K0rdentOption) (K0rdentPaths, error) {
+	c := newK0rdentConfig(opts)
+	root, err := filepath.Abs(c.cacheRoot)
+	if err != nil {
+		return K0rdentPaths{}, fmt.Errorf("k0rdent assets: cache dir: %w", err)
+	}
+	dir := filepath.Join(root, "k0rdent", fmt.Sprintf("%s-%s-%s", r.Version, runtime.GOOS, runtime.GOARCH))
+	return K0rdentPaths{Dir: dir, Bin: filepath.Join(dir, "bin"), Modules: filepath.Join(dir, "modules")}, nil
+}
+
+func newK0rdentConfig(opts []K0rdentOption) *k0rdentConfig {
+	c := &k0rdentConfig{config: *newConfig(nil)}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// K0rdentAvailable reports whether a release is in the cache already (its
+// binaries too unless apiOnly), never building; why says what is missing.
+func K0rdentAvailable(r *K0rdentRelease, apiOnly bool, opts ...K0rdentOption) (K0rdentPaths, string) {
+	p, err := K0rdentPathsFor(r, opts...)
+	if err != nil {
+		return p, err.Error()
+	}
+	if !isFile(filepath.Join(p.Dir, sourcesStamp)) {
+		return p, fmt.Sprintf("k0rdent %s sources are not in %s yet (kbook cluster assets --k0rdent %s fetches them)", r.Version, p.Dir, r.Version)
+	}
+	if !apiOnly && !isFile(filepath.Join(p.Dir, binStamp)) {
+		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them, about 25 minutes on 2 cores once)", r.Version, p.Dir, r.Version)
+	}
+	return p, ""
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// K0rdentDir returns the release's cache directory, first fetching the
+// modules' trees (seconds) and building the controllers (about 25 minutes
+// on two cores, once; not with APIOnly) if they are not there. Concurrent
+// callers wait for one build; a cancelled build leaves the binaries built
+// so far, each complete, and the next call builds the rest.
+func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (K0rdentPaths, error) {
+	c := newK0rdentConfig(opts)
+	p, err := K0rdentPathsFor(r, opts...)
+	if err != nil {
+		return p, err
+	}
+	if _, why := K0rdentAvailable(r, c.apiOnly, opts...); why == "" {
+		return p, nil
+	}
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		return p, fmt.Errorf("k0rdent assets: %w", err)
+	}
+	unlock, err := lockFile(ctx, p.Dir+".lock", func() {
+		c.log.Infof("waiting for another kbook process to finish preparing %s…", p.Dir)
+	})
+	if err != nil {
+		return p, fmt.Errorf("k0rdent assets: lock %s: %w", p.Dir, err)
+	}
+	defer unlock()
+
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return p, fmt.Errorf("k0rdent assets: kbook builds the k0rdent controllers from their Go modules, but go is not on PATH: install Go (https://go.dev/doc/install)")
+	}
+	work, err := os.MkdirTemp(filepath.Dir(p.Dir), ".tmp-"+filepath.Base(p.Dir)+"-")
+	if err != nil {
+		return p, fmt.Errorf("k0rdent assets: %w", err)
+	}
+	defer os.RemoveAll(work)
+	wrappers := filepath.Join(work, "src")
+	if err := extractTree("k0rdent/"+r.Version, wrappers); err != nil {
+		return p, fmt.Errorf("k0rdent assets: extract %s: %w", r.Version, err)
+	}
+
+	if !isFile(filepath.Join(p.Dir, sourcesStamp)) {
+		if err := c.fetchTrees(ctx, goBin, r, wrappers, work, p); err != nil {
+			return p, fmt.Errorf("k0rdent assets: %w", err)
+		}
+	}
+	if c.apiOnly || isFile(filepath.Join(p.Dir, binStamp)) {
+		return p, nil
+	}
+	if err := os.MkdirAll(p.Bin, 0o755); err != nil {
+		return p, fmt.Errorf("k0rdent assets: %w", err)
+	}
+	start := time.Now()
+	var built []string
+	for i, ctl := range r.Controllers {
+		target := p.Binary(ctl.Name)
+		if checkBinary(target) == "" {
+			continue // built by an earlier, interrupted run
+		}
+		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(r.Controllers), ctl.Estimate)
+		t0 := time.Now()
+		if err := c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target); err != nil {
+			return p, fmt.Errorf("k0rdent assets: %w", err)
+		}
+		took := time.Since(t0).Round(time.Second)
+		built = append(built, fmt.Sprintf("%s %s", ctl.Name, took))
+		c.log.Infof("built %s in %s", ctl.Name, took)
+	}
+	stamp := fmt.Sprintf("k0rdent %s\nplatform %s/%s\nbuilt %s (%s)\n%s\n", r.Version, runtime.GOOS, runtime.GOARCH,
+		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"))
+	if err := writeFileAtomic(filepath.Join(p.Dir, binStamp), []byte(stamp)); err != nil {
+		return p, fmt.Errorf("k0rdent assets: %w", err)
+	}
+	return p, nil
+}
+
+// fetchTrees downloads the release's modules through the module proxy (as
+// the wrappers' go.sum pins them) and copies their trees into the cache.
+func (c *k0rdentConfig) fetchTrees(ctx context.Context, goBin string, r *K0rdentRelease, wrappers, work string, p K0rdentPaths) error {
+	c.log.Infof("fetching the k0rdent %s modules (kcm, Flux, Cluster API)…", r.Version)
+	start := time.Now()
+	staged := filepath.Join(work, "modules")
+	for _, m := range r.Modules {
+		dir, err := moduleDir(ctx, goBin, filepath.Join(wrappers, m.Wrapper), m.Path+"@"+m.Version)
+		if err != nil {
+			return err
+		}
+		for _, tree := range m.Trees {
+			if err := copyTree(filepath.Join(dir, filepath.FromSlash(tree)), filepath.Join(staged, m.Key, filepath.FromSlash(tree))); err != nil {
+				return fmt.Errorf("%s@%s: %w", m.Path, m.Version, err)
+			}
+		}
+	}
+	if err := os.RemoveAll(p.Modules); err != nil {
+		return err
+	}
+	if err := os.Rename(staged, p.Modules); err != nil {
+		return err
+	}
+	var lines []string
+	for _, m := range r.Modules {
+		lines = append(lines, m.Path+" "+m.Version)
+	}
+	c.log.Infof("fetched the k0rdent %s modules in %s", r.Version, time.Since(start).Round(time.Millisecond))
+	return writeFileAtomic(filepath.Join(p.Dir, sourcesStamp), []byte(strings.Join(lines, "\n")+"\n"))
+}
+
+// moduleDir runs go mod download in a wrapper module and returns where the
+// module cache holds the module.
+func moduleDir(ctx context.Context, goBin, wrapper, mod string) (string, error) {
+	cmd := exec.CommandContext(ctx, goBin, "mod", "download", "-json", mod)
+	cmd.Dir = wrapper
+	cmd.Env = buildEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var res struct{ Dir, Error string }
+	_ = json.Unmarshal(out.Bytes(), &res)
+	if res.Error != "" {
+		return "", fmt.Errorf("go mod download %s: %s", mod, res.Error)
+	}
+	if err != nil || res.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %v\n%s", mod, err, tail(errb.String(), 2000))
+	}
+	return res.Dir, nil
+}
+
+// buildController runs go build for one controller in its wrapper module.
+func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0rdentRelease, ctl Controller, wrapper, target string) error {
+	tmp := target + ".tmp"
+	args := []string{"build", "-trimpath", "-ldflags", controllerLdflags(r, ctl), "-o", tmp, ctl.Package}
+	cmd := exec.CommandContext(ctx, niceArgs(goBin, args)[0], niceArgs(goBin, args)[1:]...)
+	cmd.Dir = wrapper
+	cmd.Env = buildEnv()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	killGroupOnCancel(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("build %s: %w", ctl.Name, context.Cause(ctx))
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("build %s: go build %s: %w\n%s", ctl.Name, ctl.Package, err, tail(out.String(), 4000))
+	}
+	return os.Rename(tmp, target)
+}
+
+// niceArgs runs the build at a lower priority where nice exists: it takes
+// minutes and must not starve the machine.
+func niceArgs(goBin string, args []string) []string {
+	if n, err := exec.LookPath("nice"); err == nil {
+		return append([]string{n, "-n", "10", goBin}, args...)
+	}
+	return append([]string{goBin}, args...)
+}
+
+// controllerLdflags strips debug information and stamps the version the
+// way each project's release build does.
+func controllerLdflags(r *K0rdentRelease, ctl Controller) string {
+	m := r.Module(ctl.Module)
+	flags := []string{"-s", "-w"}
+	switch ctl.Module {
+	case "kcm":
+		flags = append(flags, "-X", "github.com/K0rdent/kcm/internal/build.Version="+m.Version,
+			"-X", "github.com/K0rdent/kcm/internal/build.Name=kcm")
+	case "capi", "capd":
+		flags = append(flags, "-X", "sigs.k8s.io/cluster-api/version.gitVersion="+r.Module("capi").Version)
+	}
+	return strings.Join(flags, " ")
+}
+
+// k0rdentFS holds one wrapper module per module group and release:
+// k0rdent/<release>/<wrapper>/go.mod.txt and go.sum.txt (see the package
+// doc for the suffix).
+//
+//go:embed k0rdent
+var k0rdentFS embed.FS
+
+// extractTree writes the embedded folder root to target with the .txt
+// suffixes removed.
+func extractTree(root, target string) error {
+	return fs.WalkDir(k0rdentFS, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, root), ".txt")
+		out := filepath.Join(target, filepath.FromSlash(rel))
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		data, err := k0rdentFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+}
+
+// copyTree copies the regular files below src to dst (module cache files
+// are read-only; the copies are not).
+func copyTree(src, dst string) error {
+	if _, err := os.Stat(src); err != nil {
+		return fmt.Errorf("tree %s: %w", filepath.Base(src), errors.Unwrap(err))
+	}
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		f, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, in); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	})
+}
+
+func writeFileAtomic(p string, data []byte) error {
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// wrapperRequires reads the requirements of an embedded wrapper go.mod:
+// module path -> version.
+func wrapperRequires(release, wrapper string) (map[string]string, error) {
+	name := path.Join("k0rdent", release, wrapper, "go.mod.txt")
+	data, err := k0rdentFS.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.Parse(name, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, r := range f.Require {
+		out[r.Mod.Path] = r.Mod.Version
+	}
+	for _, r := range f.Replace {
+		if r.New.Version != "" {
+			out[r.Old.Path] = r.New.Version
+		}
+	}
+	return out, nil
+}
+
+// sortedKeys is for stable messages.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return slices.Clip(keys)
+}

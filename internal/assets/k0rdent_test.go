@@ -1,0 +1,184 @@
+package assets
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestK0rdentPinsFollowKcm checks that every module of a release is at the
+// version kcm's go.mod decides: kcm's wrapper (which requires exactly kcm's
+// build list) names the CAPI, Sveltos and Flux API versions, and the Flux
+// controllers are the releases of those API modules.
+func TestK0rdentPinsFollowKcm(t *testing.T) {
+	for _, r := range k0rdentReleases {
+		t.Run(r.Version, func(t *testing.T) {
+			kcm, err := wrapperRequires(r.Version, "kcm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := kcm["github.com/K0rdent/kcm"]; got != r.Version {
+				t.Errorf("kcm wrapper requires kcm %s, want %s", got, r.Version)
+			}
+			for _, m := range r.Modules {
+				want := ""
+				switch m.Key {
+				case "kcm":
+					want = r.Version
+				case "flux-source":
+					want = kcm["github.com/fluxcd/source-controller/api"]
+				case "flux-helm":
+					want = kcm["github.com/fluxcd/helm-controller/api"]
+				case "capi", "capd":
+					want = kcm["sigs.k8s.io/cluster-api"]
+				default:
+					want = kcm[m.Path]
+				}
+				if m.Version != want {
+					t.Errorf("%s: pinned %s, kcm %s's go.mod decides %s", m.Path, m.Version, r.Version, want)
+				}
+				if m.Wrapper == "kcm" {
+					continue
+				}
+				req, err := wrapperRequires(r.Version, m.Wrapper)
+				if err != nil {
+					t.Fatalf("%s: %v", m.Key, err)
+				}
+				if req[m.Path] != m.Version {
+					t.Errorf("wrapper %s requires %s %s, want %s (requires: %s)", m.Wrapper, m.Path, req[m.Path], m.Version, strings.Join(sortedKeys(req)[:3], ", "))
+				}
+			}
+			for _, c := range r.Controllers {
+				if r.Module(c.Module).Path == "" {
+					t.Errorf("controller %s: no module %q", c.Name, c.Module)
+				}
+			}
+		})
+	}
+}
+
+func TestK0rdentVersions(t *testing.T) {
+	r, err := K0rdent("")
+	if err != nil || r.Version != DefaultK0rdentVersion {
+		t.Fatalf("K0rdent(\"\") = %v, %v", r, err)
+	}
+	if r, err := K0rdent("1.11.4"); err != nil || r.Version != "v1.11.4" {
+		t.Errorf("K0rdent(1.11.4) = %v, %v", r, err)
+	}
+	_, err = K0rdent("v0.0.1")
+	if err == nil || !strings.Contains(err.Error(), "known: v1.11.4") {
+		t.Errorf("unknown version: %v", err)
+	}
+}
+
+// TestK0rdentBuildSteps runs K0rdentDir with a fake go: the trees come from
+// go mod download's Dir, each controller is built once with nice, an
+// interrupted build keeps the binaries it finished, the stamps come last.
+func TestK0rdentBuildSteps(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	bin, modCache, cacheRoot := t.TempDir(), t.TempDir(), t.TempDir()
+	r, _ := K0rdent("")
+	for _, m := range r.Modules {
+		for _, tree := range m.Trees {
+			p := filepath.Join(modCache, m.Key, filepath.FromSlash(tree), "x.yaml")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("kind: X\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	log := filepath.Join(t.TempDir(), "go.log")
+	writeExe(t, filepath.Join(bin, "go"), `#!/bin/sh
+PATH=/usr/bin:/bin
+test -f go.mod && test -f go.sum || { echo "not in a wrapper" >&2; exit 3; }
+case "$1" in
+mod)
+	mod="$4"; path="${mod%@*}"
+	key=""
+	case "$path" in
+	github.com/K0rdent/kcm) key=kcm ;;
+	github.com/projectsveltos/addon-controller) key=sveltos-addon ;;
+	github.com/projectsveltos/libsveltos) key=sveltos-lib ;;
+	github.com/fluxcd/source-controller) key=flux-source ;;
+	github.com/fluxcd/helm-controller) key=flux-helm ;;
+	sigs.k8s.io/cluster-api) key=capi ;;
+	sigs.k8s.io/cluster-api/test) key=capd ;;
+	esac
+	echo "download $mod" >> "$FAKE_GO_LOG"
+	printf '{"Path":"%s","Dir":"%s/%s"}\n' "$path" "$FAKE_MODCACHE" "$key" ;;
+build)
+	while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift ;; esac; pkg="$1"; shift; done
+	echo "build $pkg" >> "$FAKE_GO_LOG"
+	if [ -n "$FAKE_GO_FAIL" ] && [ "$pkg" = "$FAKE_GO_FAIL" ]; then echo "compile error" >&2; exit 1; fi
+	printf '#!/bin/sh\necho %s\n' "$pkg" > "$out"; chmod +x "$out" ;;
+esac
+`)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("FAKE_GO_LOG", log)
+	t.Setenv("FAKE_MODCACHE", modCache)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// API only: trees, no builds.
+	p, err := K0rdentDir(ctx, r, APIOnly(true), K0rdentCacheDir(cacheRoot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(p.ModuleDir("capi"), "bootstrap/kubeadm/config/crd/x.yaml")); err != nil {
+		t.Errorf("capi trees not copied: %v", err)
+	}
+	if data, _ := os.ReadFile(log); strings.Contains(string(data), "build ") {
+		t.Errorf("API-only built something:\n%s", data)
+	}
+	if _, why := K0rdentAvailable(r, true, K0rdentCacheDir(cacheRoot)); why != "" {
+		t.Errorf("API only not available after fetch: %s", why)
+	}
+	if _, why := K0rdentAvailable(r, false, K0rdentCacheDir(cacheRoot)); why == "" {
+		t.Errorf("controllers reported available before any build")
+	}
+
+	// A build that fails on helm-controller keeps what came before it.
+	t.Setenv("FAKE_GO_FAIL", "github.com/fluxcd/helm-controller")
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err == nil || !strings.Contains(err.Error(), "compile error") {
+		t.Fatalf("failing build: %v", err)
+	}
+	if checkBinary(p.Binary(KCM)) != "" || checkBinary(p.Binary(HelmController)) == "" {
+		t.Errorf("after a failed build: kcm %q, helm-controller %q", checkBinary(p.Binary(KCM)), checkBinary(p.Binary(HelmController)))
+	}
+	if _, why := K0rdentAvailable(r, false, K0rdentCacheDir(cacheRoot)); why == "" {
+		t.Errorf("stamped after a failed build")
+	}
+	t.Setenv("FAKE_GO_FAIL", "")
+	os.Remove(log)
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(log)
+	if strings.Contains(string(data), "K0rdent/kcm/cmd") || strings.Contains(string(data), "download") {
+		t.Errorf("rebuilt or refetched what was there:\n%s", data)
+	}
+	for _, c := range r.Controllers {
+		if why := checkBinary(p.Binary(c.Name)); why != "" {
+			t.Errorf("%s: %s", c.Name, why)
+		}
+	}
+	if _, why := K0rdentAvailable(r, false, K0rdentCacheDir(cacheRoot)); why != "" {
+		t.Errorf("not available after the build: %s", why)
+	}
+	// A complete cache builds nothing.
+	os.Remove(log)
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(log); err == nil {
+		t.Errorf("complete cache ran go:\n%s", data)
+	}
+}

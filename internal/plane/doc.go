@@ -1,0 +1,18 @@
+// Package plane runs the real k0rdent management plane as local processes
+// beside the local API server: kcm, Flux source-controller and
+// helm-controller, Cluster API core, kubeadm bootstrap and control plane,
+// and CAPD with its in-memory backend, each built from the Go modules of
+// the chosen k0rdent release by internal/assets.
+//
+// Start installs the release's CRDs (kcm's chart CRDs, Flux's and
+// Sveltos' config/crd/bases, the Cluster API CRDs as their kustomizations
+// label them), starts the controllers in order through a Supervisor (free
+// ports, one log each, readiness, crash reports, stop by PID), registers
+// their admission and conversion webhooks at 127.0.0.1, and bootstraps
+// k0rdent as kcm expects: the Release and ProviderTemplates kcm ships,
+// served from an in-process Helm repository as stub charts (real
+// Chart.yaml, placeholder templates) that helm-controller really
+// installs, and a Management whose components become ready.
+//
+// Libraries never print: progress goes to a Logger.
+package plane

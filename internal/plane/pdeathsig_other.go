@@ -1,0 +1,7 @@
+//go:build !linux && !windows
+
+package plane
+
+import "syscall"
+
+func setPdeathsig(*syscall.SysProcAttr) {}

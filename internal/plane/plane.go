@@ -1,0 +1,601 @@
+package plane
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/helmrepo"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Logger receives progress, one line each.
+type Logger interface {
+	Infof(format string, args ...any)
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Infof(string, ...any) {}
+
+// Options configure Start.
+type Options struct {
+	// Release and Paths are the k0rdent release and its cache directory
+	// (assets.K0rdentDir); the binaries are needed unless APIOnly.
+	Release *assets.K0rdentRelease
+	Paths   assets.K0rdentPaths
+	// RESTConfig and Kubeconfig reach the API server, as admin.
+	RESTConfig *rest.Config
+	Kubeconfig []byte
+	// StateDir holds the plane's logs, certificates, Flux storage and
+	// charts; it should be private to this run.
+	StateDir string
+	// APIOnly installs the CRDs and starts nothing.
+	APIOnly bool
+	// Launcher starts the controllers (nil: DirectLauncher).
+	Launcher Launcher
+	Logger   Logger
+	// Timeout bounds the whole start (default 3 minutes).
+	Timeout time.Duration
+}
+
+// Plane is a running management plane.
+type Plane struct {
+	opts    Options
+	sup     *Supervisor
+	repo    *helmrepo.Server
+	crds    int
+	Started time.Duration
+}
+
+// controller ports.
+type ports struct {
+	health, webhook map[string]int
+	storage         int
+}
+
+// Start installs the release's CRDs and, unless APIOnly, starts the
+// controllers, wires their webhooks and bootstraps k0rdent until the
+// Management is ready. On error everything started is stopped.
+func Start(ctx context.Context, o Options) (p *Plane, err error) {
+	if o.Logger == nil {
+		o.Logger = nopLogger{}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 3 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	begin := time.Now()
+	log := o.Logger
+	p = &Plane{opts: o}
+	defer func() {
+		if err != nil {
+			_ = p.Stop()
+			p = nil
+		}
+	}()
+
+	crds, err := LoadCRDs(o.Paths)
+	if err != nil {
+		return p, err
+	}
+	var pt ports
+	var certs *Certs
+	if !o.APIOnly {
+		for _, c := range o.Release.Controllers {
+			if why := checkExe(o.Paths.Binary(c.Name)); why != "" {
+				return p, fmt.Errorf("k0rdent %s: %s %s (kbook cluster assets --k0rdent %s builds it)", o.Release.Version, c.Name, why, o.Release.Version)
+			}
+		}
+		if pt, err = allocate(o.Release); err != nil {
+			return p, err
+		}
+		if certs, err = NewCerts(filepath.Join(o.StateDir, "certs")); err != nil {
+			return p, err
+		}
+		if err := WireConversion(crds, pt.webhook, certs.CA); err != nil {
+			return p, err
+		}
+	}
+	if err := installCRDs(ctx, o.RESTConfig, crds); err != nil {
+		return p, err
+	}
+	p.crds = len(crds)
+	log.Infof("installed %d k0rdent %s CRDs (kcm, Flux, Sveltos, Cluster API) in %s", len(crds), o.Release.Version, time.Since(begin).Round(time.Millisecond))
+	if o.APIOnly {
+		p.Started = time.Since(begin)
+		return p, nil
+	}
+
+	cs, err := kubernetes.NewForConfig(o.RESTConfig)
+	if err != nil {
+		return p, err
+	}
+	for _, ns := range []string{SystemNamespace} {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return p, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+	kcPath := filepath.Join(o.StateDir, "kubeconfig")
+	if err := os.WriteFile(kcPath, o.Kubeconfig, 0o600); err != nil {
+		return p, err
+	}
+	boot, err := LoadBootstrap(o.Paths, o.Release)
+	if err != nil {
+		return p, err
+	}
+	if p.repo, err = helmrepo.Start(filepath.Join(o.StateDir, "charts")); err != nil {
+		return p, err
+	}
+	for _, ch := range boot.Charts {
+		if _, err := p.repo.AddChart(ch); err != nil {
+			return p, err
+		}
+	}
+
+	if p.sup, err = NewSupervisor(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher); err != nil {
+		return p, err
+	}
+	specs := controllerSpecs(o, pt, certs, p.repo.URL())
+	// Flux and Cluster API first, all at once; kcm once they serve, since
+	// it creates Flux objects and reads Cluster API ones at start.
+	t0 := time.Now()
+	var first []Spec
+	var kcm Spec
+	for _, sp := range specs {
+		if sp.Name == assets.KCM {
+			kcm = sp
+			continue
+		}
+		first = append(first, sp)
+	}
+	errs := make(chan error, len(first))
+	for _, sp := range first {
+		go func() { errs <- p.sup.Start(ctx, sp, time.Minute) }()
+	}
+	var startErrs []error
+	for range first {
+		if err := <-errs; err != nil {
+			startErrs = append(startErrs, err)
+		}
+	}
+	if err := errors.Join(startErrs...); err != nil {
+		return p, err
+	}
+	log.Infof("Flux and Cluster API controllers ready in %s", time.Since(t0).Round(time.Millisecond))
+	hooks, err := LoadWebhooks(o.Paths, pt.webhook, certs.CA)
+	if err != nil {
+		return p, err
+	}
+	if err := applyWebhooks(ctx, cs, hooks, assets.KCM, false); err != nil {
+		return p, err
+	}
+	t0 = time.Now()
+	if err := p.sup.Start(ctx, kcm, time.Minute); err != nil {
+		return p, err
+	}
+	if err := applyWebhooks(ctx, cs, hooks, assets.KCM, true); err != nil {
+		return p, err
+	}
+	log.Infof("kcm ready in %s", time.Since(t0).Round(time.Millisecond))
+
+	t0 = time.Now()
+	if err := p.bootstrap(ctx, boot); err != nil {
+		return p, err
+	}
+	p.Started = time.Since(begin)
+	log.Infof("k0rdent %s Management ready in %s (%s since start)", o.Release.Version, time.Since(t0).Round(time.Millisecond), p.Started.Round(time.Millisecond))
+	return p, nil
+}
+
+func checkExe(p string) string {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "is not built"
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
+		return "is not executable"
+	}
+	return ""
+}
+
+// allocate picks the ports of the controllers.
+func allocate(r *assets.K0rdentRelease) (ports, error) {
+	n := 2*len(r.Controllers) + 1
+	free, err := FreePorts(n)
+	if err != nil {
+		return ports{}, err
+	}
+	pt := ports{health: map[string]int{}, webhook: map[string]int{}, storage: free[n-1]}
+	for i, c := range r.Controllers {
+		pt.health[c.Name] = free[2*i]
+		if hasWebhooks(c.Name) {
+			pt.webhook[c.Name] = free[2*i+1]
+		}
+	}
+	return pt, nil
+}
+
+func hasWebhooks(name string) bool {
+	switch name {
+	case assets.SourceController, assets.HelmController:
+		return false
+	}
+	return true
+}
+
+// Requeue settings: the controllers' defaults suit a long-running
+// cluster, not a plane that must be ready in seconds.
+const (
+	requeueDependency = "2s"
+	capiPollInterval  = "5s"
+)
+
+// controllerSpecs are the processes of the plane, as each project's
+// deployment runs them, with local addresses.
+func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
+	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+	var specs []Spec
+	for _, c := range o.Release.Controllers {
+		h := pt.health[c.Name]
+		sp := Spec{Name: c.Name, Path: o.Paths.Binary(c.Name), Ready: httpReady(h, "/readyz")}
+		switch c.Name {
+		case assets.SourceController:
+			storage := filepath.Join(o.StateDir, "flux-storage")
+			sp.Args = []string{
+				"--storage-path=" + storage, "--storage-addr=" + addr(pt.storage), "--storage-adv-addr=" + addr(pt.storage),
+				"--health-addr=" + addr(h), "--metrics-addr=0", "--events-addr=", "--watch-all-namespaces=true",
+				"--requeue-dependency=" + requeueDependency, "--log-level=info", "--log-encoding=console",
+			}
+			sp.Env = []string{"RUNTIME_NAMESPACE=" + SystemNamespace}
+		case assets.HelmController:
+			sp.Args = []string{
+				"--health-addr=" + addr(h), "--metrics-addr=0", "--events-addr=", "--watch-all-namespaces=true",
+				"--requeue-dependency=" + requeueDependency, "--log-level=info", "--log-encoding=console",
+			}
+			sp.Env = []string{"RUNTIME_NAMESPACE=" + SystemNamespace}
+		case assets.KCM:
+			sp.Args = []string{
+				"--templates-repo-url=" + repoURL,
+				"--create-management=false", "--create-release=false", "--create-templates=false",
+				"--create-access-management=true",
+				"--enable-webhook=true", "--webhook-port=" + strconv.Itoa(pt.webhook[c.Name]), "--webhook-cert-dir=" + certs.Dir,
+				"--health-probe-bind-address=" + addr(h), "--metrics-bind-address=0",
+				"--leader-election-namespace=" + SystemNamespace,
+				"--flux-enabled=true", "--enable-sveltos-ctrl=true",
+				"--capi-cluster-poll-interval=" + capiPollInterval,
+				"--zap-devel=false",
+			}
+			sp.Env = []string{"POD_NAMESPACE=" + SystemNamespace, "KCM_NAME=kcm-controller-manager", "HELM_RELEASE_NAME=kcm"}
+			sp.Ready = all(httpReady(h, "/readyz"), tlsReady(pt.webhook[c.Name], certs.CA))
+		default: // the Cluster API managers
+			sp.Args = []string{
+				"--webhook-port=" + strconv.Itoa(pt.webhook[c.Name]), "--webhook-cert-dir=" + certs.Dir,
+				"--health-addr=" + addr(h), "--diagnostics-address=0", "--insecure-diagnostics=true",
+				"--leader-elect=false", "--v=1",
+			}
+			if c.Name == assets.CAPD {
+				sp.Env = []string{"POD_IP=127.0.0.1"}
+			}
+			sp.Ready = all(httpReady(h, "/readyz"), tlsReady(pt.webhook[c.Name], certs.CA))
+		}
+		specs = append(specs, sp)
+	}
+	return specs
+}
+
+func all(checks ...func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for _, c := range checks {
+			if err := c(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func httpReady(port int, path string) func(context.Context) error {
+	url := fmt.Sprintf("http://127.0.0.1:%d%s", port, path)
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		return nil
+	}
+}
+
+// tlsReady succeeds once a webhook server serves TLS with our certificate.
+func tlsReady(port int, ca []byte) func(context.Context) error {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	return func(ctx context.Context) error {
+		d := tls.Dialer{Config: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}}
+		c, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			return fmt.Errorf("webhook server: %w", err)
+		}
+		return c.Close()
+	}
+}
+
+// installCRDs creates or updates the CRDs and waits until all are served.
+func installCRDs(ctx context.Context, cfg *rest.Config, crds []CRD) error {
+	cs, err := apiext.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	api := cs.ApiextensionsV1().CustomResourceDefinitions()
+	for _, c := range crds {
+		obj := c.Object.DeepCopy()
+		_, err := api.Create(ctx, obj, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			cur, gerr := api.Get(ctx, obj.Name, metav1.GetOptions{})
+			if gerr != nil {
+				return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
+			}
+			obj.ResourceVersion = cur.ResourceVersion
+			_, err = api.Update(ctx, obj, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
+		}
+	}
+	for _, c := range crds {
+		for {
+			cur, err := api.Get(ctx, c.Object.Name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("CRD %s: %w", c.Object.Name, err)
+			}
+			if established(cur) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("CRD %s not established: %w", c.Object.Name, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func established(c *apiextv1.CustomResourceDefinition) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == apiextv1.Established && cond.Status == apiextv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// applyWebhooks creates the webhook configurations of kcm (kcm true) or
+// of every other controller (kcm false).
+func applyWebhooks(ctx context.Context, cs kubernetes.Interface, w *Webhooks, kcmName string, kcm bool) error {
+	mine := func(name string) bool { return strings.HasPrefix(name, "kbook-"+kcmName+"-") == kcm }
+	for _, c := range w.Mutating {
+		if !mine(c.Name) {
+			continue
+		}
+		if err := upsert(ctx, c.Name, func() error {
+			_, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, c, metav1.CreateOptions{})
+			return err
+		}, func() error {
+			return cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.Name, metav1.DeleteOptions{})
+		}); err != nil {
+			return err
+		}
+	}
+	for _, c := range w.Validating {
+		if !mine(c.Name) {
+			continue
+		}
+		if err := upsert(ctx, c.Name, func() error {
+			_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, c, metav1.CreateOptions{})
+			return err
+		}, func() error {
+			return cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, c.Name, metav1.DeleteOptions{})
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsert creates, or replaces what a previous plane left.
+func upsert(ctx context.Context, name string, create, del func() error) error {
+	err := create()
+	if apierrors.IsAlreadyExists(err) {
+		if err := del(); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("webhook configuration %s: %w", name, err)
+		}
+		err = create()
+	}
+	if err != nil {
+		return fmt.Errorf("webhook configuration %s: %w", name, err)
+	}
+	return nil
+}
+
+var (
+	releaseGVR     = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "releases"}
+	ptGVR          = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "providertemplates"}
+	managementGVR  = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
+	k0rdentVersion = "k0rdent.mirantis.com/v1beta1"
+)
+
+// bootstrap creates the Release and its ProviderTemplates, waits until
+// kcm has validated them, then creates the Management and waits until it
+// is ready: its components installed by helm-controller.
+func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
+	dc, err := dynamic.NewForConfig(p.opts.RESTConfig)
+	if err != nil {
+		return err
+	}
+	rel, err := createOrGet(ctx, dc.Resource(releaseGVR), b.Release)
+	if err != nil {
+		return fmt.Errorf("Release %s: %w", b.Release.GetName(), err)
+	}
+	for _, t := range b.ProviderTemplates {
+		t = t.DeepCopy()
+		t.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: k0rdentVersion, Kind: "Release", Name: rel.GetName(), UID: rel.GetUID()}})
+		if _, err := createOrGet(ctx, dc.Resource(ptGVR), t); err != nil {
+			return fmt.Errorf("ProviderTemplate %s: %w", t.GetName(), err)
+		}
+	}
+	if err := waitFor(ctx, dc.Resource(releaseGVR), rel.GetName(), func(o *unstructured.Unstructured) (bool, string) {
+		ready, _, _ := unstructured.NestedBool(o.Object, "status", "ready")
+		return ready, conditionMessages(o)
+	}); err != nil {
+		return fmt.Errorf("Release %s: %w", rel.GetName(), err)
+	}
+	if _, err := createOrGet(ctx, dc.Resource(managementGVR), b.Management); err != nil {
+		return fmt.Errorf("Management: %w", err)
+	}
+	if err := waitFor(ctx, dc.Resource(managementGVR), ManagementName, func(o *unstructured.Unstructured) (bool, string) {
+		comps, _, _ := unstructured.NestedMap(o.Object, "status", "components")
+		var pending []string
+		for name, c := range comps {
+			m, _ := c.(map[string]any)
+			if ok, _ := m["success"].(bool); !ok {
+				msg, _ := m["error"].(string)
+				pending = append(pending, name+": "+msg)
+			}
+		}
+		return conditionTrue(o, "Ready") && len(comps) > 0 && len(pending) == 0, strings.Join(pending, "; ") + " " + conditionMessages(o)
+	}); err != nil {
+		return fmt.Errorf("Management %s: %w", ManagementName, err)
+	}
+	return nil
+}
+
+func createOrGet(ctx context.Context, r dynamic.NamespaceableResourceInterface, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	got, err := r.Create(ctx, o, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return r.Get(ctx, o.GetName(), metav1.GetOptions{})
+	}
+	return got, err
+}
+
+// waitFor polls a cluster-scoped object until done says so.
+func waitFor(ctx context.Context, r dynamic.NamespaceableResourceInterface, name string, done func(*unstructured.Unstructured) (bool, string)) error {
+	last := ""
+	for {
+		o, err := r.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			ok, why := done(o)
+			if ok {
+				return nil
+			}
+			last = why
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not ready: %s (%w)", strings.TrimSpace(last), ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func conditionTrue(o *unstructured.Unstructured, typ string) bool {
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == typ {
+			return m["status"] == "True"
+		}
+	}
+	return false
+}
+
+func conditionMessages(o *unstructured.Unstructured) string {
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	var out []string
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["status"] != "True" {
+			out = append(out, fmt.Sprintf("%v=%v: %v", m["type"], m["status"], m["message"]))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// Stop stops the controllers (the last started first) and the Helm
+// repository.
+func (p *Plane) Stop() error {
+	var errs []error
+	if p.sup != nil {
+		errs = append(errs, p.sup.Stop(10*time.Second))
+	}
+	if p.repo != nil {
+		errs = append(errs, p.repo.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Crashes reports controllers that exit while the plane runs.
+func (p *Plane) Crashes() <-chan Crash {
+	if p.sup == nil {
+		return nil
+	}
+	return p.sup.Crashes()
+}
+
+// RepoURL is the in-process Helm repository ("" in API-only mode).
+func (p *Plane) RepoURL() string {
+	if p.repo == nil {
+		return ""
+	}
+	return p.repo.URL()
+}
+
+// LogDir holds one log per controller ("" in API-only mode).
+func (p *Plane) LogDir() string {
+	if p.sup == nil {
+		return ""
+	}
+	return p.sup.logDir
+}
+
+// CRDCount is the number of CRDs installed.
+func (p *Plane) CRDCount() int { return p.crds }
+
+// Controllers lists the running controllers.
+func (p *Plane) Controllers() []string {
+	if p.sup == nil {
+		return nil
+	}
+	return p.sup.Running()
+}
+

@@ -1,0 +1,282 @@
+package plane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the supervised program: KBOOK_PLANE_HELPER
+// says what it does.
+func TestMain(m *testing.M) {
+	switch os.Getenv("KBOOK_PLANE_HELPER") {
+	case "":
+		os.Exit(m.Run())
+	case "serve": // listen on $PORT after $DELAY, write a pid file, run until killed
+		if d, err := time.ParseDuration(os.Getenv("DELAY")); err == nil {
+			time.Sleep(d)
+		}
+		fmt.Println("serving on", os.Getenv("PORT"))
+		_ = os.WriteFile(os.Getenv("PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+		l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
+		if err != nil {
+			fmt.Println("listen:", err)
+			os.Exit(1)
+		}
+		for {
+			c, err := l.Accept()
+			if err == nil {
+				c.Close()
+			}
+		}
+	case "crash": // fail after a log line
+		fmt.Println("loading config")
+		fmt.Println("error: no such CRD: clusters.cluster.x-k8s.io")
+		time.Sleep(200 * time.Millisecond)
+		os.Exit(3)
+	case "ignore-term": // ignore SIGTERM: the supervisor must kill it
+		_ = os.WriteFile(os.Getenv("PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+		ignoreTerm()
+		fmt.Println("ignoring SIGTERM")
+		time.Sleep(time.Hour)
+	}
+}
+
+func tcpReady(port int) func(context.Context) error {
+	return func(ctx context.Context) error {
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	}
+}
+
+func helper(t *testing.T, mode string, env ...string) Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Spec{Name: mode, Path: exe, Env: append([]string{"KBOOK_PLANE_HELPER=" + mode}, env...)}
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	for range 100 {
+		if data, err := os.ReadFile(path); err == nil && len(data) > 0 {
+			pid, _ := strconv.Atoi(string(data))
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", path)
+	return 0
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	// A zombie is not running.
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+}
+
+// TestSupervisorOrderReadyAndStop starts two servers, the second only once
+// the first is ready, and stops both by PID in reverse order.
+func TestSupervisorOrderReadyAndStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	s, err := NewSupervisor(filepath.Join(dir, "logs"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports, err := FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var pids []int
+	for i, name := range []string{"first", "second"} {
+		sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[i]), "DELAY=300ms", "PIDFILE="+filepath.Join(dir, name+".pid"))
+		sp.Name = name
+		sp.Ready = tcpReady(ports[i])
+		start := time.Now()
+		if err := s.Start(ctx, sp, 20*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) < 300*time.Millisecond {
+			t.Errorf("%s reported ready before it listened", name)
+		}
+		pids = append(pids, readPID(t, filepath.Join(dir, name+".pid")))
+	}
+	if got := strings.Join(s.Running(), ","); got != "first,second" {
+		t.Errorf("running = %s", got)
+	}
+	log, _ := os.ReadFile(s.LogPath("first"))
+	if !strings.Contains(string(log), "serving on "+strconv.Itoa(ports[0])) {
+		t.Errorf("first's log lacks its output:\n%s", log)
+	}
+	if err := s.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for i, pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d (pid %d) still runs after Stop", i, pid)
+		}
+	}
+	select {
+	case c := <-s.Crashes():
+		t.Errorf("a stopped process was reported as a crash: %v", c)
+	default:
+	}
+}
+
+// TestSupervisorCrash: a process that exits before it is ready fails Start
+// with its log tail; one that exits later is reported on Crashes.
+func TestSupervisorCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	s, err := NewSupervisor(t.TempDir(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(time.Second)
+	sp := helper(t, "crash")
+	sp.Ready = func(context.Context) error { return errors.New("not yet") }
+	err = s.Start(context.Background(), sp, 20*time.Second)
+	var c Crash
+	if !errors.As(err, &c) {
+		t.Fatalf("Start of a crashing process: %v", err)
+	}
+	if !strings.Contains(c.Tail, "no such CRD: clusters.cluster.x-k8s.io") || !strings.Contains(c.Error(), "exit status 3") {
+		t.Errorf("crash report lacks the log tail or exit status:\n%v", c)
+	}
+
+	sp = helper(t, "crash")
+	sp.Name = "later"
+	if err := s.Start(context.Background(), sp, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-s.Crashes():
+		if c.Name != "later" || !strings.Contains(c.Tail, "no such CRD") {
+			t.Errorf("crash = %v", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no crash reported")
+	}
+}
+
+// TestSupervisorKillsStubborn: a process that ignores SIGTERM is killed
+// after the grace period.
+func TestSupervisorKillsStubborn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	s, err := NewSupervisor(dir, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := helper(t, "ignore-term", "PIDFILE="+filepath.Join(dir, "pid"))
+	sp.Ready = func(context.Context) error {
+		if l := Tail(s.LogPath("ignore-term"), 1); !strings.Contains(l, "ignoring") {
+			return errors.New("not yet")
+		}
+		return nil
+	}
+	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPID(t, filepath.Join(dir, "pid"))
+	start := time.Now()
+	if err := s.Stop(500 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if alive(pid) {
+		t.Errorf("pid %d survived Stop", pid)
+	}
+	if took := time.Since(start); took < 400*time.Millisecond {
+		t.Errorf("killed after %s, before the grace period", took)
+	}
+}
+
+// TestChildDiesWithParent: a supervised process dies when the process that
+// started it is killed with SIGKILL (Linux: parent-death signal).
+func TestChildDiesWithParent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	if os.Getenv("KBOOK_PLANE_PARENT") == "1" {
+		s, err := NewSupervisor(os.Getenv("LOGDIR"), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := helper(t, "ignore-term", "PIDFILE="+os.Getenv("PIDFILE"))
+		if err := s.Start(context.Background(), sp, time.Second); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Hour)
+		return
+	}
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip("parent-death signal: Linux only")
+	}
+	dir := t.TempDir()
+	exe, _ := os.Executable()
+	cmd := exec.Command(exe, "-test.run", "^TestChildDiesWithParent$")
+	cmd.Env = append(os.Environ(), "KBOOK_PLANE_PARENT=1", "LOGDIR="+dir, "PIDFILE="+filepath.Join(dir, "pid"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPID(t, filepath.Join(dir, "pid"))
+	if !alive(pid) {
+		t.Fatal("child not running")
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d outlived its SIGKILLed parent", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestFreePorts(t *testing.T) {
+	ports, err := FreePorts(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range ports {
+		if p <= 0 || seen[p] {
+			t.Errorf("ports %v", ports)
+		}
+		seen[p] = true
+	}
+}
