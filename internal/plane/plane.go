@@ -598,4 +598,3 @@ func (p *Plane) Controllers() []string {
 	}
 	return p.sup.Running()
 }
-
