@@ -37,6 +37,7 @@ type Provider struct {
 var Providers = []Provider{
 	{"docker", "Cluster API Docker (CAPD) infrastructure with a kubeadm control plane and workers: local and CI clusters", "v1.34.0"},
 	{"k0smotron", "k0smotron remote machines (existing Linux hosts over SSH) with a k0s control plane and workers", "v1.34.1"},
+	{"inmemory", "CAPD's in-memory backend (simulated machines, no containers) with a kubeadm control plane and workers: a template's lifecycle twin for kbook run --k0rdent", "v1.34.0"},
 }
 
 // ProviderNames lists the provider names, for messages and flag help.
