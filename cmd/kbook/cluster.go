@@ -29,6 +29,8 @@ type clusterFlags struct {
 	kindImage   string
 	keepCluster bool
 	name        string
+	k0rdent     string
+	k0rdentAPI  bool
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
@@ -43,6 +45,8 @@ func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 	fl.StringArrayVar(&f.crds, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
 	fl.StringVar(&f.kindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
 	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
+	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(assets.K0rdentVersions(), ", ")+")")
+	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
 }
 
 // options turns the flags into cluster options.
@@ -63,8 +67,19 @@ func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.
 	if b == cluster.Kind && name == "" {
 		name = cluster.DefaultKindName
 	}
+	if f.k0rdentAPI && f.k0rdent == "" {
+		return cluster.Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")
+	}
+	if f.k0rdent != "" {
+		if b != cluster.Local {
+			return cluster.Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
+		}
+		if _, err := assets.K0rdent(f.k0rdent); err != nil {
+			return cluster.Options{}, fmt.Errorf("--k0rdent: %w", err)
+		}
+	}
 	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
-		Kubeconfig: f.kubeconfig, Context: f.context, Logger: log}, nil
+		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, Logger: log}, nil
 }
 
 // stderrLogger prints progress lines to stderr.
@@ -96,6 +111,9 @@ func newClusterUpCmd() *cobra.Command {
 		Example: `  # A local API server with the k0rdent and Cluster API CRDs
   kbook cluster up --crds crds/k0rdent --crds crds/capi
   export KUBECONFIG=$(kbook cluster kubeconfig --path)
+
+  # A local API server running the real k0rdent v1.11.4 controllers
+  kbook cluster up --k0rdent v1.11.4
 
   # A kind cluster
   kbook cluster up --cluster kind`,
@@ -158,6 +176,15 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	if err != nil {
 		return &exitError{exitFailed, err}
 	}
+	if o.K0rdent != "" {
+		r, err := assets.K0rdent(o.K0rdent)
+		if err != nil {
+			return usageError(err)
+		}
+		if _, err := assets.K0rdentDir(ctx, r, assets.APIOnly(o.K0rdentAPIOnly), assets.K0rdentLogger(o.Logger)); err != nil {
+			return &exitError{exitFailed, err}
+		}
+	}
 	stateDir := cluster.StateDir(root, name)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return &exitError{exitFailed, err}
@@ -173,6 +200,12 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 		return &exitError{exitFailed, err}
 	}
 	args := []string{"cluster", "serve", "--name", name, "--assets", dir}
+	if o.K0rdent != "" {
+		args = append(args, "--k0rdent", o.K0rdent)
+		if o.K0rdentAPIOnly {
+			args = append(args, "--k0rdent-api-only")
+		}
+	}
 	for _, c := range o.CRDs {
 		abs, _ := filepath.Abs(c)
 		args = append(args, "--crds", abs)
@@ -253,14 +286,14 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 		},
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", assets.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(assets.K0rdentVersions(), ", ")+")")
-	cmd.Flags().Lookup("k0rdent").NoOptDefVal = assets.DefaultK0rdentVersion
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
 	return cmd
 }
 
 func newClusterServeCmd() *cobra.Command {
-	var name, assetsDir string
+	var name, assetsDir, k0rdent string
 	var crds []string
+	var apiOnly bool
 	cmd := &cobra.Command{
 		Use:    "serve",
 		Short:  "Hold a local cluster until stopped (run by kbook cluster up)",
@@ -271,7 +304,7 @@ func newClusterServeCmd() *cobra.Command {
 			defer stop()
 			reg, closeProcs := openProcs(stderrLogger{})
 			defer closeProcs()
-			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, Logger: stderrLogger{}, Procs: reg}
+			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLogger{}, Procs: reg}
 			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
 				return &exitError{exitFailed, err}
 			}
@@ -281,6 +314,8 @@ func newClusterServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")
 	cmd.Flags().StringVar(&assetsDir, "assets", "", "directory with kube-apiserver and etcd")
 	cmd.Flags().StringArrayVar(&crds, "crds", nil, "CRDs to install")
+	cmd.Flags().StringVar(&k0rdent, "k0rdent", "", "k0rdent version whose plane to run")
+	cmd.Flags().BoolVar(&apiOnly, "k0rdent-api-only", false, "k0rdent APIs only")
 	return cmd
 }
 

@@ -18,7 +18,7 @@ func newTemplateCmd() *cobra.Command {
 kcm accepts plus security and organisation policies, render it as kcm would,
 and write the manifests that install it.`,
 	}
-	cmd.AddCommand(newTemplateInitCmd(), newTemplateManifestCmd())
+	cmd.AddCommand(newTemplateInitCmd(), newTemplateManifestCmd(), newTemplatePublishCmd())
 	addTemplateCommands(cmd)
 	return cmd
 }

@@ -71,6 +71,12 @@ type Options struct {
 	// Kubeconfig and Context select an existing cluster; empty Kubeconfig
 	// follows KUBECONFIG and ~/.kube/config like kubectl.
 	Kubeconfig, Context string
+	// K0rdent is a k0rdent version whose management plane the local
+	// backend runs: its CRDs and, unless K0rdentAPIOnly, kcm, Flux and
+	// Cluster API controllers (see package plane). Empty: none.
+	K0rdent string
+	// K0rdentAPIOnly serves the k0rdent release's APIs without controllers.
+	K0rdentAPIOnly bool
 	// Logger receives progress.
 	Logger Logger
 	// Procs records the processes and temporary directories the local

@@ -29,6 +29,11 @@ func Identity(o Options) (string, error) {
 	switch o.Backend {
 	case Local:
 		id = "local kube-apiserver " + assets.KubernetesVersion
+		if r, err := o.k0rdentRelease(); err != nil {
+			return "", err
+		} else if r != nil {
+			id += " + " + K0rdentID(r.Version, o.K0rdentAPIOnly)
+		}
 	case Kind:
 		id = "kind " + o.Name + " " + o.KindImage
 	case Kubeconfig:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/plane"
 	"github.com/k0rdent/kbook/internal/proc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +27,11 @@ type localCluster struct {
 	// dirs are etcd's data and kube-apiserver's certificates (with the
 	// server's private keys), removed on Stop.
 	dirs []string
+	// plane is the k0rdent management plane (Options.K0rdent), its state
+	// (certificates with keys, logs, charts) in planeDir.
+	plane          *plane.Plane
+	planeDir       string
+	k0rdentAPIOnly bool
 }
 
 // newControlPlane describes etcd and kube-apiserver from the binaries in
@@ -84,11 +90,14 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	if err := CheckCRDPaths(o.CRDs); err != nil {
 		return nil, err
 	}
+	if _, err := o.k0rdentRelease(); err != nil {
+		return nil, err
+	}
 	cp, dirs, err := newControlPlane(dir, o.Procs)
 	if err != nil {
 		return nil, fmt.Errorf("local cluster: %w", err)
 	}
-	c := &localCluster{cp: cp, dir: dir, dirs: dirs}
+	c := &localCluster{cp: cp, dir: dir, dirs: dirs, k0rdentAPIOnly: o.K0rdentAPIOnly}
 	start := time.Now()
 	log.Infof("starting local API server (kube-apiserver + etcd from %s)", dir)
 	done := make(chan error, 1)
@@ -110,6 +119,12 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
 		_ = c.Stop(context.Background())
 		return nil, err
+	}
+	if o.K0rdent != "" {
+		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc); err != nil {
+			_ = c.Stop(context.Background())
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -163,8 +178,22 @@ func (c *localCluster) Kubeconfig() ([]byte, error) {
 	return c.kc, nil
 }
 
+// Plane is the k0rdent management plane the local backend runs, or nil.
+func (c *localCluster) Plane() *plane.Plane { return c.plane }
+
 func (c *localCluster) Stop(context.Context) error {
 	var errs []error
+	if c.plane != nil {
+		// The controllers first: they would log errors without the API server.
+		if err := c.plane.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop k0rdent plane: %w", err))
+		}
+	}
+	if c.planeDir != "" {
+		if err := os.RemoveAll(c.planeDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := c.cp.Stop(); err != nil {
 		errs = append(errs, fmt.Errorf("stop local API server: %w", err))
 	}

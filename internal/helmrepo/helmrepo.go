@@ -230,3 +230,5 @@ func Upload(ctx context.Context, url string, archive []byte) error {
 	}
 	return nil
 }
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -152,6 +152,9 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 			return p, err
 		}
 	}
+	if _, err := cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace).Create(ctx, helmrepo.Locator(p.repo.URL()), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return p, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
+	}
 
 	if p.sup, err = NewSupervisor(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher); err != nil {
 		return p, err

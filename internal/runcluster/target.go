@@ -140,6 +140,13 @@ func (t *Target) Conditions() map[string]runner.Condition {
 			return ok, why
 		},
 		"api:": t.served,
+		"kcm": func(string) (bool, string) {
+			c, err := t.Cluster()
+			if err != nil {
+				return false, fmt.Sprintf("the cluster did not start: %v", err)
+			}
+			return cluster.KcmRunning(t.ctx, c)
+		},
 	}
 }
 

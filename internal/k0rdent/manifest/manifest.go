@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
@@ -42,6 +43,21 @@ func TemplateName(chartName, version string) string {
 	return strings.ToLower(chartName + "-" + v)
 }
 
+// CanonicalDuration returns d as the API server stores a metav1.Duration
+// ("10m" becomes "10m0s"). kcm re-serialises template specs, and its rule
+// that a template's spec is immutable then sees "10m" and "10m0s" as a
+// change and rejects every update: manifests must carry the canonical form.
+func CanonicalDuration(d string) (string, error) {
+	v, err := time.ParseDuration(d)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a duration (for example 10m0s)", d)
+	}
+	if v <= 0 {
+		return "", fmt.Errorf("%q: want a positive duration", d)
+	}
+	return v.String(), nil
+}
+
 // ForPath loads the chart at path and returns the YAML of its
 // ClusterTemplate, preceded by the HelmRepository when RepoURL is set.
 func ForPath(path string, o Options) ([]byte, error) {
@@ -66,6 +82,11 @@ func ForChart(ch *chart.Chart, o Options) ([]byte, error) {
 	if o.Interval == "" {
 		o.Interval = DefaultInterval
 	}
+	canon, err := CanonicalDuration(o.Interval)
+	if err != nil {
+		return nil, fmt.Errorf("--interval: %w", err)
+	}
+	o.Interval = canon
 	md := ch.Metadata
 	if o.Name == "" {
 		o.Name = TemplateName(md.Name, md.Version)

@@ -90,3 +90,24 @@ func TestManifestMatchesCRD(t *testing.T) {
 		t.Errorf("the API server would reject the ClusterTemplate: %v", errs.ToAggregate())
 	}
 }
+
+// TestManifestCanonicalInterval: kcm stores "10m" as "10m0s" and then
+// rejects every update of the template as a change of an immutable spec,
+// so manifests carry the canonical form.
+func TestManifestCanonicalInterval(t *testing.T) {
+	ch := &chart.Chart{Metadata: &chart.Metadata{Name: "acme", Version: "1.0.0", APIVersion: "v2"}}
+	for in, want := range map[string]string{"10m": "10m0s", "1h": "1h0m0s", "90s": "1m30s", "10m0s": "10m0s"} {
+		got, err := ForChart(ch, Options{Repo: "r", RepoURL: "https://charts.example.com", Interval: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(got), "interval: "+want+"\n"); n != 2 {
+			t.Errorf("--interval %s: %d times interval: %s in\n%s", in, n, want, got)
+		}
+	}
+	for _, bad := range []string{"ten minutes", "-5m", "0s"} {
+		if _, err := ForChart(ch, Options{Repo: "r", Interval: bad}); err == nil || !strings.Contains(err.Error(), "--interval") {
+			t.Errorf("--interval %q: %v", bad, err)
+		}
+	}
+}

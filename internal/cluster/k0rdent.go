@@ -1,0 +1,124 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/plane"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+)
+
+// K0rdentID is how reports and badges name a local plane.
+func K0rdentID(version string, apiOnly bool) string {
+	if apiOnly {
+		return "k0rdent " + version + " API (local)"
+	}
+	return "k0rdent " + version + " controllers (local)"
+}
+
+// k0rdentRelease resolves Options.K0rdent ("" when off).
+func (o *Options) k0rdentRelease() (*assets.K0rdentRelease, error) {
+	if o.K0rdent == "" {
+		return nil, nil
+	}
+	if o.Backend != Local {
+		return nil, fmt.Errorf("--k0rdent runs the k0rdent controllers on the local backend; for a real management cluster use --kubeconfig without --k0rdent")
+	}
+	return assets.K0rdent(o.K0rdent)
+}
+
+// startPlane installs the k0rdent CRDs on a fresh local API server and,
+// unless API-only, starts the controllers (building them first, once).
+func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte) (*plane.Plane, string, error) {
+	r, err := o.k0rdentRelease()
+	if err != nil || r == nil {
+		return nil, "", err
+	}
+	paths, err := assets.K0rdentDir(ctx, r, assets.APIOnly(o.K0rdentAPIOnly), assets.K0rdentLogger(o.logger()))
+	if err != nil {
+		return nil, "", err
+	}
+	// The plane's directory holds the webhooks' private key: the registry
+	// removes it even if kbook is killed (at the latest on the next run).
+	dir, err := o.Procs.MkdirTemp("kbook-k0rdent-")
+	if err != nil {
+		return nil, "", fmt.Errorf("k0rdent plane: %w", err)
+	}
+	launch := func(cmd *exec.Cmd, name string) (plane.Child, error) {
+		c, err := o.Procs.Start(cmd, name)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	p, err := plane.Start(ctx, plane.Options{
+		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
+		StateDir: dir, APIOnly: o.K0rdentAPIOnly, Logger: o.logger(), Launcher: launch,
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", fmt.Errorf("k0rdent %s plane: %w", r.Version, err)
+	}
+	return p, dir, nil
+}
+
+var managementGVR = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
+
+// PlaneOf is the k0rdent plane a cluster kbook started runs, or nil.
+func PlaneOf(c Cluster) *plane.Plane {
+	if lc, ok := c.(*localCluster); ok {
+		return lc.plane
+	}
+	return nil
+}
+
+// KcmRunning tells whether kcm reconciles on the cluster: the local plane
+// runs its controllers, or (any other cluster) a Management reports Ready,
+// which only a running kcm sets. If not, why says so.
+func KcmRunning(ctx context.Context, c Cluster) (bool, string) {
+	if lc, ok := c.(*localCluster); ok {
+		switch {
+		case lc.plane == nil:
+			return false, "kcm is not running: the local API server has no k0rdent controllers (kbook run --k0rdent " + assets.DefaultK0rdentVersion + ")"
+		case lc.k0rdentAPIOnly:
+			return false, "kcm is not running: --k0rdent-api-only serves the k0rdent APIs without controllers"
+		}
+		if running := lc.plane.Controllers(); !slices.Contains(running, assets.KCM) {
+			return false, "kcm is not running: the local plane's kcm exited (log: " + lc.plane.LogDir() + ")"
+		}
+		return true, ""
+	}
+	dc, err := dynamic.NewForConfig(FastConfig(c.RESTConfig()))
+	if err != nil {
+		return false, err.Error()
+	}
+	m, err := dc.Resource(managementGVR).Get(ctx, "kcm", metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err) || isNoMatch(err):
+		return false, "kcm is not running: the cluster has no k0rdent Management"
+	case err != nil:
+		return false, "kcm: " + err.Error()
+	}
+	conds, _, _ := unstructured.NestedSlice(m.Object, "status", "conditions")
+	for _, cond := range conds {
+		if cm, ok := cond.(map[string]any); ok && cm["type"] == "Ready" && cm["status"] == "True" {
+			return true, ""
+		}
+	}
+	return false, "kcm is not running: Management kcm is not Ready"
+}
+
+func isNoMatch(err error) bool {
+	return meta.IsNoMatchError(err) || (err != nil && strings.Contains(err.Error(), "could not find the requested resource"))
+}
