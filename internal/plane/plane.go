@@ -25,6 +25,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Logger receives progress, one line each.
@@ -42,7 +44,8 @@ type Options struct {
 	// (assets.K0rdentDir); the binaries are needed unless APIOnly.
 	Release *assets.K0rdentRelease
 	Paths   assets.K0rdentPaths
-	// RESTConfig and Kubeconfig reach the API server, as admin.
+	// RESTConfig and Kubeconfig reach the API server, as admin (no
+	// Kubeconfig: one is written from RESTConfig).
 	RESTConfig *rest.Config
 	Kubeconfig []byte
 	// StateDir holds the plane's logs, certificates, Flux storage and
@@ -134,6 +137,11 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return p, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+	}
+	if len(o.Kubeconfig) == 0 {
+		if o.Kubeconfig, err = kubeconfigFor(o.RESTConfig); err != nil {
+			return p, err
 		}
 	}
 	kcPath := filepath.Join(o.StateDir, "kubeconfig")
@@ -594,10 +602,71 @@ func (p *Plane) LogDir() string {
 // CRDCount is the number of CRDs installed.
 func (p *Plane) CRDCount() int { return p.crds }
 
+// PIDs maps the running controllers to their process ids.
+func (p *Plane) PIDs() map[string]int {
+	if p.sup == nil {
+		return nil
+	}
+	return p.sup.PIDs()
+}
+
 // Controllers lists the running controllers.
 func (p *Plane) Controllers() []string {
 	if p.sup == nil {
 		return nil
 	}
 	return p.sup.Running()
+}
+
+// kubeconfigFor writes an admin kubeconfig for cfg (certificate or token
+// authentication) for the controllers.
+func kubeconfigFor(cfg *rest.Config) ([]byte, error) {
+	c := clientcmdapi.NewConfig()
+	c.Clusters["kbook"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+	c.AuthInfos["kbook"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
+		ClientCertificate: cfg.CertFile, ClientKey: cfg.KeyFile, Token: cfg.BearerToken,
+	}
+	c.Contexts["kbook"] = &clientcmdapi.Context{Cluster: "kbook", AuthInfo: "kbook"}
+	c.CurrentContext = "kbook"
+	return clientcmd.Write(*c)
+}
+
+// LogLines returns, per controller, the last max lines of its log that
+// mention one of the words (object names): what the controllers said
+// about the objects of a failed runbook.
+func (p *Plane) LogLines(words []string, max int) string {
+	if p.sup == nil || len(words) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, name := range p.opts.Release.Controllers {
+		data, err := os.ReadFile(p.sup.LogPath(name.Name))
+		if err != nil {
+			continue
+		}
+		var hits []string
+		for _, line := range strings.Split(string(data), "\n") {
+			for _, w := range words {
+				if w != "" && strings.Contains(line, w) {
+					hits = append(hits, line)
+					break
+				}
+			}
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		if len(hits) > max {
+			hits = hits[len(hits)-max:]
+		}
+		fmt.Fprintf(&b, "%s (%s):\n", name.Name, p.sup.LogPath(name.Name))
+		for _, h := range hits {
+			if len(h) > 400 {
+				h = h[:400] + "…"
+			}
+			b.WriteString("  " + h + "\n")
+		}
+	}
+	return b.String()
 }

@@ -62,6 +62,7 @@ type Supervisor struct {
 type supervised struct {
 	spec    Spec
 	child   Child
+	pid     int
 	logPath string
 	started time.Time
 	stopped bool // stopped on purpose: not a crash
@@ -131,6 +132,9 @@ func (s *Supervisor) Start(ctx context.Context, sp Spec, timeout time.Duration) 
 		return fmt.Errorf("start %s: %w", sp.Name, err)
 	}
 	p := &supervised{spec: sp, child: child, logPath: logPath, started: time.Now(), early: make(chan Crash, 1)}
+	if cmd.Process != nil {
+		p.pid = cmd.Process.Pid
+	}
 	s.mu.Lock()
 	s.procs = append(s.procs, p)
 	s.mu.Unlock()
@@ -216,6 +220,21 @@ func (s *Supervisor) Running() []string {
 		case <-p.child.Done():
 		default:
 			out = append(out, p.spec.Name)
+		}
+	}
+	return out
+}
+
+// PIDs maps the running processes to their process ids.
+func (s *Supervisor) PIDs() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for _, p := range s.procs {
+		select {
+		case <-p.child.Done():
+		default:
+			out[p.spec.Name] = p.pid
 		}
 	}
 	return out

@@ -461,7 +461,17 @@ func (s *Session) Diagnose(ctx context.Context) string {
 	if s.client == nil {
 		return ""
 	}
-	return kube.Diagnose(ctx, s.client, refs)
+	out := kube.Diagnose(ctx, s.client, refs)
+	if lc, ok := s.cluster.(*localCluster); ok && lc.plane != nil {
+		words := []string{s.namespace}
+		for _, r := range refs {
+			words = append(words, r.Name)
+		}
+		if lines := lc.plane.LogLines(words, 15); lines != "" {
+			out += "\nk0rdent controllers' log lines about these objects:\n" + lines
+		}
+	}
+	return out
 }
 
 // Close implements runner.Session: unless kept, it deletes what the
