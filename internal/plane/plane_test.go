@@ -335,4 +335,3 @@ func rssOf(pid int) int64 {
 	}
 	return 0
 }
-
