@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -107,7 +108,7 @@ func (s *Server) Add(archive []byte) (*chart.Metadata, error) {
 	name := fmt.Sprintf("%s-%s.tgz", ch.Name(), ch.Metadata.Version)
 	path := filepath.Join(s.dir, name)
 	if old, err := os.ReadFile(path); err == nil {
-		if digest(old) == digest(archive) {
+		if same, err := sameContent(old, ch); err == nil && same {
 			return ch.Metadata, nil
 		}
 		return nil, fmt.Errorf("%w: %s %s is already in the repository with other content: bump the chart version", ErrExists, ch.Name(), ch.Metadata.Version)
@@ -148,9 +149,25 @@ func Package(ch *chart.Chart) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-func digest(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+// sameContent compares the files of an archive with a loaded chart:
+// packaging stamps every archive with the time, so bytes differ.
+func sameContent(archive []byte, ch *chart.Chart) (bool, error) {
+	old, err := loader.LoadArchive(bytes.NewReader(archive))
+	if err != nil {
+		return false, err
+	}
+	return contentDigest(old) == contentDigest(ch), nil
+}
+
+func contentDigest(ch *chart.Chart) string {
+	files := append([]*chart.File(nil), ch.Raw...)
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s %d\n", f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (s *Server) serveIndex(w http.ResponseWriter, _ *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/cli"
@@ -42,9 +43,15 @@ func TestServeAndUpload(t *testing.T) {
 	if err := Upload(ctx, s.URL(), archive); err != nil {
 		t.Fatal(err)
 	}
-	// The same content again is fine; other content under 0.2.0 is not.
+	// The same content again is fine, even packaged anew (archives carry
+	// the time); other content under 0.2.0 is not.
 	if err := Upload(ctx, s.URL(), archive); err != nil {
 		t.Errorf("re-upload of the same archive: %v", err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	again, _ := Package(testChart("0.2.0", "b"))
+	if err := Upload(ctx, s.URL(), again); err != nil {
+		t.Errorf("re-upload of the same chart packaged again: %v", err)
 	}
 	other, _ := Package(testChart("0.2.0", "c"))
 	if err := Upload(ctx, s.URL(), other); err == nil || !strings.Contains(err.Error(), "bump the chart version") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -164,5 +166,15 @@ func Publish(ctx context.Context, cfg *rest.Config, archive []byte, o PublishOpt
 			}
 		}
 	}
+	// Flux reads the index again on its interval (10 minutes); ask for it
+	// now, as `flux reconcile source helm` does, so the new version is seen.
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, ReconcileRequestAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+	if _, err := res.Patch(ctx, o.Repo, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return nil, fmt.Errorf("refresh HelmRepository %s/%s: %w", o.Namespace, o.Repo, err)
+	}
 	return out, nil
 }
+
+// ReconcileRequestAnnotation asks a Flux controller to reconcile now
+// (fluxcd/pkg/apis/meta.ReconcileRequestAnnotation).
+const ReconcileRequestAnnotation = "reconcile.fluxcd.io/requestedAt"

@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -165,6 +166,9 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	}
 
 	if p.sup, err = NewSupervisor(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher); err != nil {
+		return p, err
+	}
+	if err := os.MkdirAll(filepath.Join(o.StateDir, "flux-storage"), 0o755); err != nil {
 		return p, err
 	}
 	specs := controllerSpecs(o, pt, certs, p.repo.URL())
@@ -366,20 +370,37 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []CRD) error {
 		return err
 	}
 	api := cs.ApiextensionsV1().CustomResourceDefinitions()
+	// A few at a time: each CRD makes the API server build its OpenAPI
+	// and handlers, which dominates.
+	sem := make(chan struct{}, 6)
+	errs := make(chan error, len(crds))
 	for _, c := range crds {
-		obj := c.Object.DeepCopy()
-		_, err := api.Create(ctx, obj, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			cur, gerr := api.Get(ctx, obj.Name, metav1.GetOptions{})
-			if gerr != nil {
-				return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			obj := c.Object.DeepCopy()
+			_, err := api.Create(ctx, obj, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				cur, gerr := api.Get(ctx, obj.Name, metav1.GetOptions{})
+				if gerr != nil {
+					errs <- fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
+					return
+				}
+				obj.ResourceVersion = cur.ResourceVersion
+				_, err = api.Update(ctx, obj, metav1.UpdateOptions{})
 			}
-			obj.ResourceVersion = cur.ResourceVersion
-			_, err = api.Update(ctx, obj, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
-		}
+			if err != nil {
+				err = fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
+			}
+			errs <- err
+		}()
+	}
+	var all []error
+	for range crds {
+		all = append(all, <-errs)
+	}
+	if err := errors.Join(all...); err != nil {
+		return err
 	}
 	for _, c := range crds {
 		for {
@@ -461,6 +482,7 @@ var (
 	releaseGVR     = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "releases"}
 	ptGVR          = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "providertemplates"}
 	managementGVR  = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
+	helmReleaseGVR = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
 	k0rdentVersion = "k0rdent.mirantis.com/v1beta1"
 )
 
@@ -472,16 +494,36 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	if err != nil {
 		return err
 	}
-	rel, err := createOrGet(ctx, dc.Resource(releaseGVR), b.Release)
+	// The objects carry what kcm would add first thing (its component
+	// label, the templates' owner), each of which would otherwise cost a
+	// requeue: kcm's rate limiter waits 5 s before every retry.
+	release := b.Release.DeepCopy()
+	release.SetLabels(merge(release.GetLabels(), map[string]string{componentLabel: "kcm"}))
+	rel, err := createOrGet(ctx, dc.Resource(releaseGVR), release)
 	if err != nil {
 		return fmt.Errorf("Release %s: %w", b.Release.GetName(), err)
 	}
 	for _, t := range b.ProviderTemplates {
 		t = t.DeepCopy()
+		t.SetLabels(merge(t.GetLabels(), map[string]string{componentLabel: "kcm"}))
 		t.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: k0rdentVersion, Kind: "Release", Name: rel.GetName(), UID: rel.GetUID()}})
 		if _, err := createOrGet(ctx, dc.Resource(ptGVR), t); err != nil {
 			return fmt.Errorf("ProviderTemplate %s: %w", t.GetName(), err)
 		}
+	}
+	for _, t := range b.ProviderTemplates {
+		if err := waitFor(ctx, dc.Resource(ptGVR), t.GetName(), func(o *unstructured.Unstructured) (bool, string) {
+			v, _, _ := unstructured.NestedBool(o.Object, "status", "valid")
+			msg, _, _ := unstructured.NestedString(o.Object, "status", "validationError")
+			return v, msg
+		}); err != nil {
+			return fmt.Errorf("ProviderTemplate %s: %w", t.GetName(), err)
+		}
+	}
+	// kcm validated the templates; the Release learns on its next retry
+	// unless asked now.
+	if err := nudge(ctx, dc.Resource(releaseGVR), rel.GetName()); err != nil {
+		return err
 	}
 	if err := waitFor(ctx, dc.Resource(releaseGVR), rel.GetName(), func(o *unstructured.Unstructured) (bool, string) {
 		ready, _, _ := unstructured.NestedBool(o.Object, "status", "ready")
@@ -492,7 +534,29 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	if _, err := createOrGet(ctx, dc.Resource(managementGVR), b.Management); err != nil {
 		return fmt.Errorf("Management: %w", err)
 	}
+	// kcm re-reads the components' HelmReleases every 10 s; each one that
+	// becomes ready lets the next start. Once helm-controller has
+	// installed the first, ask for a reconcile every second instead.
+	hr := dc.Resource(helmReleaseGVR).Namespace(SystemNamespace)
+	var lastNudge time.Time
+	nudgeOnReady := func() {
+		if time.Since(lastNudge) < time.Second {
+			return
+		}
+		list, err := hr.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return
+		}
+		for _, o := range list.Items {
+			if conditionTrue(&o, "Ready") {
+				lastNudge = time.Now()
+				_ = nudge(ctx, dc.Resource(managementGVR), ManagementName)
+				return
+			}
+		}
+	}
 	if err := waitFor(ctx, dc.Resource(managementGVR), ManagementName, func(o *unstructured.Unstructured) (bool, string) {
+		nudgeOnReady()
 		comps, _, _ := unstructured.NestedMap(o.Object, "status", "components")
 		var pending []string
 		for name, c := range comps {
@@ -507,6 +571,34 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 		return fmt.Errorf("Management %s: %w", ManagementName, err)
 	}
 	return nil
+}
+
+// componentLabel is the label kcm puts on the objects it manages
+// (kcmv1.GenericComponentNameLabel).
+const componentLabel = "k0rdent.mirantis.com/component"
+
+// NudgeAnnotation asks a controller to reconcile an object now, as
+// Flux's reconcile.fluxcd.io/requestedAt does: kcm reconciles Releases and
+// the Management on every update.
+const NudgeAnnotation = "kbook.k0rdent.io/reconcile-requested-at"
+
+func nudge(ctx context.Context, r dynamic.NamespaceableResourceInterface, name string) error {
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, NudgeAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+	if _, err := r.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("annotate %s: %w", name, err)
+	}
+	return nil
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 func createOrGet(ctx context.Context, r dynamic.NamespaceableResourceInterface, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {

@@ -163,7 +163,7 @@ func (l *lifecycle) deploy(tb testing.TB, tmpl, name string) {
 	cred := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "k0rdent.mirantis.com/v1beta1", "kind": "Credential",
 		"metadata": map[string]any{"name": "inmemory-credential", "namespace": l.ns},
-		"spec":     map[string]any{"identityRef": map[string]any{"apiVersion": "v1", "kind": "Secret", "name": "inmemory-identity"}},
+		"spec":     map[string]any{"identityRef": map[string]any{"apiVersion": "v1", "kind": "Secret", "name": "inmemory-identity", "namespace": l.ns}},
 	}}
 	if _, err := l.dc.Resource(credGVR).Namespace(l.ns).Create(ctx, cred, metav1.CreateOptions{}); err != nil && !strings.Contains(err.Error(), "already exists") {
 		tb.Fatal(err)
@@ -213,7 +213,7 @@ func TestPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 	comps, _, _ := unstructured.NestedMap(mgmt.Object, "status", "components")
-	for _, c := range []string{"kcm", "cluster-api", "cluster-api-provider-docker", KubeadmProvider, "projectsveltos"} {
+	for _, c := range []string{"kcm", "capi", "cluster-api-provider-docker", KubeadmProvider, "projectsveltos"} {
 		m, _ := comps[c].(map[string]any)
 		if ok, _ := m["success"].(bool); !ok {
 			t.Errorf("component %s: %v", c, comps[c])
