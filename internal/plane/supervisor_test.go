@@ -20,7 +20,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("KBOOK_PLANE_HELPER") {
 	case "":
-		os.Exit(m.Run())
+		code := m.Run()
+		server.Stop() // the API server of the plane tests, if one started
+		os.Exit(code)
 	case "serve": // listen on $PORT after $DELAY, write a pid file, run until killed
 		if d, err := time.ParseDuration(os.Getenv("DELAY")); err == nil {
 			time.Sleep(d)
