@@ -462,12 +462,12 @@ func (s *Session) Diagnose(ctx context.Context) string {
 		return ""
 	}
 	out := kube.Diagnose(ctx, s.client, refs)
-	if lc, ok := s.cluster.(*localCluster); ok && lc.plane != nil {
+	if p := cluster.PlaneOf(s.cluster); p != nil {
 		words := []string{s.namespace}
 		for _, r := range refs {
 			words = append(words, r.Name)
 		}
-		if lines := lc.plane.LogLines(words, 15); lines != "" {
+		if lines := p.LogLines(words, 15); lines != "" {
 			out += "\nk0rdent controllers' log lines about these objects:\n" + lines
 		}
 	}
