@@ -68,7 +68,7 @@ func browser(t testing.TB) context.Context {
 // run runs chromedp actions in order with a time limit.
 func run(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := chromedp.Do(tctx, actions...); err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -78,7 +78,7 @@ func run(t testing.TB, ctx context.Context, what string, actions ...chromedp.Act
 // get runs one action that returns a value.
 func get[T any](t testing.TB, ctx context.Context, what string, a chromedp.Action[T]) T {
 	t.Helper()
-	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(tctx, a)
 	if err != nil {
@@ -158,7 +158,7 @@ func location(t testing.TB, ctx context.Context) string {
 
 func waitLocation(t testing.TB, ctx context.Context, suffix string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if strings.HasSuffix(location(t, ctx), suffix) {
 			return

@@ -1,0 +1,71 @@
+package sitee2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/siteserve"
+)
+
+// BenchmarkServeSaveToReload: from writing a page to the open browser's
+// reload event and the fetch of the rebuilt page showing the new text (the
+// browser test measures the same with Chromium; this one needs none).
+// The 150 ms debounce is part of it.
+func BenchmarkServeSaveToReload(b *testing.B) {
+	dir := fixture(b)
+	srv := startServe(b, dir)
+	resp, err := http.Get(srv.URL() + strings.TrimPrefix(siteserve.EventsPath, "/"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if l := sc.Text(); strings.HasPrefix(l, "event: ") {
+				events <- strings.TrimPrefix(l, "event: ")
+			}
+		}
+	}()
+	page := filepath.Join(dir, "content", "guide", "intro.md")
+	src, err := os.ReadFile(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		marker := fmt.Sprintf("Saved edit number %d.", i)
+		start := time.Now()
+		if err := os.WriteFile(page, append(append([]byte{}, src...), "\n"+marker+"\n"...), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for ev := range events {
+			if ev == "reload" {
+				break
+			}
+			if ev == "failed" {
+				b.Fatal("the rebuild failed")
+			}
+		}
+		r, err := http.Get(srv.URL() + "next/guide/intro/")
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if !strings.Contains(string(body), marker) {
+			b.Fatalf("the page after reload lacks %q", marker)
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "save-to-reload-ms")
+}
