@@ -8,15 +8,11 @@
 package providerinit
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
-	"text/template"
 
 	"github.com/k0rdent/kbook/internal/scaffold"
 )
@@ -94,31 +90,7 @@ func Init(o Options) (string, []string, error) {
 	}
 	data := map[string]string{"Name": o.Name, "Group": o.Group, "APIVersion": o.APIVersion, "Version": o.Version,
 		"ComponentsURL": o.ComponentsURL, "Kind": o.Kind, "Lower": strings.ToLower(o.Kind)}
-	files := map[string][]byte{}
-	err := fs.WalkDir(skeleton, "skeleton/chart", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		content, err := skeleton.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimPrefix(p, "skeleton/chart/")
-		if strings.HasSuffix(rel, ".tmpl") {
-			rel = strings.TrimSuffix(rel, ".tmpl")
-			t, err := template.New(path.Base(rel)).Delims("[[", "]]").Option("missingkey=error").Parse(string(content))
-			if err != nil {
-				return fmt.Errorf("skeleton %s: %w", p, err)
-			}
-			var buf bytes.Buffer
-			if err := t.Execute(&buf, data); err != nil {
-				return fmt.Errorf("skeleton %s: %w", p, err)
-			}
-			content = buf.Bytes()
-		}
-		files[rel] = content
-		return nil
-	})
+	files, err := scaffold.RenderTree(skeleton, "skeleton/chart", data)
 	if err != nil {
 		return "", nil, err
 	}

@@ -95,12 +95,27 @@ func Init(o Options) (dir string, files []string, err error) {
 		"K0sVersion": o.K8sVersion + "+k0s.0",
 	}
 	root := path.Join("skeletons", prov.Name)
+	out, err := RenderTree(skeletons, root, data)
+	if err != nil {
+		return "", nil, err
+	}
+	if o.Dir == "" {
+		o.Dir = o.Name
+	}
+	return o.Dir, sortedKeys(out), WriteTree(o.Dir, out)
+}
+
+// RenderTree reads the skeleton below root in fsys: files ending in .tmpl
+// are Go templates with [[ ]] delimiters (so Helm's {{ }} pass through),
+// executed with data and written without the suffix; others are copied.
+// The result maps root-relative names to contents.
+func RenderTree(fsys fs.FS, root string, data any) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err = fs.WalkDir(skeletons, root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		content, err := skeletons.ReadFile(p)
+		content, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return err
 		}
@@ -120,13 +135,7 @@ func Init(o Options) (dir string, files []string, err error) {
 		out[rel] = content
 		return nil
 	})
-	if err != nil {
-		return "", nil, err
-	}
-	if o.Dir == "" {
-		o.Dir = o.Name
-	}
-	return o.Dir, sortedKeys(out), WriteTree(o.Dir, out)
+	return out, err
 }
 
 // WriteTree creates dir with the files, through a temporary directory
