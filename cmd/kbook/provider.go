@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -272,7 +273,8 @@ passed, 1 a check failed, 2 bad input.`,
 			if err != nil {
 				return usageError(err)
 			}
-			defer func() { _ = c.Stop(cmd.Context()) }()
+			// Stop even after Ctrl-C cancelled the command's context.
+			defer func() { _ = c.Stop(context.WithoutCancel(cmd.Context())) }()
 			o.Config = c.RESTConfig()
 			o.Logger = stderrLogger{}
 			res, err := providerconformance.Run(cmd.Context(), set, o)
