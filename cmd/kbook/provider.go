@@ -278,6 +278,9 @@ passed, 1 a check failed, 2 bad input.`,
 			o.Config = c.RESTConfig()
 			o.Logger = stderrLogger{}
 			res, err := providerconformance.Run(cmd.Context(), set, o)
+			if cmd.Context().Err() != nil {
+				return &exitError{exitInterrupted, fmt.Errorf("interrupted: the objects kbook created were deleted")}
+			}
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
