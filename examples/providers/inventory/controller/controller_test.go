@@ -73,9 +73,11 @@ func start(t *testing.T, n int) (client.Client, *inventory.Client, *syncBuffer, 
 	inv := httptest.NewServer(inventory.NewServer(token, inventory.Pool(n, []string{"zone-a", "zone-b"})))
 	t.Cleanup(inv.Close)
 	logs := &syncBuffer{}
-	ctrl.SetLogger(funcr.New(logs.write, funcr.Options{}))
+	// The manager's own logger, not the global one: reconcilers log
+	// through it, and tests do not share it.
+	log := funcr.New(logs.write, funcr.Options{})
 	skip := true // one manager per test in one process
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme, Logger: log, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: &skip}})
 	if err != nil {
 		t.Fatal(err)
