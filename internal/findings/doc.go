@@ -6,9 +6,10 @@
 // Markdown description that cites the k0rdent / Cluster API source the rule
 // follows, and a default severity); the docs' rule catalogue is generated
 // from it. Checking an input yields a Report: the input's name and its
-// Findings, each with a rule ID, a Severity, a message, an optional fix
-// Hint and a position (a File and Line, a values or field Path, the Object
-// it is about, and the Config variant it was found with). Finish applies
+// Findings, each with a rule ID, a Severity (error; warning; info for a
+// note that is no problem of the input), a message, an optional fix Hint
+// and a position (a File and Line, a values or field Path, the Object it
+// is about, and the Config variant it was found with). Finish applies
 // --disable, drops repeats and sorts, so every tool orders findings alike.
 //
 // The writers print reports unchanged for every tool:
@@ -22,7 +23,7 @@
 // # Exit codes
 //
 // Every validating command exits with ExitCode: 0 when no finding is an
-// error (warnings allowed), 1 when one is, 2 when an input could not be
+// error (warnings and infos allowed), 1 when one is, 2 when an input could not be
 // read as what it claims to be (a missing path, YAML that does not parse,
 // a chart Helm cannot load, a bad flag), so that nothing could be checked.
 // Libraries report the last case with an InputError (file and line

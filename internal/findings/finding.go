@@ -7,22 +7,25 @@ import (
 )
 
 // Severity is how bad a finding is: an error fails the check (exit 1), a
-// warning is reported and does not.
+// warning is a problem that does not, and an info is a note about the
+// input or about what could not be checked (a value the user must supply,
+// a kind with no schema), never a problem of the input itself.
 type Severity string
 
 // The severities.
 const (
 	Error   Severity = "error"
 	Warning Severity = "warning"
+	Info    Severity = "info"
 )
 
 // ParseSeverity reads a severity as users write it (policy files, flags).
 func ParseSeverity(s string) (Severity, error) {
 	switch Severity(s) {
-	case Error, Warning:
+	case Error, Warning, Info:
 		return Severity(s), nil
 	}
-	return "", fmt.Errorf("severity %q: want %s or %s", s, Error, Warning)
+	return "", fmt.Errorf("severity %q: want %s, %s or %s", s, Error, Warning, Info)
 }
 
 // Finding is one problem found in an input.
@@ -114,15 +117,17 @@ func Dedupe(fs []Finding) []Finding {
 	return out
 }
 
-// Count returns the number of errors and warnings in fs.
-func Count(fs []Finding) (errors, warnings int) {
+// Count returns the number of errors, warnings and infos in fs.
+func Count(fs []Finding) (errors, warnings, infos int) {
 	for _, f := range fs {
 		switch f.Severity {
 		case Error:
 			errors++
 		case Warning:
 			warnings++
+		case Info:
+			infos++
 		}
 	}
-	return errors, warnings
+	return errors, warnings, infos
 }

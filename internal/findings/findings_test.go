@@ -262,3 +262,27 @@ func TestWriteCatalogue(t *testing.T) {
 		t.Error("categories are not in catalogue order")
 	}
 }
+
+func TestInfo(t *testing.T) {
+	r := &Report{Kind: "chart", Name: "c", Findings: []Finding{{Rule: "T003", Severity: Info, Message: "note"}}}
+	var text, js, sarif bytes.Buffer
+	_ = WriteText(&text, r)
+	if !strings.HasSuffix(text.String(), "c: info: note [T003]\nc: no problems found, 1 info\n") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	_ = WriteJSON(&js, r)
+	if !strings.Contains(js.String(), `"warnings": 0,
+  "infos": 1,`) {
+		t.Errorf("json:\n%s", js.String())
+	}
+	_ = WriteSARIF(&sarif, nil, r)
+	if !strings.Contains(sarif.String(), `"level": "note"`) {
+		t.Errorf("sarif:\n%s", sarif.String())
+	}
+	if testRegistry.ExitCode(r) != ExitOK {
+		t.Error("an info fails")
+	}
+	if _, err := ParseSeverity("info"); err != nil {
+		t.Error(err)
+	}
+}

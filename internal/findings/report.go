@@ -32,10 +32,13 @@ type Report struct {
 }
 
 // Errors counts the findings of severity error.
-func (r *Report) Errors() int { e, _ := Count(r.Findings); return e }
+func (r *Report) Errors() int { e, _, _ := Count(r.Findings); return e }
 
 // Warnings counts the findings of severity warning.
-func (r *Report) Warnings() int { _, w := Count(r.Findings); return w }
+func (r *Report) Warnings() int { _, w, _ := Count(r.Findings); return w }
+
+// Infos counts the findings of severity info.
+func (r *Report) Infos() int { _, _, i := Count(r.Findings); return i }
 
 // FilePath is a finding's file as a path from the working directory, with
 // slashes: relative names joined to Base, given and absolute ones as they

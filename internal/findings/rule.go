@@ -41,7 +41,7 @@ func NewRegistry(categories []string, rules ...Rule) *Registry {
 		switch {
 		case rule.ID == "" || rule.Title == "" || rule.Description == "":
 			panic(fmt.Sprintf("findings: rule %q: ID, Title and Description are required", rule.ID))
-		case rule.Severity != Error && rule.Severity != Warning:
+		case rule.Severity != Error && rule.Severity != Warning && rule.Severity != Info:
 			panic(fmt.Sprintf("findings: rule %s: severity %q", rule.ID, rule.Severity))
 		case !slices.Contains(categories, rule.Category):
 			panic(fmt.Sprintf("findings: rule %s: category %q is not one of %s", rule.ID, rule.Category, strings.Join(categories, ", ")))

@@ -106,14 +106,14 @@ func WriteSARIF(w io.Writer, rules []Rule, reports ...*Report) error {
 			ShortDescription:     sarifText{Text: rule.Title},
 			FullDescription:      sarifText{Text: rule.Description},
 			Help:                 sarifHelp{Text: rule.Description, Markdown: rule.Description},
-			DefaultConfiguration: sarifRuleConfig{Level: string(rule.Severity)},
+			DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(rule.Severity)},
 			Properties:           map[string]string{"category": rule.Category},
 		})
 	}
 	results := []sarifResult{}
 	for _, r := range reports {
 		for _, f := range r.Findings {
-			res := sarifResult{RuleID: f.Rule, Level: string(f.Severity), Message: sarifText{Text: f.text()}}
+			res := sarifResult{RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: sarifText{Text: f.text()}}
 			if i, ok := index[f.Rule]; ok {
 				res.RuleIndex = &i
 			}
@@ -145,6 +145,14 @@ func WriteSARIF(w io.Writer, rules []Rule, reports ...*Report) error {
 		Version: "2.1.0",
 		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
 	})
+}
+
+// sarifLevel is SARIF's name for a severity: info is a "note".
+func sarifLevel(s Severity) string {
+	if s == Info {
+		return "note"
+	}
+	return string(s)
 }
 
 // RuleName turns a rule title into the PascalCase name SARIF viewers show:

@@ -64,13 +64,19 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-// Summary is the last line of text output.
+// Summary is the last line of text output: NAME: no problems found, or
+// NAME: N errors, M warnings (", K infos" when there are infos; "no
+// problems found, K infos" when there is nothing else).
 func Summary(r *Report) string {
-	e, wn := Count(r.Findings)
-	if e == 0 && wn == 0 {
-		return r.Name + ": no problems found"
+	e, wn, in := Count(r.Findings)
+	infos := ""
+	if in > 0 {
+		infos = ", " + plural(in, "info")
 	}
-	return fmt.Sprintf("%s: %s, %s", r.Name, plural(e, "error"), plural(wn, "warning"))
+	if e == 0 && wn == 0 {
+		return r.Name + ": no problems found" + infos
+	}
+	return fmt.Sprintf("%s: %s, %s%s", r.Name, plural(e, "error"), plural(wn, "warning"), infos)
 }
 
 func plural(n int, what string) string {
@@ -81,8 +87,9 @@ func plural(n int, what string) string {
 }
 
 // WriteJSON writes one report as an indented JSON object, {"<Kind>":
-// Name, "errors": N, "warnings": N, "findings": [...]}, or several as a
-// list of such objects. Findings keep their own (chart-relative) File.
+// Name, "errors": N, "warnings": N, "findings": [...]} ("infos": N after
+// "warnings" when there are infos), or several as a list of such objects.
+// Findings keep their own (chart-relative) File.
 func WriteJSON(w io.Writer, reports ...*Report) error {
 	var b bytes.Buffer
 	if len(reports) != 1 {
@@ -118,11 +125,16 @@ func (r *Report) marshalJSON(b *bytes.Buffer) error {
 	if fs == nil {
 		fs = []Finding{}
 	}
-	e, wn := Count(fs)
-	parts := []struct {
+	e, wn, in := Count(fs)
+	type part struct {
 		key string
 		v   any
-	}{{kind, r.Name}, {"errors", e}, {"warnings", wn}, {"findings", fs}}
+	}
+	parts := []part{{kind, r.Name}, {"errors", e}, {"warnings", wn}}
+	if in > 0 {
+		parts = append(parts, part{"infos", in})
+	}
+	parts = append(parts, part{"findings", fs})
 	b.WriteByte('{')
 	for i, p := range parts {
 		if i > 0 {

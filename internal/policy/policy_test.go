@@ -37,7 +37,7 @@ func TestLoadErrors(t *testing.T) {
 		{"expression-not-string.yaml", []string{"7: rule A: expression: want a string, not a list"}},
 		{"duplicate-id.yaml", []string{"8: rule ACME001: duplicate id (first used at line 6)"}},
 		{"duplicate-key.yaml", []string{`8: rules[1]: duplicate key "expression" (first at line 7)`}},
-		{"bad-severity.yaml", []string{`7: rule A: severity "fatal": want error or warning`}},
+		{"bad-severity.yaml", []string{`7: rule A: severity "fatal": want error, warning or info`}},
 		{"bad-target.yaml", []string{`7: rule A: target "cluster": want object or chart`}},
 		{"undeclared.yaml", []string{"7: rule ACME001: expression: column 23: undeclared reference to 'regions'"}},
 		{"syntax-error.yaml", []string{"7: rule ACME001: expression: column 24: Syntax error: mismatched input '<EOF>' expecting {'[', ']', '{', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}"}},
@@ -54,7 +54,7 @@ func TestLoadErrors(t *testing.T) {
 		}},
 		{"empty-kinds.yaml", []string{"8: rule ACME001: match.kinds: the list is empty (leave out match to check every object)"}},
 		{"several-errors.yaml", []string{
-			`7: rule A: severity "fatal": want error or warning`,
+			`7: rule A: severity "fatal": want error, warning or info`,
 			"9: rule A: duplicate id (first used at line 6)",
 			"10: rule A: expression must return bool, not int",
 			"13: rule C: expression: column 1: undeclared reference to 'object' (chart rules see chart and values only)",
