@@ -589,13 +589,30 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 	},
 	{
 		ID: ruleLookup, Category: CategorySecurity, Severity: findings.Error,
-		Title: "Templates do not call lookup",
+		Title: "lookup reads only the release namespace, and its result is checked",
 		Description: "`lookup` reads objects from the cluster the release is installed into — for kcm, the\n" +
-			"management cluster — at install time. A template that depends on it renders differently\n" +
-			"in kcm's client-only dry run (where `lookup` returns nothing;\n" +
-			"internal/controller/clusterdeployment_controller.go, validateConfig), in `kbook` and in\n" +
-			"the real install, and can read whatever helm-controller may read. Pass the data in values\n" +
-			"instead. The finding points at the template file and line of each call.",
+			"management cluster — with the privileges of the Helm release's service account: Flux's\n" +
+			"helm-controller installs kcm's HelmRelease (internal/controller/clusterdeployment_controller.go,\n" +
+			"internal/helm/release.go). kcm's own admission-time check renders the chart with a client-only\n" +
+			"dry run (internal/helm/actor.go, EnsureReleaseWithValues: `install.ClientOnly = true`), where\n" +
+			"`lookup` returns nothing, and so does kbook, which works offline. kbook parses every template\n" +
+			"(Helm's own template parser, dependencies included) and grades each call by what it can read:\n\n" +
+			"| the call | severity |\n|---|---|\n" +
+			"| namespace `\"\"` (a cluster-scoped object, or every namespace), or a cluster-scoped kind | error |\n" +
+			"| a literal namespace other than the release's (`\"kcm-system\"`) | error |\n" +
+			"| a namespace computed from values or variables: a ClusterDeployment's config could point it anywhere | error |\n" +
+			"| an API version or kind that is not a literal | error |\n" +
+			"| `{{ .Release.Namespace }}`, but the result is used without being checked | warning |\n" +
+			"| `{{ .Release.Namespace }}`, name `\"\"`: lists every object of the kind | warning |\n" +
+			"| `{{ .Release.Namespace }}`, one named object, every use checked | not reported |\n\n" +
+			"A result is checked when every use is inside an `if` or `with` whose condition tests it (or\n" +
+			"in that condition, or in `default`, `empty`, `hasKey`, `and`, `or`...). That last form is how\n" +
+			"kcm's own templates use it: they hash the Secret holding the encryption config when it\n" +
+			"exists, and a value (`encryption.configSecret.hash`) replaces the lookup\n" +
+			"(templates/cluster/*/templates/_helpers.tpl of kcm v1.11.4, `encryption-config.hash`): it reads\n" +
+			"only what the ClusterDeployment's own namespace holds, and rendering does not break without\n" +
+			"it. An unchecked result renders differently in kcm's dry run, in kbook and in the real\n" +
+			"install. The finding points at the template file and line of each call.",
 	},
 
 	// Organisation policies -------------------------------------------------

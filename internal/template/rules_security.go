@@ -9,7 +9,6 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"go.yaml.in/yaml/v3"
-	"helm.sh/helm/v3/pkg/chart"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -225,10 +224,6 @@ var (
 	secretKeyRE = regexp.MustCompile(`(?i)(password|passwd|token|secret|apikey|privatekey)`)
 	// Keys that name or point at a secret rather than hold one.
 	secretRefSuffixRE = regexp.MustCompile(`(?i)(name|names|ref|namespace|file|path|enabled|type|kind|mode|length|ttl|dir|field|url|endpoint)$`)
-	// {{ ... }} actions and the lookup function in them.
-	actionRE  = regexp.MustCompile(`(?s)\{\{.*?\}\}`)
-	lookupRE  = regexp.MustCompile(`\blookup\b`)
-	commentRE = regexp.MustCompile(`(?s)^\{\{-?\s*/\*.*\*/\s*-?\}\}$`)
 )
 
 // checkTemplateSources runs the rules on the chart's files rather than on
@@ -263,32 +258,60 @@ func (c *checker) checkTemplateSources() {
 	}
 	walk(c.src.node("values.yaml"), nil)
 
-	// SEC008: lookup in templates, subcharts included.
-	var scan func(ch *chart.Chart, prefix string)
-	scan = func(ch *chart.Chart, prefix string) {
-		for _, t := range ch.Templates {
-			text := string(t.Data)
-			for _, m := range actionRE.FindAllStringIndex(text, -1) {
-				action := text[m[0]:m[1]]
-				if commentRE.MatchString(action) {
-					continue
-				}
-				for _, l := range lookupRE.FindAllStringIndex(action, -1) {
-					line := strings.Count(text[:m[0]+l[0]], "\n") + 1
-					c.add(findings.Finding{Rule: ruleLookup, File: prefix + t.Name, Line: line,
-						Message: "lookup reads the management cluster at install time: the template renders differently in kcm's dry run, in kbook and in the real install; pass the data in values instead"})
-				}
-			}
-		}
-		for _, d := range ch.Dependencies() {
-			scan(d, prefix+"charts/"+d.Name()+"/")
-		}
-	}
-	scan(c.src.chart, "")
+	c.checkLookups()
 
 	// SEC003: CRDs in crds/, which Helm installs before the templates.
 	for _, f := range c.src.chart.CRDObjects() {
 		c.add(findings.Finding{Rule: ruleAdmission, File: strings.TrimPrefix(filepath.ToSlash(f.Filename), c.src.name()+"/"), Line: 1,
 			Message: "the chart ships CustomResourceDefinitions in crds/: Helm installs them into the management cluster before the templates; " + securityWhy[ruleAdmission]})
 	}
+}
+
+// checkLookups runs SEC008 on every lookup call of the chart's templates
+// (dependencies included), graded by what it can read and whether the
+// template checks the result: see the rule's description.
+func (c *checker) checkLookups() {
+	lookups, _ := c.templateCalls()
+	for _, l := range lookups {
+		f := findings.Finding{Rule: ruleLookup, File: l.file, Line: l.line}
+		what := "objects"
+		if l.kindKnown {
+			what = l.kind + " objects"
+		}
+		gvk := schema.FromAPIVersionAndKind(l.apiVersion, l.kind)
+		switch {
+		case !l.kindKnown || !l.apiKnown:
+			f.Message = "lookup's API version or kind is computed: the template can be made to read any kind the Helm release's service account (helm-controller, in the management cluster) may read; name the kind in the template"
+		case l.ns == nsCluster && c.clusterScoped(gvk):
+			f.Message = fmt.Sprintf("lookup reads the cluster-scoped %s %s from the management cluster: a cluster template must only depend on its own namespace; pass what it needs in values", l.kind, quoteOr(l.name, l.nameKnown, "(every one)"))
+		case l.ns == nsCluster:
+			f.Message = fmt.Sprintf("lookup with namespace \"\" reads %s in every namespace of the management cluster: look up in {{ .Release.Namespace }} only", what)
+		case l.ns == nsOther:
+			f.Message = fmt.Sprintf("lookup reads %s in namespace %q, outside the ClusterDeployment's namespace: a template installed by one team must not read another's objects; look up in {{ .Release.Namespace }} only", what, l.namespace)
+		case l.ns == nsDynamic:
+			f.Message = fmt.Sprintf("lookup reads %s in a namespace computed from values or variables, not {{ .Release.Namespace }}: a ClusterDeployment's config could point it at any namespace of the management cluster", what)
+		case c.clusterScoped(gvk):
+			f.Message = fmt.Sprintf("lookup reads %s, a cluster-scoped kind: a cluster template must only depend on its own namespace", l.kind)
+		case !l.nameKnown || l.name != "":
+			if l.guarded {
+				continue // a checked read of one object of its own namespace: harmless
+			}
+			f.Severity = findings.Warning
+			f.Message = fmt.Sprintf("the result of lookup (%s in the release namespace) is used without being checked: kcm's dry run (client-only, where lookup returns nothing), kbook and the real install render different objects; check it with if/with and let a value override it", what)
+		default:
+			f.Severity = findings.Warning
+			f.Message = fmt.Sprintf("lookup with name \"\" lists every %s in the ClusterDeployment's namespace: look up the one object the template needs, by name", l.kind)
+		}
+		c.add(f)
+	}
+}
+
+func quoteOr(s string, known bool, otherwise string) string {
+	if !known {
+		return "(a computed name)"
+	}
+	if s == "" {
+		return otherwise
+	}
+	return fmt.Sprintf("%q", s)
 }

@@ -72,7 +72,14 @@ var fixtureWant = map[string][]string{
 	},
 	"SEC006": {"SEC006 error templates/dockermachinetemplate-controlplane.yaml:9 spec.template.spec.customImage"},
 	"SEC007": {"SEC007 error values.yaml:34 admin.password"},
-	"SEC008": {"SEC008 error templates/cluster.yaml:14"},
+	"SEC008": {
+		"SEC008 error templates/_lookups.tpl:2",
+		"SEC008 error templates/_lookups.tpl:5",
+		"SEC008 error templates/_lookups.tpl:8",
+		"SEC008 warning templates/_lookups.tpl:11",
+		"SEC008 warning templates/_lookups.tpl:15",
+		"SEC008 error templates/cluster.yaml:14",
+	},
 
 	// Policy violations carry the policy rule's ID and severity.
 	"POLICY": {"ORG-K8S-135 warning Chart.yaml:1", "ORG-TEAM-LABEL error templates/cluster.yaml:2"},

@@ -155,6 +155,23 @@ type checker struct {
 	chartBroken  bool // a CHART00x rule fired on Chart.yaml
 	warnedNoCRDs bool // SCHEMA001 is reported once
 	schemaBroken bool // VALUES002 fired
+
+	calls *templateCallSet // templateCalls, parsed once
+}
+
+type templateCallSet struct {
+	lookups   []lookupCall
+	requireds []requiredCall
+}
+
+// templateCalls returns the lookup and required calls of the chart's
+// templates, parsing them on first use.
+func (c *checker) templateCalls() ([]lookupCall, []requiredCall) {
+	if c.calls == nil {
+		l, r := templateCalls(c.src.chart, c.src.realPath)
+		c.calls = &templateCallSet{l, r}
+	}
+	return c.calls.lookups, c.calls.requireds
 }
 
 // add records a finding, with the rule's default severity unless it has
