@@ -150,7 +150,7 @@ func TestWriteSARIF(t *testing.T) {
 		t.Fatal("no results")
 	}
 	for _, r := range run.Results {
-		if r.Level != "error" && r.Level != "warning" {
+		if r.Level != "error" && r.Level != "warning" && r.Level != "note" {
 			t.Errorf("%s: level %q", r.RuleID, r.Level)
 		}
 		if r.RuleIndex != nil && run.Tool.Driver.Rules[*r.RuleIndex].ID != r.RuleID {

@@ -61,6 +61,7 @@ const (
 	ruleReleaseName         = "RENDER008"
 	ruleClusterName         = "RENDER009"
 	ruleDeprecatedAPI       = "RENDER010"
+	ruleRequiredValues      = "RENDER011"
 	ruleNoCRDs              = "SCHEMA001"
 	ruleSchemaViolation     = "SCHEMA002"
 	ruleUnknownKind         = "SCHEMA003"
@@ -392,7 +393,10 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"(`required`, `fail`, a nil pointer, a parse error) points at the template file and line\n" +
 			"Helm reports. Dependencies are processed as `helm install` does (conditions, tags, aliases,\n" +
 			"import-values), and one missing from `charts/` is reported at its entry in Chart.yaml\n" +
-			"(`helm dependency update` fetches it). `lookup` returns nothing offline (see SEC008).",
+			"(`helm dependency update` fetches it). `lookup` returns nothing offline (see SEC008). A\n" +
+			"`required` value the defaults leave empty is RENDER011 (an info), not this error. When no value\n" +
+			"set renders at all, nothing else could be checked: RENDER001 is then reported even with\n" +
+			"`--disable RENDER001`.",
 	},
 	{
 		ID: ruleRenderParse, Category: CategoryRendering, Severity: findings.Error,
@@ -485,15 +489,35 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"not checked here; see K0RDENT007 for contracts.)",
 	},
 
+	{
+		ID: ruleRequiredValues, Category: CategoryRendering, Severity: findings.Info,
+		Title: "Values the chart requires are named",
+		Description: "A template may require input its defaults cannot give — a cloud project, a VM size, the\n" +
+			"management cluster's name — with Helm's `required`. That is legitimate: kcm dry-runs the chart\n" +
+			"with the ClusterDeployment's `spec.config` before it installs it\n" +
+			"(internal/controller/clusterdeployment_controller.go, validateConfig; internal/helm/actor.go)\n" +
+			"and rejects a config without the value (`HelmChartReady` false), so the ClusterDeployment\n" +
+			"must set it. kbook finds the `required` calls in the templates (Helm's template parser; `.Values`\n" +
+			"paths, also inside `with`) and, when rendering with the defaults stops at one:\n\n" +
+			"- with `--config` or `ci/*.yaml` files, says so once, and the rendering rules run with those\n" +
+			"  value sets (a value set that lacks a required value is a RENDER001 error);\n" +
+			"- without them, names every required value and renders the defaults again with a placeholder\n" +
+			"  for each (the schema's first `examples` entry, `enum` value or `default`, else a value of its\n" +
+			"  type, `kbook-placeholder` for strings), so that the RENDER, SCHEMA, SEC and POLICY rules still\n" +
+			"  run; their findings say `(with placeholders)`.\n\n" +
+			"This is an info, not a problem of the chart; give real example values as `ci/*.yaml` (or check\n" +
+			"with `--config`) to have the rendering checked with them.",
+	},
+
 	// Schemas ----------------------------------------------------------------
 	{
-		ID: ruleNoCRDs, Category: CategorySchemas, Severity: findings.Warning,
+		ID: ruleNoCRDs, Category: CategorySchemas, Severity: findings.Info,
 		Title: "Rendered objects were checked against CRD schemas",
 		Description: "The SCHEMA rules validate every rendered object against the OpenAPI schema and CEL rules\n" +
 			"of its CustomResourceDefinition, as the API server would on create. They need the CRDs: pass\n" +
 			"them with `--crds DIR|FILE` (for example the provider's released components YAML) or read\n" +
-			"them from a management cluster with `--kubeconfig`. Without CRDs this single warning says\n" +
-			"that no object was checked.",
+			"them from a management cluster with `--kubeconfig`. Without CRDs this single info says\n" +
+			"that no object was checked (an info: it is about what kbook was given, not about the chart).",
 	},
 	{
 		ID: ruleSchemaViolation, Category: CategorySchemas, Severity: findings.Error,
@@ -505,11 +529,12 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"fails when Flux's helm-controller applies the release for kcm.",
 	},
 	{
-		ID: ruleUnknownKind, Category: CategorySchemas, Severity: findings.Warning,
+		ID: ruleUnknownKind, Category: CategorySchemas, Severity: findings.Info,
 		Title: "Every rendered kind has a schema",
 		Description: "An object whose group and kind no given CRD defines was not checked: kbook says so\n" +
 			"rather than passing it silently. Add the provider's CRDs to `--crds`. Built-in kinds\n" +
-			"(Secrets, ConfigMaps) have no CRD and are reported too.",
+			"(Secrets, ConfigMaps) have no CRD and are reported too. An info: it says what kbook could not\n" +
+			"check, not that the object is wrong.",
 	},
 
 	// Security ---------------------------------------------------------------

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -18,18 +19,184 @@ type renderedSet struct {
 	values map[string]any
 }
 
-// checkRendered renders the chart with a value set, as kcm would for a
-// ClusterDeployment, and runs the RENDER, SCHEMA, SEC and POLICY rules on
-// the result.
-func (c *checker) checkRendered(vs *valueSet) {
-	user := injectValues(vs.values, c.src.chart.Values, c.opts.Namespace)
-	r := c.src.render(user, c.opts.ReleaseName, c.opts.Namespace)
+// checkRenderings renders the chart with every value set and runs the
+// rendering rules on each. When the defaults do not render only because a
+// template requires a value they leave empty (Helm's required), that is
+// reported once (RENDER011, info) and, if no ci/*.yaml or --config set
+// supplies real values, the defaults are rendered again with placeholders
+// for the required values so that the rendering rules still run. A chart
+// that renders with no value set at all keeps its RENDER001 findings even
+// when RENDER001 is disabled: nothing else could be checked.
+func (c *checker) checkRenderings(sets []*valueSet) {
+	for i, vs := range sets {
+		r := c.src.render(injectValues(vs.values, c.src.chart.Values, c.opts.Namespace), c.opts.ReleaseName, c.opts.Namespace)
+		if i == 0 && r.err != nil {
+			if req := c.requiredAt(r.err); req != nil {
+				if len(sets) > 1 {
+					c.add(findings.Finding{Rule: ruleRequiredValues, File: req.file, Line: req.line, Path: req.path.String(), Config: vs.name,
+						Message: fmt.Sprintf("the defaults do not render: the template requires %s, which values.yaml leaves empty; a ClusterDeployment without it fails kcm's dry run (HelmChartReady false); rendering was checked with %s", describeRequired(req), strings.Join(setNames(sets[1:]), ", "))})
+					continue
+				}
+				vs, r = c.withPlaceholders(vs, r)
+			}
+		}
+		if c.checkRendered(vs, r) {
+			c.renderedAny = true
+		}
+	}
+}
+
+func setNames(sets []*valueSet) []string {
+	var out []string
+	for _, vs := range sets {
+		out = append(out, vs.name)
+	}
+	return out
+}
+
+func describeRequired(r *requiredCall) string {
+	if len(r.path) == 0 {
+		return "a value (Helm's required)"
+	}
+	return r.path.String()
+}
+
+// requiredAt returns the required call that made a rendering fail, or nil
+// when the error is not from one.
+func (c *checker) requiredAt(f *findings.Finding) *requiredCall {
+	if !strings.Contains(f.Message, "execution error at") {
+		return nil
+	}
+	_, requireds := c.templateCalls()
+	for i := range requireds {
+		if requireds[i].file == f.File && requireds[i].line == f.Line {
+			return &requireds[i]
+		}
+	}
+	return nil
+}
+
+// placeholdersName names the value set of the defaults with placeholders
+// for required values, in findings found with it.
+const placeholdersName = "placeholders"
+
+// maxPlaceholders bounds the renderings that discover required values one
+// at a time (each failing render names one).
+const maxPlaceholders = 32
+
+// withPlaceholders renders the defaults again and again, filling in each
+// value a required call asks for with a placeholder (from the schema: its
+// first example, enum value or default, else a value of its type), and
+// reports the values the chart needs (RENDER011). It returns the value
+// set and rendering to check: the placeholder set when it renders or gets
+// further, with the failure for RENDER001 otherwise.
+func (c *checker) withPlaceholders(vs *valueSet, r rendering) (*valueSet, rendering) {
+	vals := deepCopyMap(vs.values)
+	var needs []string
+	var first *requiredCall
+	for range maxPlaceholders {
+		req := c.requiredAt(r.err)
+		if req == nil || len(req.path) == 0 || !settable(req.path) || lookupPath(vals, req.path) != nil {
+			break
+		}
+		if first == nil {
+			first = req
+		}
+		ph := c.placeholder(req.path)
+		setPath(vals, req.path, ph)
+		needs = append(needs, fmt.Sprintf("%s (%s:%d)", req.path, req.file, req.line))
+		r = c.src.render(injectValues(vals, c.src.chart.Values, c.opts.Namespace), c.opts.ReleaseName, c.opts.Namespace)
+		if r.err == nil {
+			break
+		}
+	}
+	if first == nil {
+		return vs, r
+	}
+	how := "the rendering rules ran with placeholders for them"
+	if r.err != nil {
+		how = "even with placeholders for them the chart does not render (see RENDER001)"
+	}
+	c.add(findings.Finding{Rule: ruleRequiredValues, File: first.file, Line: first.line, Path: first.path.String(), Config: vs.name,
+		Message: fmt.Sprintf("the chart requires values its defaults leave empty: %s; a ClusterDeployment must set them in spec.config (without them kcm's dry run fails: HelmChartReady false); %s", strings.Join(needs, ", "), how),
+		Hint:    "check the chart with real values: kbook template validate --config clusterdeployment.yaml, or add example configs as ci/*.yaml"})
+	return &valueSet{name: placeholdersName, file: "values.yaml", values: vals, node: vs.node}, r
+}
+
+// settable reports whether a values path is made of map keys only.
+func settable(p vpath) bool {
+	for _, s := range p {
+		if _, ok := s.(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// setPath sets the value at p, creating maps on the way.
+func setPath(m map[string]any, p vpath, v any) {
+	for i, s := range p {
+		k := s.(string)
+		if i == len(p)-1 {
+			m[k] = v
+			return
+		}
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[k] = next
+		}
+		m = next
+	}
+}
+
+// placeholder is a stand-in for a required value: the schema's first
+// example, enum value or non-empty default at the path, else a value of
+// the schema's type ("kbook-placeholder" for strings and when unknown).
+func (c *checker) placeholder(p vpath) any {
+	var sch map[string]any
+	if data, ok := c.src.raw[schemaFile]; ok {
+		_ = json.Unmarshal(data, &sch)
+	}
+	for _, s := range p {
+		props, _ := sch["properties"].(map[string]any)
+		sch, _ = props[s.(string)].(map[string]any)
+	}
+	if ex, ok := sch["examples"].([]any); ok && len(ex) > 0 {
+		return ex[0]
+	}
+	if en, ok := sch["enum"].([]any); ok && len(en) > 0 {
+		return en[0]
+	}
+	if d, ok := sch["default"]; ok && d != nil && d != "" {
+		return d
+	}
+	switch sch["type"] {
+	case "integer", "number":
+		if m, ok := sch["minimum"].(float64); ok && m > 1 {
+			return m
+		}
+		return 1
+	case "boolean":
+		return true
+	case "array":
+		return []any{}
+	case "object":
+		return map[string]any{}
+	}
+	return "kbook-placeholder"
+}
+
+// checkRendered runs the RENDER, SCHEMA, SEC and POLICY rules on a
+// rendering of the chart with a value set, as kcm would render it for a
+// ClusterDeployment. It reports false when the chart did not render.
+func (c *checker) checkRendered(vs *valueSet, r rendering) bool {
 	if r.err != nil {
 		f := *r.err
 		f.Rule, f.Config = ruleRender, vs.name
 		f.Message = "the chart does not render: " + f.Message
 		c.add(f)
-		return
+		return false
 	}
 	rs := &renderedSet{vs: vs, docs: r.docs, values: r.values}
 	for _, d := range r.docs {
@@ -63,6 +230,7 @@ func (c *checker) checkRendered(vs *valueSet) {
 	c.checkSchemas(rs)
 	c.checkSecurity(rs)
 	c.checkObjectPolicies(rs)
+	return true
 }
 
 // objFinding is a finding about a rendered object.

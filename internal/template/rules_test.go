@@ -47,6 +47,7 @@ var fixtureWant = map[string][]string{
 	"VALUES010": {"VALUES010 warning Chart.yaml:14 base.clusterLabels"},
 
 	"RENDER001": {"RENDER001 error templates/kubeadmcontrolplane.yaml:7"},
+	"RENDER011": {"RENDER011 info templates/kubeadmcontrolplane.yaml:7 controlPlane.flavor"},
 	"RENDER002": {"RENDER002 error templates/settings.yaml"},
 	"RENDER003": {"RENDER003 error templates/dockercluster.yaml:5 metadata.namespace"},
 	"RENDER004": {"RENDER004 error templates/"},
@@ -57,9 +58,9 @@ var fixtureWant = map[string][]string{
 	"RENDER009": {"RENDER009 warning templates/cluster.yaml:4 metadata.name"},
 	"RENDER010": {"RENDER010 warning templates/machinedeployment.yaml:1 apiVersion"},
 
-	"SCHEMA001": {"SCHEMA001 warning"},
+	"SCHEMA001": {"SCHEMA001 info"},
 	"SCHEMA002": {"SCHEMA002 error templates/machinedeployment.yaml:10 spec.rollout.strategy.type"},
-	"SCHEMA003": {"SCHEMA003 warning templates/settings.yaml:2"},
+	"SCHEMA003": {"SCHEMA003 info templates/settings.yaml:2"},
 
 	"SEC001": {"SEC001 error templates/priorityclass.yaml:2"},
 	"SEC002": {"SEC002 error templates/role.yaml:2"},
@@ -105,7 +106,8 @@ var fixtureMessages = map[string]string{
 	"VALUES004":  "minimum",
 	"VALUES005":  "Credential's identity",
 	"VALUES006":  "workersNumber: minimum: got -1, want 0",
-	"RENDER001":  "controlPlane.flavor is required",
+	"RENDER001":  "nil pointer evaluating interface {}.name",
+	"RENDER011":  "controlPlane.flavor (templates/kubeadmcontrolplane.yaml:7); a ClusterDeployment must set them",
 	"RENDER002":  "no kind",
 	"RENDER003":  `"kcm-system"`,
 	"RENDER005":  `"render-test-workers" is not rendered`,
@@ -241,7 +243,7 @@ func TestRegistry(t *testing.T) {
 		if !slices.Contains(Registry.Categories(), r.Category) {
 			t.Errorf("%s: unknown category %q", r.ID, r.Category)
 		}
-		if r.Severity != findings.Error && r.Severity != findings.Warning {
+		if r.Severity != findings.Error && r.Severity != findings.Warning && r.Severity != findings.Info {
 			t.Errorf("%s: severity %q", r.ID, r.Severity)
 		}
 		if r.Title == "" || strings.Contains(r.Title, "\n") || strings.HasSuffix(r.Title, ".") {
@@ -262,7 +264,7 @@ func TestRegistry(t *testing.T) {
 		ruleSchemaMissing, ruleSchemaInvalid, ruleDefaultsInvalid, ruleCIValuesInvalid, ruleInjectedRejected,
 		ruleConfigInvalid, ruleConfigNotInSchema, ruleConfigUnread, ruleConfigOverwritten, ruleInjectedReach,
 		ruleRender, ruleRenderParse, ruleRenderNamespace, ruleOneCluster, ruleRefResolve, ruleRefFormat,
-		ruleProviderGroup, ruleReleaseName, ruleClusterName, ruleDeprecatedAPI,
+		ruleProviderGroup, ruleReleaseName, ruleClusterName, ruleDeprecatedAPI, ruleRequiredValues,
 		ruleNoCRDs, ruleSchemaViolation, ruleUnknownKind,
 		ruleClusterScoped, ruleRBAC, ruleAdmission, ruleWorkload, rulePodSecurity, ruleRegistry, ruleSecretDefault, ruleLookup,
 		rulePolicy,

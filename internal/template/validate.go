@@ -61,6 +61,7 @@ package template
 
 import (
 	"cmp"
+	"slices"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -134,9 +135,8 @@ func Validate(path string, opts Options) (*findings.Report, error) {
 	sets := c.valueSets(config)
 	c.checkValues(sets)
 	c.checkTemplateSources()
-	for _, vs := range sets {
-		c.checkRendered(vs)
-	}
+	c.rendering = true
+	c.checkRenderings(sets)
 	c.checkChartPolicies()
 	finishLint()
 	res.Findings = c.finish()
@@ -156,7 +156,9 @@ type checker struct {
 	warnedNoCRDs bool // SCHEMA001 is reported once
 	schemaBroken bool // VALUES002 fired
 
-	calls *templateCallSet // templateCalls, parsed once
+	calls       *templateCallSet // templateCalls, parsed once
+	renderedAny bool             // a value set rendered
+	rendering   bool             // rendering was attempted
 }
 
 type templateCallSet struct {
@@ -185,7 +187,13 @@ func (c *checker) add(f findings.Finding) {
 
 // finish drops disabled rules and repeats, and sorts.
 func (c *checker) finish() []findings.Finding {
-	return Registry.Finish(c.found, c.opts.Disable)
+	disable := c.opts.Disable
+	if !c.renderedAny && c.rendering {
+		// A chart that renders nothing passes no rendering rule: keep
+		// RENDER001 even when disabled.
+		disable = slices.DeleteFunc(slices.Clone(disable), func(id string) bool { return id == ruleRender })
+	}
+	return Registry.Finish(c.found, disable)
 }
 
 // valueSets lists what the chart is rendered with: the defaults, each

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,12 +21,12 @@ func TestBaseChartIsClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Without CRDs the only finding is the warning that says so.
-	if got := describeAll(res.Findings); !slices.Equal(got, []string{"SCHEMA001 warning"}) {
+	// Without CRDs the only finding is the info that says so.
+	if got := describeAll(res.Findings); !slices.Equal(got, []string{"SCHEMA001 info"}) {
 		t.Errorf("findings: %q\n%s", got, messages(res.Findings))
 	}
-	if res.Errors() != 0 || res.Warnings() != 1 {
-		t.Errorf("Errors() = %d, Warnings() = %d", res.Errors(), res.Warnings())
+	if res.Errors() != 0 || res.Warnings() != 0 || res.Infos() != 1 {
+		t.Errorf("Errors() = %d, Warnings() = %d, Infos() = %d", res.Errors(), res.Warnings(), res.Infos())
 	}
 }
 
@@ -514,5 +515,72 @@ func TestRenderWithoutGlobal(t *testing.T) {
 	if len(got) != 1 || got[0].Rule != ruleRender || got[0].File != "templates/kubeadmcontrolplane.yaml" || got[0].Line != 16 ||
 		!strings.Contains(got[0].Message, "without a global registry") {
 		t.Errorf("want one RENDER001 at templates/kubeadmcontrolplane.yaml:16 about global:\n%s", messages(got))
+	}
+}
+
+// A template that requires a value its defaults leave empty is checked
+// with placeholders, or with the config given; a config that lacks the
+// value is an error; a chart that renders with nothing keeps RENDER001
+// even when it is disabled.
+func TestRequiredValues(t *testing.T) {
+	cfgDir := t.TempDir()
+	writeCfg := func(name, data string) string {
+		p := filepath.Join(cfgDir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	withFlavor := writeCfg("flavor.yaml", "controlPlane:\n  flavor: v1.34.1\n")
+	withoutFlavor := writeCfg("workers.yaml", "workersNumber: 2\n")
+	for _, tc := range []struct {
+		name, fixture, config string
+		disable               []string
+		want                  []string // "RULE severity config"
+		exit                  int
+	}{
+		{"placeholders", "RENDER011-fail", "", nil, []string{"RENDER011 info defaults"}, findings.ExitOK},
+		{"config sets it", "RENDER011-fail", withFlavor, nil, []string{"RENDER011 info defaults"}, findings.ExitOK},
+		{"config lacks it", "RENDER011-fail", withoutFlavor, nil, []string{"RENDER001 error " + withoutFlavor, "RENDER011 info defaults"}, findings.ExitErrors},
+		{"disabled, renders nothing", "RENDER001-fail", "", []string{ruleRender}, []string{"RENDER001 error defaults"}, findings.ExitErrors},
+		{"disabled, a config renders", "RENDER011-fail", withFlavor, []string{ruleRender, ruleRequiredValues}, nil, findings.ExitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, opts := setupFixture(t, tc.fixture)
+			opts.Config, opts.Disable = tc.config, append(tc.disable, ruleNoCRDs)
+			res, err := Validate(dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, fmt.Sprintf("%s %s %s", f.Rule, f.Severity, f.Config))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %q, want %q:\n%s", got, tc.want, messages(res.Findings))
+			}
+			if code := Registry.ExitCode(res); code != tc.exit {
+				t.Errorf("exit code %d, want %d", code, tc.exit)
+			}
+		})
+	}
+
+	// The placeholder rendering is checked by the rendering rules: a
+	// fixed namespace shows up, said to be found with placeholders.
+	dir, opts := setupFixture(t, "RENDER011-fail")
+	cp := filepath.Join(dir, "templates", "kubeadmcontrolplane.yaml")
+	data, _ := os.ReadFile(cp)
+	data = []byte(strings.Replace(string(data), "metadata:\n", "metadata:\n  namespace: kcm-system\n", 1))
+	if err := os.WriteFile(cp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Validate(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f findings.Finding) bool {
+		return f.Rule == ruleRenderNamespace && f.Config == placeholdersName
+	}) {
+		t.Errorf("want RENDER003 found with placeholders:\n%s", messages(res.Findings))
 	}
 }
