@@ -520,3 +520,29 @@ func TestFromFilesListAndReplace(t *testing.T) {
 		t.Errorf("err = %v, want it to name the item", err)
 	}
 }
+
+// Labels reads the released providers' CRD labels: CAPA serves control
+// plane and bootstrap kinds as infrastructure-aws.
+func TestLabelsShared(t *testing.T) {
+	const providers = "../../../shared/providers"
+	if _, err := os.Stat(providers); err != nil {
+		t.Skipf("needs the labelled provider CRDs in %s: %v", providers, err)
+	}
+	v, err := schema.FromFiles(append(slices.Clone(sharedDirs), providers)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gk, want := range map[kschema.GroupKind]string{
+		{Group: "controlplane.cluster.x-k8s.io", Kind: "AWSManagedControlPlane"}: "infrastructure-aws",
+		{Group: "bootstrap.cluster.x-k8s.io", Kind: "NodeadmConfigTemplate"}:     "infrastructure-aws",
+		{Group: "controlplane.cluster.x-k8s.io", Kind: "K0smotronControlPlane"}:  "k0sproject-k0smotron",
+	} {
+		labels, ok := v.Labels(gk)
+		if !ok || labels["cluster.x-k8s.io/provider"] != want {
+			t.Errorf("%s: labels %v (known %v), want provider %s", gk, labels, ok, want)
+		}
+	}
+	if _, ok := v.Labels(kschema.GroupKind{Group: "example.io", Kind: "Nope"}); ok {
+		t.Error("Labels of an unknown kind")
+	}
+}

@@ -86,6 +86,17 @@ func (v *Validator) Namespaced(gvk schema.GroupVersionKind) (namespaced, known b
 	return kv.info.namespaced, true
 }
 
+// Labels returns the labels of the CRD that defines a group and kind (any
+// version), and whether one does. Providers' released CRDs carry
+// clusterctl's cluster.x-k8s.io/provider label and their contract labels.
+func (v *Validator) Labels(gk schema.GroupKind) (map[string]string, bool) {
+	info, ok := v.groupKinds[gk]
+	if !ok {
+		return nil, false
+	}
+	return info.crd.Labels, true
+}
+
 // Kinds lists the known GVKs, sorted by group, kind and version (for
 // messages).
 func (v *Validator) Kinds() []schema.GroupVersionKind {

@@ -25,6 +25,7 @@ import (
 //	registries: [..]  Options.Registries
 //	crds: true        validate with the CAPI CRDs of ../shared/crds/capi
 //	                  (the test is skipped when they are absent)
+//	crdFiles: [files] validate with CRD files of the fixture itself
 //	dependency: DIR   the base chart goes to DIR (charts/docker-kubeadm)
 //	                  as a dependency of the fixture's own Chart.yaml: a
 //	                  wrapper chart, as template init --extend makes
@@ -34,6 +35,7 @@ type fixture struct {
 	Policy     string   `json:"policy"`
 	Registries []string `json:"registries"`
 	CRDs       bool     `json:"crds"`
+	CRDFiles   []string `json:"crdFiles"`
 	Dependency string   `json:"dependency"`
 }
 
@@ -76,7 +78,7 @@ func setupFixture(t testing.TB, name string) (string, Options) {
 	}
 	dir := filepath.Join(t.TempDir(), "docker-kubeadm")
 	copyTree(t, filepath.Join(chartsDir, "base"), filepath.Join(dir, fx.Dependency), nil)
-	skip := []string{"fixture.yaml", fx.Config, fx.Policy}
+	skip := append([]string{"fixture.yaml", fx.Config, fx.Policy}, fx.CRDFiles...)
 	copyTree(t, src, dir, skip)
 	for _, f := range fx.Delete {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil {
@@ -96,6 +98,17 @@ func setupFixture(t testing.TB, name string) (string, Options) {
 	}
 	if fx.CRDs {
 		opts.Schemas = capiValidator(t)
+	}
+	if len(fx.CRDFiles) > 0 {
+		var files []string
+		for _, f := range fx.CRDFiles {
+			files = append(files, filepath.Join(src, f))
+		}
+		v, err := schema.FromFiles(files...)
+		if err != nil {
+			t.Fatalf("fixture %s: %v", name, err)
+		}
+		opts.Schemas = v
 	}
 	return dir, opts
 }

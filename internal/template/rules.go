@@ -209,7 +209,9 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"it skips the provider (internal/util/validation, validateCompatibilityAttrs),\n" +
 			"and a mismatch shows up only when CAPI controllers fail to reconcile the rendered objects.\n" +
 			"Only `infrastructure-`, `control-plane-` and `bootstrap-` providers are expected to have one, as\n" +
-			"those are the only keys kcm reads for ClusterTemplates.",
+			"those are the only keys kcm reads for ClusterTemplates; and not kcm's built-in\n" +
+			"`infrastructure-internal`, which speaks no CAPI contract (the Management lists it with no\n" +
+			"contract: internal/controller/components, reconciler.go).",
 	},
 	{
 		ID: ruleContractDeprecated, Category: CategoryK0rdent, Severity: findings.Warning,
@@ -229,7 +231,9 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"wins). The version goes to the template's and the ClusterDeployment's\n" +
 			"`status.k8sVersion` and is checked against the Kubernetes constraints of the ServiceTemplates\n" +
 			"a ClusterDeployment deploys (internal/util/validation, ClusterTemplateK8sCompatibility). Without\n" +
-			"it kcm records no version and that check is skipped.",
+			"it kcm records no version and that check is skipped. Not asked of a template that adopts an\n" +
+			"existing cluster (its only infrastructure provider is `infrastructure-internal`): the adopted\n" +
+			"cluster runs whatever version it runs, which no template can state.",
 	},
 	{
 		ID: ruleK8sVersionInvalid, Category: CategoryK0rdent, Severity: findings.Error,
@@ -418,11 +422,20 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 	},
 	{
 		ID: ruleOneCluster, Category: CategoryRendering, Severity: findings.Error,
-		Title: "Exactly one CAPI Cluster is rendered",
+		Title: "Exactly one cluster object is rendered",
 		Description: "A ClusterTemplate deploys one cluster: it must render exactly one `Cluster` of the API\n" +
 			"group `cluster.x-k8s.io`. kcm follows that Cluster to report the ClusterDeployment's\n" +
 			"conditions (internal/controller/clusterdeployment_controller.go, aggregateCapiConditions) and\n" +
-			"to own the Secrets it creates for it.",
+			"to own the Secrets it creates for it.\n\n" +
+			"A template that adopts an existing cluster instead declares kcm's built-in provider\n" +
+			"`infrastructure-internal` as its only infrastructure provider and renders one `SveltosCluster`\n" +
+			"(`lib.projectsveltos.io`) and no CAPI Cluster, as kcm's own `adopted-cluster` template does:\n" +
+			"kcm runs that provider itself (internal/controller/components, reconciler.go: the Management\n" +
+			"always lists `infrastructure-internal`), requires a Secret identity for it\n" +
+			"(internal/util/validation/cd.go), and finds the cluster of a ClusterDeployment as a CAPI Cluster,\n" +
+			"else as a SveltosCluster of the same name (internal/controller/adapters/sveltos,\n" +
+			"serviceset_controller.go, getClusterReference). A CAPI Cluster in such a template, or a\n" +
+			"SveltosCluster in a template of a CAPI infrastructure provider, is reported.",
 	},
 	{
 		ID: ruleRefResolve, Category: CategoryRendering, Severity: findings.Error,
@@ -452,15 +465,23 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 	{
 		ID: ruleProviderGroup, Category: CategoryRendering, Severity: findings.Error,
 		Title: "Rendered kinds belong to the declared providers",
-		Description: "Every rendered object must belong to an API group served by the providers in\n" +
-			"`cluster.x-k8s.io/provider`: `infrastructure-*` → `infrastructure.cluster.x-k8s.io`,\n" +
-			"`control-plane-*` → `controlplane.cluster.x-k8s.io`, `bootstrap-*` →\n" +
-			"`bootstrap.cluster.x-k8s.io`, `ipam-*` → `ipam.cluster.x-k8s.io`, plus CAPI core\n" +
-			"(`cluster.x-k8s.io`, `addons.cluster.x-k8s.io`) and core/v1 Secrets and ConfigMaps. An object\n" +
-			"of another group needs a provider the template does not declare, so kcm does not check that\n" +
-			"it is installed before it accepts a ClusterDeployment (internal/util/validation,\n" +
-			"ClusterTemplateProviders), and the install fails later when it is not. Kinds reported by a SEC\n" +
-			"rule (and cluster-scoped kinds) are not repeated here. Skipped when the annotation is missing\n" +
+		Description: "Every rendered object must be served by a provider the template declares in\n" +
+			"`cluster.x-k8s.io/provider`, because kcm checks only those before it accepts a\n" +
+			"ClusterDeployment (internal/util/validation, ClusterTemplateProviders) and the install fails\n" +
+			"later when another is missing. Which provider serves a kind is read from real data, never\n" +
+			"guessed from the API group: one provider serves several groups (CAPA's `infrastructure-aws`\n" +
+			"serves `AWSManagedControlPlane` in `controlplane.cluster.x-k8s.io` and `NodeadmConfigTemplate`\n" +
+			"in `bootstrap.cluster.x-k8s.io`). The data is the `cluster.x-k8s.io/provider` label clusterctl's\n" +
+			"release process puts on every provider CRD, read from the CRDs given with `--crds` (a\n" +
+			"provider's released components YAML) or served by the cluster of `--kubeconfig`. The label\n" +
+			"names the provider as clusterctl does (`infrastructure-aws`) or without its type prefix, as\n" +
+			"k0smotron's CRDs do (`k0sproject-k0smotron`); either matches.\n\n" +
+			"Always allowed: CAPI core (`cluster.x-k8s.io`, `addons.cluster.x-k8s.io`), k0rdent's own\n" +
+			"components (`k0rdent.mirantis.com`, Sveltos' `*.projectsveltos.io`) and core/v1 Secrets and\n" +
+			"ConfigMaps. A kind of a `*.cluster.x-k8s.io` group whose CRD carries no label, or is not\n" +
+			"given, is not judged (SCHEMA001 and SCHEMA003 say it was not checked). A kind of any other\n" +
+			"group is reported: no CAPI provider serves it. Kinds reported by a SEC rule (and\n" +
+			"cluster-scoped kinds) are not repeated here. Skipped when the annotation is missing\n" +
 			"(K0RDENT001).",
 	},
 	{
@@ -474,11 +495,13 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 	},
 	{
 		ID: ruleClusterName, Category: CategoryRendering, Severity: findings.Warning,
-		Title: "The Cluster is named after the ClusterDeployment",
+		Title: "The cluster is named after the ClusterDeployment",
 		Description: "kcm looks the CAPI Cluster up under the ClusterDeployment's own name and namespace\n" +
 			"(internal/controller/clusterdeployment_controller.go, getPartialCapiCluster) to make it the\n" +
 			"owner of the Secrets it creates for the cluster (authentication config, kine data source),\n" +
-			"and users find the Cluster by that name. Name the Cluster `{{ .Release.Name }}`.",
+			"and finds the cluster to deploy services to, a CAPI Cluster or an adopted cluster's\n" +
+			"SveltosCluster, by that name too (internal/controller/adapters/sveltos, getClusterReference).\n" +
+			"Name it `{{ .Release.Name }}`.",
 	},
 	{
 		ID: ruleDeprecatedAPI, Category: CategoryRendering, Severity: findings.Warning,

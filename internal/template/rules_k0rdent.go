@@ -140,13 +140,18 @@ func (c *checker) checkK0rdent() {
 		}
 	}
 	for _, p := range c.providers {
-		if hasContractPrefix(p) && !contracts[p] {
+		// kcm's built-in provider speaks no CAPI contract: the Management
+		// lists it with none (internal/controller/components, reconciler.go).
+		if hasContractPrefix(p) && !contracts[p] && p != k0rdent.InternalProvider {
 			add(ruleContractMissing, annProvider, fmt.Sprintf("provider %s has no contract annotation (%s%s: v1beta2): kcm cannot check that the installed provider supports the contract the template's objects need", p, capiPrefix, p))
 		}
 	}
 
 	// Kubernetes version.
 	kv, ok := ann[annK8sVersion]
+	if !ok && c.adopted() {
+		return // an adopted cluster runs whatever version it runs: the template cannot say
+	}
 	if !ok {
 		add(ruleK8sVersionMissing, annK8sVersion, "no "+annK8sVersion+" annotation: kcm records no Kubernetes version for clusters of this template (unless every ClusterTemplate sets spec.k8sVersion, which wins) and skips ServiceTemplate compatibility checks; add e.g. "+annK8sVersion+": v1.34.1")
 		return

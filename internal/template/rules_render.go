@@ -3,6 +3,7 @@ package template
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -392,27 +393,56 @@ func (c *checker) checkCluster(rs *renderedSet) {
 			c.add(c.objFinding(ruleDeprecatedAPI, rs, d, "apiVersion",
 				fmt.Sprintf("%s/v1beta1 is deprecated: use %s/v1beta2 (references become {apiGroup, kind, name})", k0rdent.CAPIGroup, k0rdent.CAPIGroup)))
 		}
-		if isCAPICluster(d.obj) {
+		if isCAPICluster(d.obj) || isSveltosCluster(d.obj) {
 			clusters = append(clusters, d)
 		}
 	}
-	switch len(clusters) {
-	case 0:
+	adopted := c.adopted()
+	switch {
+	case len(clusters) == 0 && adopted:
 		c.add(findings.Finding{Rule: ruleOneCluster, File: "templates/", Config: rs.vs.name,
-			Message: "no CAPI Cluster (cluster.x-k8s.io) is rendered: a ClusterTemplate must render exactly one"})
-	case 1:
-	default:
+			Message: fmt.Sprintf("no SveltosCluster (%s) is rendered: a template for %s, kcm's built-in provider for adopted clusters, adopts an existing cluster through exactly one SveltosCluster", k0rdent.SveltosGroup, k0rdent.InternalProvider)})
+	case len(clusters) == 0:
+		c.add(findings.Finding{Rule: ruleOneCluster, File: "templates/", Config: rs.vs.name,
+			Message: "no CAPI Cluster (cluster.x-k8s.io) is rendered: a ClusterTemplate must render exactly one (or, to adopt an existing cluster with infrastructure-internal, one SveltosCluster)"})
+	case len(clusters) > 1:
 		for _, d := range clusters[1:] {
 			c.add(c.objFinding(ruleOneCluster, rs, d, "",
-				fmt.Sprintf("%d CAPI Clusters are rendered: a ClusterTemplate deploys exactly one cluster (the first is %s in %s)", len(clusters), objectName(clusters[0].obj), clusters[0].template)))
+				fmt.Sprintf("%d cluster objects are rendered: a ClusterTemplate deploys exactly one cluster (the first is %s in %s)", len(clusters), objectName(clusters[0].obj), clusters[0].template)))
 		}
 	}
 	for _, d := range clusters {
+		switch sveltos := isSveltosCluster(d.obj); {
+		case adopted && !sveltos:
+			c.add(c.objFinding(ruleOneCluster, rs, d, "",
+				fmt.Sprintf("the template declares %s, kcm's built-in provider for adopted clusters, but renders a CAPI Cluster, which needs a CAPI infrastructure provider: adopt the cluster with a SveltosCluster, or declare the provider that provisions it", k0rdent.InternalProvider)))
+		case !adopted && sveltos:
+			c.add(c.objFinding(ruleOneCluster, rs, d, "",
+				fmt.Sprintf("a SveltosCluster adopts an existing cluster: the only infrastructure provider of such a template is %s (kcm's built-in one), not %s", k0rdent.InternalProvider, strings.Join(c.providers, ", "))))
+		}
 		if d.obj.GetName() != c.opts.ReleaseName {
 			c.add(c.objFinding(ruleClusterName, rs, d, "metadata.name",
-				fmt.Sprintf("the Cluster is named %q, not after the ClusterDeployment (%q): kcm looks the Cluster up by the ClusterDeployment's name; use name: {{ .Release.Name }}", d.obj.GetName(), c.opts.ReleaseName)))
+				fmt.Sprintf("the %s is named %q, not after the ClusterDeployment (%q): kcm looks it up by the ClusterDeployment's name; use name: {{ .Release.Name }}", d.obj.GetKind(), d.obj.GetName(), c.opts.ReleaseName)))
 		}
 	}
+}
+
+// adopted reports whether the template adopts an existing cluster: its
+// only infrastructure provider is kcm's built-in infrastructure-internal.
+func (c *checker) adopted() bool {
+	infra := 0
+	internal := false
+	for _, p := range c.providers {
+		if strings.HasPrefix(p, k0rdent.InfrastructureProviderPrefix) {
+			infra++
+			internal = internal || p == k0rdent.InternalProvider
+		}
+	}
+	return internal && infra == 1
+}
+
+func isSveltosCluster(u *unstructured.Unstructured) bool {
+	return u.GroupVersionKind().Group == k0rdent.SveltosGroup && u.GetKind() == k0rdent.KindSveltosCluster
 }
 
 // ref is an object reference found in a rendered object.
@@ -567,41 +597,79 @@ func quoteList(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
-// providerGroups maps provider name prefixes to the API group their kinds
-// live in.
-var providerGroups = map[string]string{
-	k0rdent.InfrastructureProviderPrefix: k0rdent.InfrastructureGroup,
-	k0rdent.ControlPlaneProviderPrefix:   k0rdent.ControlPlaneGroup,
-	k0rdent.BootstrapProviderPrefix:      k0rdent.BootstrapGroup,
-	k0rdent.IPAMProviderPrefix:           k0rdent.IPAMGroup,
+// providerPrefixes are the provider types of clusterctl's names.
+var providerPrefixes = []string{
+	k0rdent.InfrastructureProviderPrefix, k0rdent.ControlPlaneProviderPrefix, k0rdent.BootstrapProviderPrefix,
+	k0rdent.IPAMProviderPrefix, "runtime-extension-", "addon-",
 }
 
-// checkProviderGroups runs RENDER007: every kind belongs to a declared
-// provider.
+// servesLabel reports whether a declared provider is the one a CRD's
+// cluster.x-k8s.io/provider label names: the same name
+// (infrastructure-aws), or the name without its type prefix, as
+// k0smotron's CRDs spell it (k0sproject-k0smotron for
+// control-plane-k0sproject-k0smotron).
+func servesLabel(declared, label string) bool {
+	if declared == label {
+		return true
+	}
+	for _, p := range providerPrefixes {
+		if strings.TrimPrefix(declared, p) == label && strings.HasPrefix(declared, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// k0rdentGroup reports whether a group is served by k0rdent's own
+// components, which every management cluster runs: kcm
+// (k0rdent.mirantis.com) and Sveltos (*.projectsveltos.io).
+func k0rdentGroup(g string) bool {
+	return g == k0rdent.Group || g == k0rdent.SveltosGroup || strings.HasSuffix(g, ".projectsveltos.io")
+}
+
+// capiGroup reports whether a group is CAPI's or one of the provider
+// groups (*.cluster.x-k8s.io).
+func capiGroup(g string) bool {
+	return g == k0rdent.CAPIGroup || strings.HasSuffix(g, "."+k0rdent.CAPIGroup)
+}
+
+// checkProviderGroups runs RENDER007: every rendered kind is served by a
+// declared provider, by CAPI core or by k0rdent itself. Which provider
+// serves a kind comes from real data: the cluster.x-k8s.io/provider label
+// of its CRD (--crds with released CRDs, or --kubeconfig). A kind of a
+// *.cluster.x-k8s.io group whose CRD says nothing (or is not given) is not
+// judged; SCHEMA001/SCHEMA003 say it was not checked.
 func (c *checker) checkProviderGroups(rs *renderedSet) {
 	if !c.providersSet {
 		return
 	}
-	allowed := map[string]string{k0rdent.CAPIGroup: "CAPI core", k0rdent.AddonsGroup: "CAPI core"}
-	for _, p := range c.providers {
-		for prefix, g := range providerGroups {
-			if strings.HasPrefix(p, prefix) {
-				allowed[g] = p
-			}
-		}
-	}
 	for _, d := range rs.objs {
 		gvk := d.obj.GroupVersionKind()
-		if _, ok := allowed[gvk.Group]; ok || securityClass(gvk) != "" || c.clusterScoped(gvk) {
+		g := gvk.Group
+		switch {
+		case securityClass(gvk) != "" || c.clusterScoped(gvk):
+			continue // SEC rules report them
+		case g == "" && gvk.Version == "v1" && (gvk.Kind == "Secret" || gvk.Kind == "ConfigMap"):
+			continue
+		case g == k0rdent.CAPIGroup || g == k0rdent.AddonsGroup || k0rdentGroup(g):
 			continue
 		}
-		if gvk.Group == "" && gvk.Version == "v1" && (gvk.Kind == "Secret" || gvk.Kind == "ConfigMap") {
-			continue
+		if c.opts.Schemas != nil {
+			if labels, ok := c.opts.Schemas.Labels(gvk.GroupKind()); ok {
+				if label := labels[k0rdent.ProviderLabel]; label != "" {
+					if !slices.ContainsFunc(c.providers, func(p string) bool { return servesLabel(p, label) }) {
+						c.add(c.objFinding(ruleProviderGroup, rs, d, "",
+							fmt.Sprintf("%s is served by provider %s (the %s label of its CRD), which Chart.yaml's %s (%s) does not declare: kcm does not check that it is installed before it accepts a ClusterDeployment", gvk.Kind, label, k0rdent.ProviderLabel, annProvider, strings.Join(c.providers, ", "))))
+					}
+					continue
+				}
+			}
 		}
-		groups := sortedKeys(allowed)
-		msg := fmt.Sprintf("%s belongs to API group %q, which none of the declared providers (%s) serves; the providers' groups are %s",
-			gvk.Kind, displayGroup(gvk.Group), strings.Join(c.providers, ", "), strings.Join(groups, ", "))
-		if gvk.Group == "" {
+		if capiGroup(g) {
+			continue // no data on which provider serves it
+		}
+		msg := fmt.Sprintf("%s belongs to API group %q, which no Cluster API provider serves: a ClusterTemplate declares the providers it needs (%s: %s) and kcm checks only those before it accepts a ClusterDeployment", gvk.Kind, displayGroup(g), annProvider, strings.Join(c.providers, ", "))
+		if g == "" {
 			msg += " (of the core API only Secrets and ConfigMaps belong in a cluster template)"
 		}
 		c.add(c.objFinding(ruleProviderGroup, rs, d, "", msg))

@@ -584,3 +584,85 @@ func TestRequiredValues(t *testing.T) {
 		t.Errorf("want RENDER003 found with placeholders:\n%s", messages(res.Findings))
 	}
 }
+
+// writeChart writes a chart of the given files into a temporary directory.
+func writeChart(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "chart")
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// An adopted-cluster template (kcm's templates/cluster/adopted-cluster)
+// declares only infrastructure-internal and renders a SveltosCluster.
+func TestAdoptedCluster(t *testing.T) {
+	const sveltos = `apiVersion: lib.projectsveltos.io/v1beta1
+kind: SveltosCluster
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  kubeconfigName: {{ .Values.clusterIdentity.name | quote }}
+`
+	const capi = `apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AWSCluster, name: {{ .Release.Name }}}
+`
+	const awsCluster = `apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSCluster
+metadata:
+  name: {{ .Release.Name }}
+`
+	chartYAML := func(providers string) string {
+		return "apiVersion: v2\nname: adopted\nversion: 1.0.0\nannotations:\n  cluster.x-k8s.io/provider: " + providers + "\n"
+	}
+	for _, tc := range []struct {
+		name      string
+		providers string
+		templates map[string]string
+		want      []string
+	}{
+		{"adopted", "infrastructure-internal", map[string]string{"sveltoscluster.yaml": sveltos}, nil},
+		{"adopted with a CAPI Cluster", "infrastructure-internal", map[string]string{"sveltoscluster.yaml": sveltos, "cluster.yaml": capi},
+			[]string{"RENDER004 error templates/cluster.yaml:2", "RENDER005 error templates/cluster.yaml:6 spec.infrastructureRef", "RENDER004 error templates/sveltoscluster.yaml:2"}},
+		{"internal without SveltosCluster", "infrastructure-internal", map[string]string{}, []string{"RENDER004 error templates/"}},
+		{"SveltosCluster with a CAPI provider", "infrastructure-aws", map[string]string{"sveltoscluster.yaml": sveltos},
+			[]string{"RENDER004 error templates/sveltoscluster.yaml:2"}},
+		{"CAPI", "infrastructure-aws", map[string]string{"cluster.yaml": capi, "awscluster.yaml": awsCluster}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"Chart.yaml": chartYAML(tc.providers), "values.yaml": "clusterIdentity:\n  name: adopted-identity\n"}
+			for n, d := range tc.templates {
+				files["templates/"+n] = d
+			}
+			res, err := Validate(writeChart(t, files), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				// The contract and version annotations, and the schema,
+				// are other rules' business here.
+				if f.Severity != findings.Info && !slices.Contains([]string{ruleContractMissing, ruleK8sVersionMissing, ruleSchemaMissing}, f.Rule) {
+					got = append(got, describe(f))
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("findings %q, want %q:\n%s", got, tc.want, messages(res.Findings))
+			}
+			if tc.name == "adopted" && len(res.Findings) != 2 {
+				t.Errorf("an adopted-cluster template needs no contract or Kubernetes version annotation, got:\n%s", messages(res.Findings))
+			}
+		})
+	}
+}
