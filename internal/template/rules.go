@@ -30,6 +30,7 @@ const (
 	ruleChartType       = "CHART004"
 	ruleChartVersion    = "CHART005"
 	ruleChartLint       = "CHART006"
+	ruleProviderChart   = "CHART007"
 
 	ruleProviderMissing     = "K0RDENT001"
 	ruleProviderMalformed   = "K0RDENT002"
@@ -134,6 +135,27 @@ warning; ` + "`[INFO]`" + ` messages such as "icon is recommended" are dropped) 
 the line is given when Helm's message carries one. Messages that other rules already report
 better are not repeated: schema validation of values (VALUES003), template rendering
 errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
+	},
+
+	{
+		ID: ruleProviderChart, Category: CategoryChart, Severity: findings.Info,
+		Title: "The chart is a ClusterTemplate chart",
+		Description: "kcm installs two kinds of template charts: ClusterTemplates (a cluster, rendered once per\n" +
+			"ClusterDeployment) and ProviderTemplates (a CAPI provider or a component, installed into the\n" +
+			"management cluster). kcm tells them apart by the kind of the object that points at the chart;\n" +
+			"`kbook template validate` recognises a ProviderTemplate chart by any of:\n\n" +
+			"- contract annotations keyed by CAPI contract version, `cluster.x-k8s.io/v1beta1: v1beta1_v1beta2`,\n" +
+			"  the ProviderTemplate form (api/v1beta1/templates_common.go, getCAPIContracts), and none keyed\n" +
+			"  by provider name (the ClusterTemplate form);\n" +
+			"- a template that renders cluster-api-operator provider objects (`operator.cluster.x-k8s.io`:\n" +
+			"  `InfrastructureProvider`, `IPAMProvider`...), as kcm's provider charts do\n" +
+			"  (templates/provider/*/templates/provider.yaml of kcm v1.11.4);\n" +
+			"- no `cluster.x-k8s.io/provider` annotation and no templates of its own, only dependencies, as\n" +
+			"  kcm's `projectsveltos` chart.\n\n" +
+			"Such a chart gets this info and the Chart rules (CHART001 to CHART006); the ClusterTemplate\n" +
+			"rules (k0rdent compatibility, values, rendering, schemas, security) do not apply to it, and\n" +
+			"would report a provider's CRDs, RBAC and controllers as defects. Provider charts are checked by\n" +
+			"`kbook provider validate`.",
 	},
 
 	// k0rdent compatibility --------------------------------------------------

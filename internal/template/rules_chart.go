@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
@@ -162,4 +163,53 @@ func (c *checker) lintMessages(msgs []support.Message, dir string) {
 		}
 		c.add(f)
 	}
+}
+
+// operatorRE finds cluster-api-operator provider objects in a template's
+// text: how kcm's ProviderTemplates install a CAPI provider.
+var operatorRE = regexp.MustCompile(`(?m)^apiVersion:\s*"?operator\.cluster\.x-k8s\.io/`)
+
+// providerChart tells a ProviderTemplate chart from a ClusterTemplate chart
+// and says why, or returns "". kcm tells them apart by the kind of the
+// object that points at the chart; the chart shows it by:
+//
+//   - Chart.yaml contract annotations keyed by CAPI contract version
+//     (cluster.x-k8s.io/v1beta1: v1beta1_v1beta2), the ProviderTemplate form
+//     kcm reads (api/v1beta1/templates_common.go, getCAPIContracts), and none
+//     keyed by provider name (the ClusterTemplate form);
+//   - templates that render cluster-api-operator provider objects
+//     (operator.cluster.x-k8s.io: InfrastructureProvider, IPAMProvider...);
+//   - no cluster.x-k8s.io/provider annotation and no templates of its own:
+//     a wrapper of component charts, as kcm's projectsveltos chart.
+func providerChart(src *chartSource) string {
+	md := src.chart.Metadata
+	var versionKeys []string
+	clusterForm := false
+	for _, k := range sortedKeys(md.Annotations) {
+		name, ok := strings.CutPrefix(k, k0rdent.ContractPrefix)
+		switch {
+		case !ok:
+		case contractRE.MatchString(name):
+			versionKeys = append(versionKeys, k)
+		case hasContractPrefix(name):
+			clusterForm = true
+		}
+	}
+	if len(versionKeys) > 0 && !clusterForm {
+		return "Chart.yaml pins the CAPI contracts it offers, keyed by contract version: " + strings.Join(versionKeys, ", ")
+	}
+	own := 0
+	for _, t := range src.chart.Templates {
+		if !strings.HasPrefix(t.Name, "templates/") {
+			continue
+		}
+		own++
+		if operatorRE.Match(t.Data) {
+			return t.Name + " renders a cluster-api-operator provider object (operator.cluster.x-k8s.io)"
+		}
+	}
+	if own == 0 && len(md.Dependencies) > 0 && md.Annotations[annProvider] == "" {
+		return "it declares no " + annProvider + " and has no templates of its own, only dependencies"
+	}
+	return ""
 }

@@ -23,6 +23,7 @@ var fixtureWant = map[string][]string{
 	"CHART004": {"CHART004 error Chart.yaml:6", "RENDER004 error templates/"},
 	"CHART005": {"CHART005 error Chart.yaml:7"},
 	"CHART006": {"CHART006 error templates/dockercluster.yaml"},
+	"CHART007": {"CHART007 info Chart.yaml:1"},
 
 	"K0RDENT001": {"K0RDENT001 warning Chart.yaml:9"},
 	"K0RDENT002": {"K0RDENT002 error Chart.yaml:10"},
@@ -92,6 +93,7 @@ var fixtureMessages = map[string]string{
 	"CHART001":   "yaml: line 5",
 	"CHART002":   "maintainers must not contain empty or null nodes",
 	"CHART006":   ".Release.Time has been removed",
+	"CHART007":   "keyed by contract version: cluster.x-k8s.io/v1beta1, cluster.x-k8s.io/v1beta2",
 	"K0RDENT001": "spec.providers",
 	"K0RDENT002": "empty entry",
 	"K0RDENT003": "infrastructure-docker, infrastructure-aws",
@@ -259,7 +261,7 @@ func TestRegistry(t *testing.T) {
 	}
 	// Every rule ID the checks use is registered.
 	for _, id := range []string{
-		ruleChartLoad, ruleChartValidate, ruleChartAPIVersion, ruleChartType, ruleChartVersion, ruleChartLint,
+		ruleChartLoad, ruleChartValidate, ruleChartAPIVersion, ruleChartType, ruleChartVersion, ruleChartLint, ruleProviderChart,
 		ruleProviderMissing, ruleProviderMalformed, ruleOneInfrastructure, ruleContractInvalid, ruleContractUnlisted,
 		ruleContractMissing, ruleContractDeprecated, ruleK8sVersionMissing, ruleK8sVersionInvalid, ruleK8sVersionMismatch,
 		ruleSchemaMissing, ruleSchemaInvalid, ruleDefaultsInvalid, ruleCIValuesInvalid, ruleInjectedRejected,

@@ -131,6 +131,16 @@ func Validate(path string, opts Options) (*findings.Report, error) {
 
 	finishLint := c.startLint()
 	c.checkChart()
+	if why := providerChart(src); why != "" {
+		// A ProviderTemplate chart: the Chart rules apply, the
+		// ClusterTemplate rules do not.
+		c.add(findings.Finding{Rule: ruleProviderChart, File: "Chart.yaml", Line: 1,
+			Message: "this is a ProviderTemplate chart (" + why + "), not a ClusterTemplate chart: only the Chart rules apply here",
+			Hint:    "check provider charts with kbook provider validate"})
+		finishLint()
+		res.Findings = c.finish()
+		return res, nil
+	}
 	c.checkK0rdent()
 	sets := c.valueSets(config)
 	c.checkValues(sets)

@@ -666,3 +666,30 @@ metadata:
 		})
 	}
 }
+
+func TestProviderChart(t *testing.T) {
+	const chartYAML = "apiVersion: v2\nname: p\nversion: 1.0.0\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string // a word of the reason, "" for a ClusterTemplate chart
+	}{
+		{"contract versions", map[string]string{"Chart.yaml": chartYAML + "annotations:\n  cluster.x-k8s.io/v1beta1: \"\"\n"}, "keyed by contract version"},
+		{"both forms", map[string]string{"Chart.yaml": chartYAML + "annotations:\n  cluster.x-k8s.io/v1beta2: v1beta2\n  cluster.x-k8s.io/infrastructure-aws: v1beta2\n"}, ""},
+		{"operator object", map[string]string{"Chart.yaml": chartYAML, "templates/p.yaml": "apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: IPAMProvider\n"}, "cluster-api-operator"},
+		{"wrapper", map[string]string{"Chart.yaml": chartYAML + "dependencies:\n  - name: sveltos\n    version: 1.0.0\n"}, "no templates of its own"},
+		{"wrapper of a template", map[string]string{"Chart.yaml": chartYAML + "annotations:\n  cluster.x-k8s.io/provider: infrastructure-aws\ndependencies:\n  - name: base\n    version: 1.0.0\n"}, ""},
+		{"cluster template", map[string]string{"Chart.yaml": chartYAML, "templates/c.yaml": "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, lf, err := loadChart(writeChart(t, tc.files))
+			if err != nil || lf != nil {
+				t.Fatal(err, lf)
+			}
+			got := providerChart(src)
+			if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("providerChart = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
