@@ -124,6 +124,6 @@ too, labelled k0rdent.mirantis.com/managed: "true" as kcm requires.`,
 	fl.StringVar(&o.RepoURL, "repo-url", "", "also print the HelmRepository, pointing at this `URL` (oci:// or https://)")
 	fl.StringVarP(&o.Namespace, "namespace", "n", k0rdent.SystemNamespace, "`namespace` of the objects")
 	fl.StringVar(&o.Name, "name", "", "ClusterTemplate `name` (default: CHART-VERSION with dots as dashes)")
-	fl.StringVar(&o.Interval, "interval", manifest.DefaultInterval, "how often Flux checks the source, a `duration`")
+	fl.StringVar(&o.Interval, "interval", manifest.DefaultInterval, "how often Flux checks the source, a `duration` (written as kcm stores it: 10m becomes 10m0s)")
 	return cmd
 }

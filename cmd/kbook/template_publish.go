@@ -38,7 +38,7 @@ Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Interval != "" {
-				canon, err := manifest.CanonicalDuration(o.Interval)
+				canon, err := manifest.CanonicalInterval(o.Interval)
 				if err != nil {
 					return usageError(fmt.Errorf("--interval: %w", err))
 				}

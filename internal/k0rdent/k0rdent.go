@@ -13,7 +13,12 @@
 // HelmRepository) are built by the sub-package manifest.
 package k0rdent
 
-import "k8s.io/apimachinery/pkg/runtime/schema"
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
 
 // k0rdent's API (api/v1beta1/groupversion_info.go) and the namespace kcm
 // runs in and keeps shared templates in (the kcm chart's release
@@ -151,3 +156,47 @@ const (
 	KindHelmChart        = "HelmChart"
 	KindHelmRelease      = "HelmRelease"
 )
+
+// ImmutableDurations lists, per k0rdent kind, the duration fields of its
+// spec (Flux's metav1.Duration: HelmChartSpec.Interval, and the Interval
+// and Timeout of the Git, Bucket and OCI repository specs of a remote
+// source) in kinds whose spec is immutable (x-kubernetes-validations
+// "self == oldSelf": "Spec is immutable"). kcm updates these objects from
+// its Go types, which write a duration in Go's canonical form (10m as
+// 10m0s): ProviderTemplates in internal/controller/template_controller.go
+// (setReleaseOwnership, Update), Cluster- and ServiceTemplates named by a
+// template chain in internal/controller/templatechain_controller.go
+// (CreateOrUpdate). A short form stored at create time makes every such
+// update "change" the spec, and the API server rejects it.
+var ImmutableDurations = map[string][]string{
+	KindClusterTemplate:  templateDurations("helm"),
+	KindProviderTemplate: templateDurations("helm"),
+	KindServiceTemplate:  templateDurations("helm", "kustomize", "resources"),
+}
+
+func templateDurations(sources ...string) []string {
+	var out []string
+	for _, src := range sources {
+		base := "spec." + src + ".remoteSourceSpec."
+		if src == "helm" {
+			out = append(out, "spec.helm.chartSpec.interval")
+			base = "spec.helm.chartSource.remoteSourceSpec."
+		}
+		for _, repo := range []string{"git", "bucket", "oci"} {
+			out = append(out, base+repo+".interval", base+repo+".timeout")
+		}
+	}
+	return out
+}
+
+// CanonicalDuration returns a duration as Go's time.Duration prints it,
+// which is how kcm and Flux write metav1.Duration fields back: "10m" →
+// "10m0s", "1h" → "1h0m0s", "90s" → "1m30s". The error is for a value that
+// is not a duration.
+func CanonicalDuration(s string) (string, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a duration such as 10m0s: %w", s, err)
+	}
+	return d.String(), nil
+}

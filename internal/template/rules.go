@@ -63,6 +63,7 @@ const (
 	ruleClusterName         = "RENDER009"
 	ruleDeprecatedAPI       = "RENDER010"
 	ruleRequiredValues      = "RENDER011"
+	ruleDuration            = "RENDER012"
 	ruleNoCRDs              = "SCHEMA001"
 	ruleSchemaViolation     = "SCHEMA002"
 	ruleUnknownKind         = "SCHEMA003"
@@ -552,6 +553,24 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"  run; their findings say `(with placeholders)`.\n\n" +
 			"This is an info, not a problem of the chart; give real example values as `ci/*.yaml` (or check\n" +
 			"with `--config`) to have the rendering checked with them.",
+	},
+
+	{
+		ID: ruleDuration, Category: CategoryRendering, Severity: findings.Error,
+		Title: "Durations kcm writes back are in canonical form",
+		Description: "kcm's ClusterTemplate, ServiceTemplate and ProviderTemplate have an immutable spec\n" +
+			"(`x-kubernetes-validations: self == oldSelf`, \"Spec is immutable\"), and kcm updates them\n" +
+			"from its Go types: ProviderTemplates to set their Release owners\n" +
+			"(internal/controller/template_controller.go, setReleaseOwnership), templates named by a\n" +
+			"ClusterTemplateChain or ServiceTemplateChain to own them\n" +
+			"(internal/controller/templatechain_controller.go, CreateOrUpdate). Go writes Flux's\n" +
+			"`metav1.Duration` fields in canonical form, so `interval: 10m` goes back as `10m0s`: the spec\n" +
+			"\"changes\", the API server rejects the update, and the template never gets its owner. A\n" +
+			"rendered object of these kinds must write each of its duration fields as Go prints it\n" +
+			"(`10m0s`, `1h0m0s`, `30s`): `spec.helm.chartSpec.interval`, and the `interval` and `timeout`\n" +
+			"of a remote source's `git`, `bucket` or `oci` spec (under `spec.helm.chartSource`, and\n" +
+			"`spec.kustomize` and `spec.resources` for ServiceTemplates; kcm v1.11.4's CRDs).\n" +
+			"`kbook template manifest` writes canonical forms whatever `--interval` says.",
 	},
 
 	// Schemas ----------------------------------------------------------------

@@ -228,6 +228,7 @@ func (c *checker) checkRendered(vs *valueSet, r rendering) bool {
 	c.checkCluster(rs)
 	c.checkRefs(rs)
 	c.checkProviderGroups(rs)
+	c.checkDurations(rs)
 	c.checkSchemas(rs)
 	c.checkSecurity(rs)
 	c.checkObjectPolicies(rs)
@@ -681,4 +682,27 @@ func displayGroup(g string) string {
 		return "core"
 	}
 	return g
+}
+
+// checkDurations runs RENDER012: the duration fields kcm writes back
+// (k0rdent.ImmutableDurations) are in Go's canonical form.
+func (c *checker) checkDurations(rs *renderedSet) {
+	for _, d := range rs.objs {
+		gvk := d.obj.GroupVersionKind()
+		if gvk.Group != k0rdent.Group {
+			continue
+		}
+		for _, path := range k0rdent.ImmutableDurations[gvk.Kind] {
+			v, ok, _ := unstructured.NestedString(d.obj.Object, strings.Split(path, ".")...)
+			if !ok {
+				continue
+			}
+			canon, err := k0rdent.CanonicalDuration(v)
+			if err != nil || canon == v {
+				continue // a bad duration is the schema's business (SCHEMA002)
+			}
+			c.add(c.objFinding(ruleDuration, rs, d, path,
+				fmt.Sprintf("%s: %q is written back by kcm as %q, and the %s's spec is immutable: every update kcm makes is rejected (Spec is immutable); write %s", path, v, canon, gvk.Kind, canon)))
+		}
+	}
 }

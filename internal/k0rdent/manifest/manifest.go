@@ -30,7 +30,8 @@ type Options struct {
 	Namespace string
 	// Name of the ClusterTemplate (default <chart>-<version, dots as dashes>).
 	Name string
-	// Interval of the chart and repository sources (default 10m0s).
+	// Interval of the chart and repository sources (default 10m0s),
+	// written in canonical form (10m becomes 10m0s).
 	Interval string
 }
 
@@ -43,19 +44,18 @@ func TemplateName(chartName, version string) string {
 	return strings.ToLower(chartName + "-" + v)
 }
 
-// CanonicalDuration returns d as the API server stores a metav1.Duration
-// ("10m" becomes "10m0s"). kcm re-serialises template specs, and its rule
-// that a template's spec is immutable then sees "10m" and "10m0s" as a
-// change and rejects every update: manifests must carry the canonical form.
-func CanonicalDuration(d string) (string, error) {
-	v, err := time.ParseDuration(d)
+// CanonicalInterval is a Flux source interval as kcm stores and writes it
+// back (k0rdent.CanonicalDuration: "10m" becomes "10m0s"), which must be
+// positive.
+func CanonicalInterval(d string) (string, error) {
+	canon, err := k0rdent.CanonicalDuration(d)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a duration (for example 10m0s)", d)
+		return "", err
 	}
-	if v <= 0 {
+	if v, _ := time.ParseDuration(canon); v <= 0 {
 		return "", fmt.Errorf("%q: want a positive duration", d)
 	}
-	return v.String(), nil
+	return canon, nil
 }
 
 // ForPath loads the chart at path and returns the YAML of its
@@ -82,11 +82,14 @@ func ForChart(ch *chart.Chart, o Options) ([]byte, error) {
 	if o.Interval == "" {
 		o.Interval = DefaultInterval
 	}
-	canon, err := CanonicalDuration(o.Interval)
+	// kcm writes the interval back in Go's form and the ClusterTemplate's
+	// spec is immutable: a short form would make every update fail
+	// (k0rdent.ImmutableDurations).
+	interval, err := CanonicalInterval(o.Interval)
 	if err != nil {
 		return nil, fmt.Errorf("--interval: %w", err)
 	}
-	o.Interval = canon
+	o.Interval = interval
 	md := ch.Metadata
 	if o.Name == "" {
 		o.Name = TemplateName(md.Name, md.Version)

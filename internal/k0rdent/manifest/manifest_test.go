@@ -56,6 +56,7 @@ spec:
 		{Options{Repo: "Bad_Repo"}, `--repo "Bad_Repo": not a valid object name`},
 		{Options{Repo: "r", RepoURL: "ftp://x"}, `--repo-url "ftp://x": want an oci://`},
 		{Options{Repo: "r", Name: "UPPER"}, `template name "UPPER": not a valid object name`},
+		{Options{Repo: "r", Interval: "often"}, `--interval: "often" is not a duration`},
 	} {
 		if _, err := ForChart(ch, tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("ForChart(%+v) error = %v, want %q", tc.o, err, tc.want)
