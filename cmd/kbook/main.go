@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/go-logr/logr"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
@@ -46,6 +47,15 @@ var (
 	errInterrupted = errors.New("interrupted")
 	errBrokenPipe  = errors.New("output closed (broken pipe)")
 )
+
+// failure maps a library error to the findings exit-code convention: bad
+// input (findings.InputError) exits 2, any other failure 1.
+func failure(err error) error {
+	if findings.IsInput(err) {
+		return usageError(err)
+	}
+	return &exitError{exitFailed, err}
+}
 
 func main() {
 	// The wrapper that makes local servers die with kbook (package proc)

@@ -106,14 +106,18 @@ func newTemplateManifestCmd() *cobra.Command {
 as a template: a ClusterTemplate whose spec.helm.chartSpec names the chart,
 its version and the HelmRepository it is published in, with every field the
 API server requires. With --repo-url, the Flux HelmRepository is printed
-too, labelled k0rdent.mirantis.com/managed: "true" as kcm requires.`,
+too, labelled k0rdent.mirantis.com/managed: "true" as kcm requires.
+
+Exit status: 0 printed, 1 the chart's metadata is invalid, 2 bad input (a
+missing or unloadable chart, bad flags), as template validate for the same
+chart.`,
 		Example: `  kbook template manifest ./acme-docker --repo acme-templates --repo-url oci://registry.acme.io/charts > install.yaml
   kbook template manifest ./acme-docker --repo acme-templates | kubectl apply --dry-run=server -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := manifest.ForPath(args[0], o)
 			if err != nil {
-				return usageError(err)
+				return failure(err)
 			}
 			_, err = cmd.OutOrStdout().Write(data)
 			return err

@@ -73,12 +73,19 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 					return usageError(err)
 				}
 			}
+			var policyRules []string
 			for _, p := range policies {
 				pol, err := policy.Load(p)
 				if err != nil {
 					return usageError(err)
 				}
 				opts.Policies = append(opts.Policies, pol)
+				for _, r := range pol.Rules {
+					policyRules = append(policyRules, r.ID)
+				}
+			}
+			if err := template.Registry.CheckDisable(opts.Disable, policyRules...); err != nil {
+				return usageError(err)
 			}
 			checkProvider, err := providerContractCheck(providers)
 			if err != nil {
@@ -136,7 +143,11 @@ func newTemplateRenderCmd() *cobra.Command {
 		Long: `Render the chart at PATH (directory or .tgz) the way kcm installs it for a
 ClusterDeployment: release name and namespace of the deployment, the values
 kcm injects (clusterIdentity, global, clusterLabels), and the deployment's
-spec.config (--config: a ClusterDeployment or a values file).`,
+spec.config (--config: a ClusterDeployment or a values file).
+
+Exit status: 0 rendered, 1 the chart does not render (or its metadata is
+invalid), 2 bad input (a missing or unloadable chart, a config that does
+not parse), as template validate for the same chart.`,
 		Example: `  kbook template render ./acme-docker
   kbook template render ./acme-docker --config ci/ha.yaml --release-name prod-1 -n team-a`,
 		Args: cobra.ExactArgs(1),
@@ -149,7 +160,7 @@ spec.config (--config: a ClusterDeployment or a values file).`,
 			}
 			objs, err := template.Render(args[0], opts)
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return failure(err)
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {

@@ -42,7 +42,7 @@ type chartSource struct {
 func loadChart(p string) (*chartSource, *findings.Finding, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("chart %s: %w", p, err)
+		return nil, nil, &findings.InputError{Err: fmt.Errorf("chart %s: %w", p, err)}
 	}
 	src := &chartSource{path: p, archive: !fi.IsDir(), nodes: map[string]*yaml.Node{}}
 	ch, err := loader.Load(p)
@@ -193,11 +193,11 @@ func readValues(name string, data []byte) (map[string]any, *yaml.Node, *findings
 
 // loadConfig reads Options.Config: a YAML file with a ClusterDeployment
 // (its spec.config is used) or a plain values map. A file that cannot be
-// read is an error; one that does not parse is a finding.
-func loadConfig(file string) (*valueSet, *findings.Finding, error) {
+// read, does not parse or holds no map is an InputError at its line.
+func loadConfig(file string) (*valueSet, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("config: %w", err)
+		return nil, &findings.InputError{Err: fmt.Errorf("config: %w", err)}
 	}
 	vs := &valueSet{name: file, file: file, config: true, values: map[string]any{}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -209,7 +209,8 @@ func loadConfig(file string) (*valueSet, *findings.Finding, error) {
 			break
 		}
 		if err != nil {
-			return nil, &findings.Finding{File: file, Line: findings.LineIn(err.Error()), Message: "the config does not parse: " + err.Error()}, nil
+			line, msg := findings.YAMLError(data, err)
+			return nil, findings.Inputf(file, line, "the config does not parse: %s", msg)
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -224,31 +225,31 @@ func loadConfig(file string) (*valueSet, *findings.Finding, error) {
 				// The admission webhook copies the template's defaults into
 				// a ClusterDeployment without spec.config
 				// (internal/webhook/clusterdeployment_webhook.go, Default).
-				return vs, nil, nil
+				return vs, nil
 			}
 			return nodeValues(vs, cfg)
 		}
 	}
 	if first == nil || first.Tag == "!!null" {
-		return vs, nil, nil
+		return vs, nil
 	}
 	return nodeValues(vs, first)
 }
 
-func nodeValues(vs *valueSet, n *yaml.Node) (*valueSet, *findings.Finding, error) {
+func nodeValues(vs *valueSet, n *yaml.Node) (*valueSet, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, &findings.Finding{File: vs.file, Line: n.Line, Message: "the config is not a map of values (nor a ClusterDeployment)"}, nil
+		return nil, findings.Inputf(vs.file, n.Line, "the config is not a map of values (nor a ClusterDeployment)")
 	}
 	data, err := yaml.Marshal(n)
 	if err != nil {
-		return nil, nil, fmt.Errorf("config %s: %w", vs.file, err)
+		return nil, fmt.Errorf("config %s: %w", vs.file, err)
 	}
 	vals, err := chartutil.ReadValues(data)
 	if err != nil {
-		return nil, &findings.Finding{File: vs.file, Line: n.Line, Message: "the config does not parse: " + err.Error()}, nil
+		return nil, findings.Inputf(vs.file, n.Line, "the config does not parse: %v", err)
 	}
 	vs.values, vs.node = vals, n
-	return vs, nil, nil
+	return vs, nil
 }
 
 func isClusterDeployment(n *yaml.Node) bool {

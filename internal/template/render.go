@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -62,26 +63,29 @@ type RenderOptions struct {
 // Render renders the chart as kcm would install it for a ClusterDeployment
 // with the given config, and returns the objects in a stable order
 // (template file, then document order). Any rendering problem is an error
-// naming the template file and line.
+// naming the template file and line; a chart or config that cannot be
+// read is a findings.InputError (the exit-code convention's bad input, as
+// for Validate).
 func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	src, lf, err := loadChart(chartPath)
 	if err != nil {
 		return nil, err
 	}
 	if lf != nil {
-		return nil, errors.New(formatLocated(*lf))
+		return nil, &findings.InputError{File: joinChart(chartPath, lf.File), Line: lf.Line, Err: errors.New(lf.Message)}
+	}
+	if src.validateErr != nil {
+		// helm install refuses it too: validate reports it as CHART002.
+		return nil, fmt.Errorf("%s: the chart is invalid: %v", joinChart(chartPath, "Chart.yaml"), src.validateErr)
 	}
 	user := map[string]any{}
 	if opts.Config == "" && opts.ConfigValues != nil {
 		user = deepCopyMap(opts.ConfigValues)
 	}
 	if opts.Config != "" {
-		vs, f, err := loadConfig(opts.Config)
+		vs, err := loadConfig(opts.Config)
 		if err != nil {
 			return nil, err
-		}
-		if f != nil {
-			return nil, errors.New(formatLocated(*f))
 		}
 		user = vs.values
 	}
@@ -92,7 +96,7 @@ func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	}
 	r := src.render(vals, release, ns)
 	if r.err != nil {
-		return nil, errors.New(formatLocated(*r.err))
+		return nil, errors.New(formatLocated(chartPath, *r.err))
 	}
 	var out []Object
 	var errs []error
@@ -106,13 +110,22 @@ func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	return out, errors.Join(errs...)
 }
 
-func formatLocated(f findings.Finding) string {
-	loc := f.File
+// joinChart names a chart file from the working directory.
+func joinChart(chartPath, file string) string {
+	if file == "" {
+		return chartPath
+	}
+	return filepath.ToSlash(filepath.Join(chartPath, file))
+}
+
+// formatLocated is a finding as an error message at its place in the chart.
+func formatLocated(chartPath string, f findings.Finding) string {
+	if f.File == "" {
+		return f.Message
+	}
+	loc := joinChart(chartPath, f.File)
 	if f.Line > 0 {
 		loc += ":" + strconv.Itoa(f.Line)
-	}
-	if loc == "" {
-		return f.Message
 	}
 	return loc + ": " + f.Message
 }

@@ -82,7 +82,7 @@ const (
 var rules = []findings.Rule{
 	// Chart -----------------------------------------------------------------
 	{
-		ID: ruleChartLoad, Category: CategoryChart, Severity: findings.Error,
+		ID: ruleChartLoad, Category: CategoryChart, Severity: findings.Error, Input: true,
 		Title: "The chart loads with the Helm SDK",
 		Description: `The chart directory or .tgz archive is loaded with Helm's own loader (the one kcm uses
 after the source controller downloads the chart). A missing ` + "`Chart.yaml`" + `, YAML that does not
@@ -91,7 +91,11 @@ file (and the line when the YAML parser gives one) and no other rule runs.
 
 kcm's template controller (internal/controller/template_controller.go, ReconcileTemplate)
 fails the same way: the ClusterTemplate gets ` + "`status.valid: false`" + ` with the loader's error in
-` + "`status.validationError`" + `, and no ClusterDeployment can use it.`,
+` + "`status.validationError`" + `, and no ClusterDeployment can use it.
+
+Nothing else can be checked, so this is bad input: ` + "`kbook template validate`" + ` exits 2 (as
+` + "`template render`" + ` and ` + "`template manifest`" + ` do for the same chart), and the rule cannot be
+disabled.`,
 	},
 	{
 		ID: ruleChartValidate, Category: CategoryChart, Severity: findings.Error,
@@ -496,9 +500,13 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"serves `AWSManagedControlPlane` in `controlplane.cluster.x-k8s.io` and `NodeadmConfigTemplate`\n" +
 			"in `bootstrap.cluster.x-k8s.io`). The data is the `cluster.x-k8s.io/provider` label clusterctl's\n" +
 			"release process puts on every provider CRD, read from the CRDs given with `--crds` (a\n" +
-			"provider's released components YAML) or served by the cluster of `--kubeconfig`. The label\n" +
-			"names the provider as clusterctl does (`infrastructure-aws`) or without its type prefix, as\n" +
-			"k0smotron's CRDs do (`k0sproject-k0smotron`); either matches.\n\n" +
+			"provider's released components YAML) or served by the cluster of `--kubeconfig`. clusterctl\n" +
+			"labels what it installs with the provider's full name (`infrastructure-aws`); a released file\n" +
+			"may leave the type out (k0smotron: `k0sproject-k0smotron`), and a provider's own CRD bases may\n" +
+			"use the short name clusterctl prefixes with the organisation for providers it does not know\n" +
+			"(k0smotron's bases: `infrastructure-k0smotron` for `infrastructure-k0sproject-k0smotron`). So a\n" +
+			"declared provider serves the kind when the label's type, if it has one, is the provider's, and\n" +
+			"the names are equal or one ends with `-` and the other.\n\n" +
 			"Always allowed: CAPI core (`cluster.x-k8s.io`, `addons.cluster.x-k8s.io`), k0rdent's own\n" +
 			"components (`k0rdent.mirantis.com`, Sveltos' `*.projectsveltos.io`) and core/v1 Secrets and\n" +
 			"ConfigMaps. A kind of a `*.cluster.x-k8s.io` group whose CRD carries no label, or is not\n" +

@@ -604,21 +604,33 @@ var providerPrefixes = []string{
 	k0rdent.IPAMProviderPrefix, "runtime-extension-", "addon-",
 }
 
-// servesLabel reports whether a declared provider is the one a CRD's
-// cluster.x-k8s.io/provider label names: the same name
-// (infrastructure-aws), or the name without its type prefix, as
-// k0smotron's CRDs spell it (k0sproject-k0smotron for
-// control-plane-k0sproject-k0smotron).
+// servesLabel reports whether a declared provider (a clusterctl name,
+// type prefix and name: infrastructure-k0sproject-k0smotron) is the one a
+// CRD's cluster.x-k8s.io/provider label names. clusterctl labels what it
+// installs with exactly that name (infrastructure-aws, also on CAPA's
+// control plane and bootstrap CRDs); released files may leave the type out
+// (k0smotron: k0sproject-k0smotron), and providers' own CRD bases may use
+// the short name that clusterctl prefixes with the organisation for
+// providers it does not know (k0smotron's bases: infrastructure-k0smotron).
+// So: the types must agree when the label has one, and the names must be
+// equal or one must end with "-" and the other.
 func servesLabel(declared, label string) bool {
-	if declared == label {
-		return true
+	dType, dName := splitProvider(declared)
+	lType, lName := splitProvider(label)
+	if lType != "" && lType != dType {
+		return false
 	}
-	for _, p := range providerPrefixes {
-		if strings.TrimPrefix(declared, p) == label && strings.HasPrefix(declared, p) {
-			return true
+	return dName == lName || strings.HasSuffix(dName, "-"+lName) || strings.HasSuffix(lName, "-"+dName)
+}
+
+// splitProvider splits a provider name into its type prefix and name.
+func splitProvider(p string) (typ, name string) {
+	for _, pre := range providerPrefixes {
+		if rest, ok := strings.CutPrefix(p, pre); ok {
+			return pre, rest
 		}
 	}
-	return false
+	return "", p
 }
 
 // k0rdentGroup reports whether a group is served by k0rdent's own

@@ -95,8 +95,10 @@ type Options struct {
 
 // Validate checks the chart at path (a directory or a .tgz) and returns
 // its report (Kind "chart", Name and Base the path, Default "defaults").
-// The error is only for a chart or config file that cannot be read at all;
-// everything else, including a chart Helm cannot load, is a finding.
+// The error, a findings.InputError, is for a chart path or config file
+// that cannot be read (or a config that does not parse); everything else
+// is a finding, a chart Helm cannot load included (CHART001, an Input
+// rule: Registry.ExitCode is then ExitBadInput).
 func Validate(path string, opts Options) (*findings.Report, error) {
 	res := &findings.Report{Kind: "chart", Name: path, Base: path, Default: defaultsName, Findings: []findings.Finding{}}
 	if opts.Config != "" {
@@ -118,13 +120,9 @@ func Validate(path string, opts Options) (*findings.Report, error) {
 
 	var config *valueSet
 	if opts.Config != "" {
-		vs, f, err := loadConfig(opts.Config)
+		vs, err := loadConfig(opts.Config)
 		if err != nil {
 			return nil, err
-		}
-		if f != nil {
-			f.Rule, f.Config = ruleConfigInvalid, opts.Config
-			c.add(*f)
 		}
 		config = vs
 	}

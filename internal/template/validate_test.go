@@ -125,17 +125,43 @@ func TestMissingPaths(t *testing.T) {
 	}
 }
 
-func TestConfigThatDoesNotParse(t *testing.T) {
-	cfg := filepath.Join(t.TempDir(), "config.yaml")
+// A config that does not parse is bad input, at its line, for Validate
+// and Render alike; so is a chart Helm cannot load.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(cfg, []byte("workersNumber: 1\ncontrolPlane: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Validate(baseChart, Options{Config: cfg})
-	if err != nil {
+	list := filepath.Join(dir, "list.yaml")
+	if err := os.WriteFile(list, []byte("- a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(res.Findings, func(f findings.Finding) bool { return f.Rule == ruleConfigInvalid && f.File == cfg && f.Line > 0 }) {
-		t.Errorf("want a VALUES006 finding with a line in %s:\n%s", cfg, messages(res.Findings))
+	for _, c := range []struct{ file, want string }{
+		{cfg, cfg + ":3: the config does not parse: "},
+		{list, list + ":1: the config is not a map of values"},
+	} {
+		if _, err := Validate(baseChart, Options{Config: c.file}); err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Validate: err = %v, want bad input starting %q", err, c.want)
+		}
+		if _, err := Render(baseChart, RenderOptions{Config: c.file}); err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("Render: err = %v, want bad input starting %q", err, c.want)
+		}
+	}
+	broken, _ := setupFixture(t, "CHART001-fail")
+	res, err := Validate(broken, Options{})
+	if err != nil || Registry.ExitCode(res) != findings.ExitBadInput {
+		t.Errorf("Validate of a chart Helm cannot load: err %v, exit %d, want a CHART001 finding and exit 2", err, Registry.ExitCode(res))
+	}
+	if _, err := Render(broken, RenderOptions{}); !findings.IsInput(err) || !strings.Contains(err.Error(), "Chart.yaml:5: ") {
+		t.Errorf("Render of a chart Helm cannot load: err = %v, want bad input at Chart.yaml:5", err)
+	}
+	if _, err := Validate(filepath.Join(dir, "nope"), Options{}); !findings.IsInput(err) {
+		t.Errorf("Validate of a missing chart: err = %v, want bad input", err)
+	}
+	invalid, _ := setupFixture(t, "CHART002-fail")
+	if _, err := Render(invalid, RenderOptions{}); err == nil || findings.IsInput(err) {
+		t.Errorf("Render of a chart with invalid metadata: err = %v, want a failure (exit 1, as validate's CHART002), not bad input", err)
 	}
 }
 
@@ -283,8 +309,8 @@ func nestedString(obj map[string]any, fields ...string) (string, bool, error) {
 func TestRenderErrors(t *testing.T) {
 	dir, _ := setupFixture(t, "RENDER001-fail")
 	_, err := Render(dir, RenderOptions{})
-	if err == nil || !strings.HasPrefix(err.Error(), "templates/kubeadmcontrolplane.yaml:7: ") {
-		t.Errorf("err = %v, want it at templates/kubeadmcontrolplane.yaml:7", err)
+	if want := filepath.ToSlash(dir) + "/templates/kubeadmcontrolplane.yaml:7: "; err == nil || !strings.HasPrefix(err.Error(), want) || findings.IsInput(err) {
+		t.Errorf("err = %v, want it at %s, not bad input", err, want)
 	}
 	dir, _ = setupFixture(t, "RENDER002-fail")
 	objs, err := Render(dir, RenderOptions{})
@@ -691,5 +717,25 @@ func TestProviderChart(t *testing.T) {
 				t.Errorf("providerChart = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestServesLabel(t *testing.T) {
+	for _, tc := range []struct {
+		declared, label string
+		want            bool
+	}{
+		{"infrastructure-aws", "infrastructure-aws", true},                      // CAPA's EKS control plane CRDs
+		{"control-plane-k0sproject-k0smotron", "k0sproject-k0smotron", true},    // k0smotron's release
+		{"control-plane-k0sproject-k0smotron", "control-plane-k0smotron", true}, // k0smotron's CRD bases
+		{"infrastructure-k0sproject-k0smotron", "control-plane-k0smotron", false},
+		{"infrastructure-docker", "infrastructure-aws", false},
+		{"ipam-in-cluster", "ipam-in-cluster", true},
+		{"infrastructure-aws", "aws", true},
+		{"infrastructure-awsx", "infrastructure-aws", false},
+	} {
+		if got := servesLabel(tc.declared, tc.label); got != tc.want {
+			t.Errorf("servesLabel(%q, %q) = %v, want %v", tc.declared, tc.label, got, tc.want)
+		}
 	}
 }

@@ -4,11 +4,13 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -60,16 +62,32 @@ func CanonicalInterval(d string) (string, error) {
 
 // ForPath loads the chart at path and returns the YAML of its
 // ClusterTemplate, preceded by the HelmRepository when RepoURL is set.
+// Errors follow the findings exit-code convention, as template validate
+// and render do for the same chart: a chart Helm cannot load, or bad
+// options, are a findings.InputError (bad input); a chart that loads but
+// whose metadata fails Helm's validation (CHART002) is a plain error.
 func ForPath(path string, o Options) ([]byte, error) {
 	ch, err := loader.Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("load chart %s: %w", path, err)
+	var verr chart.ValidationError
+	switch {
+	case err != nil && ch != nil && ch.Metadata != nil && errors.As(err, &verr):
+		return nil, fmt.Errorf("chart %s is invalid: %w (kbook template validate shows why)", path, err)
+	case err != nil:
+		return nil, &findings.InputError{Err: fmt.Errorf("load chart %s: %w", path, err)}
 	}
 	return ForChart(ch, o)
 }
 
 // ForChart is ForPath for a loaded chart.
 func ForChart(ch *chart.Chart, o Options) ([]byte, error) {
+	out, err := forChart(ch, o)
+	if err != nil {
+		return nil, &findings.InputError{Err: err}
+	}
+	return out, nil
+}
+
+func forChart(ch *chart.Chart, o Options) ([]byte, error) {
 	if o.Repo == "" {
 		return nil, fmt.Errorf("--repo: the name of the HelmRepository the chart is published in is required")
 	}
