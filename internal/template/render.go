@@ -135,7 +135,9 @@ func formatLocated(chartPath string, f findings.Finding) string {
 // fillHelmValues):
 //
 //   - clusterIdentity is always replaced by the Credential's identityRef
-//     {apiVersion, kind, name, namespace}; kbook uses a placeholder Secret;
+//     {apiVersion, kind, name, namespace}; kbook uses a placeholder name,
+//     of the kind (and apiVersion) the chart's default clusterIdentity
+//     names, else a Secret;
 //   - global {registry, k0sURL, registryCertSecret, k0sURLCertSecret} replaces
 //     the user's global when kcm runs with any of those set; kbook injects it
 //     with the registry the values already name (global.registry of the
@@ -145,9 +147,20 @@ func formatLocated(chartPath string, f findings.Finding) string {
 //     none; kbook uses an empty map.
 func injectValues(user, defaults map[string]any, namespace string) map[string]any {
 	out := deepCopyMap(user)
+	// The Credential's identity is of the kind the provider takes
+	// (AWSClusterStaticIdentity for CAPA): stand in with the kind the
+	// chart's defaults name, else a Secret (what kcm requires for
+	// infrastructure-internal and most providers' credentials).
+	apiVersion, kind := "v1", "Secret"
+	if def, ok := defaults["clusterIdentity"].(map[string]any); ok {
+		if k, _ := def["kind"].(string); k != "" && k != kind {
+			kind = k
+			apiVersion, _ = def["apiVersion"].(string)
+		}
+	}
 	out["clusterIdentity"] = map[string]any{
-		"apiVersion": "v1",
-		"kind":       "Secret",
+		"apiVersion": apiVersion,
+		"kind":       kind,
 		"name":       placeholderIdentity,
 		"namespace":  namespace,
 	}

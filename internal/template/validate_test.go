@@ -341,6 +341,12 @@ func TestInjectValues(t *testing.T) {
 	if l, ok := injectValues(nil, nil, "ns")["clusterLabels"].(map[string]any); !ok || len(l) != 0 {
 		t.Errorf("clusterLabels = %v, want an empty map", l)
 	}
+	// The identity stands in for the provider's kind, as kcm's AWS
+	// templates default it.
+	aws := injectValues(nil, map[string]any{"clusterIdentity": map[string]any{"name": "", "kind": "AWSClusterStaticIdentity"}}, "ns")
+	if id := aws["clusterIdentity"].(map[string]any); id["kind"] != "AWSClusterStaticIdentity" || id["name"] != placeholderIdentity {
+		t.Errorf("clusterIdentity = %v, want the defaults' kind with a placeholder name", id)
+	}
 }
 
 func TestSameVersion(t *testing.T) {
