@@ -1,0 +1,184 @@
+package template
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/schema"
+)
+
+// The templates kcm v1.11.4 ships (../shared/kcm, unmodified) are the test
+// corpus of template validate: no false errors on them, and every
+// remaining warning pinned here, with why it is right (see
+// content/templates/kcm-corpus.md for the table).
+const (
+	sharedDir = "../../../shared"
+	corpusDir = sharedDir + "/kcm/v1.11.4/templates"
+)
+
+// corpusMode is one way the corpus is validated.
+type corpusMode struct {
+	name string
+	crds []string // --crds, relative to sharedDir
+}
+
+var corpusModes = []corpusMode{
+	{"no CRDs", nil},
+	{"shared CRDs", []string{"crds/k0rdent", "crds/capi", "crds/k0smotron"}},
+	// The released providers' labelled CRDs: RENDER007 reads who serves a
+	// kind from them, and SCHEMA002 checks the provider objects.
+	{"provider CRDs", []string{"crds/k0rdent", "crds/capi", "crds/k0smotron", "providers"}},
+}
+
+// Warnings every cluster template has: no k0rdent.mirantis.com/k8s-version
+// (kcm records no Kubernetes version and skips ServiceTemplate
+// compatibility checks), except adopted-cluster, whose version is the
+// adopted cluster's; and a v1beta1 contract pin (deprecated) for the
+// providers whose templates still use v1beta1 objects.
+func corpusWarnings(chart string) []string {
+	var w []string
+	if chart != "adopted-cluster" {
+		w = append(w, ruleK8sVersionMissing)
+	}
+	for _, p := range []string{"azure-", "gcp-", "openstack-"} {
+		if strings.HasPrefix(chart, p) {
+			w = append(w, ruleContractDeprecated)
+		}
+	}
+	slices.Sort(w)
+	return w
+}
+
+// corpusErrors are the true errors, by mode: the defaults render objects
+// the real CRDs reject, and kcm accepts a ClusterDeployment without
+// spec.config (its webhook copies the defaults in) that then fails at
+// install. remote-cluster's default machine has a provisionJob whose
+// jobSpecTemplate.spec lacks the template k0smotron's RemoteMachine
+// requires (v2.0.4 and v2.1.0); with the providers' own CRDs, empty string
+// defaults of required inputs fail their minLength (instanceType,
+// flavor, vSphere server...) and OpenStack's empty filters their
+// minProperties: the values schema should reject them (minLength: 1), so
+// that kcm's dry run catches a missing value before the install does.
+var corpusErrors = map[string]map[string]int{
+	"shared CRDs": {"remote-cluster": 1},
+	"provider CRDs": {
+		"remote-cluster": 1, "aws-hosted-cp": 1, "aws-standalone-cp": 2, "openstack-hosted-cp": 6,
+		"openstack-standalone-cp": 4, "vsphere-hosted-cp": 11, "vsphere-standalone-cp": 19,
+	},
+}
+
+var corpusValidators sync.Map // mode name → *schema.Validator
+
+func corpusValidator(t *testing.T, m corpusMode) *schema.Validator {
+	t.Helper()
+	if len(m.crds) == 0 {
+		return nil
+	}
+	if v, ok := corpusValidators.Load(m.name); ok {
+		return v.(*schema.Validator)
+	}
+	var paths []string
+	for _, c := range m.crds {
+		paths = append(paths, filepath.Join(sharedDir, c))
+	}
+	v, err := schema.FromFiles(paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpusValidators.Store(m.name, v)
+	return v
+}
+
+func corpusCharts(t *testing.T, kind string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(corpusDir, kind, "*", "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, filepath.Dir(d))
+	}
+	return out
+}
+
+// TestKcmCorpus validates every chart kcm v1.11.4 ships, in each mode: the
+// 18 ClusterTemplates have no errors but the true ones above and exactly
+// the warnings above; the ProviderTemplate charts are recognised
+// (CHART007) and have no errors or warnings.
+func TestKcmCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kcm corpus takes a minute: not in -short")
+	}
+	if _, err := os.Stat(corpusDir); err != nil {
+		t.Skipf("the kcm v1.11.4 templates are not at %s (shared/ sits beside the repository on development machines and in CI): %v", corpusDir, err)
+	}
+	clusters, providers := corpusCharts(t, "cluster"), corpusCharts(t, "provider")
+	if len(clusters) != 18 || len(providers) == 0 {
+		t.Fatalf("%d cluster templates and %d provider charts in %s, want 18 and some", len(clusters), len(providers), corpusDir)
+	}
+	for _, m := range corpusModes {
+		t.Run(m.name, func(t *testing.T) {
+			for _, c := range m.crds {
+				if _, err := os.Stat(filepath.Join(sharedDir, c)); err != nil {
+					t.Skipf("%s: %v", c, err)
+				}
+			}
+			v := corpusValidator(t, m)
+			for _, dir := range clusters {
+				name := filepath.Base(dir)
+				t.Run("cluster/"+name, func(t *testing.T) {
+					t.Parallel()
+					res := validateCorpusChart(t, dir, v)
+					errs, warns := bySeverity(res, findings.Error), bySeverity(res, findings.Warning)
+					if want := corpusErrors[m.name][name]; len(errs) != want || slices.ContainsFunc(errs, func(f findings.Finding) bool { return f.Rule != ruleSchemaViolation }) {
+						t.Errorf("%d errors, want %d (SCHEMA002 only):\n%s", len(errs), want, messages(errs))
+					}
+					if got, want := ruleIDs(warns), corpusWarnings(name); !slices.Equal(got, want) {
+						t.Errorf("warnings %q, want %q:\n%s", got, want, messages(warns))
+					}
+					if code := Registry.ExitCode(res); (code == findings.ExitOK) != (len(errs) == 0) {
+						t.Errorf("exit code %d with %d errors", code, len(errs))
+					}
+				})
+			}
+			for _, dir := range providers {
+				t.Run("provider/"+filepath.Base(dir), func(t *testing.T) {
+					t.Parallel()
+					res := validateCorpusChart(t, dir, v)
+					if got := describeAll(res.Findings); !slices.Equal(got, []string{"CHART007 info Chart.yaml:1"}) {
+						t.Errorf("want only the ProviderTemplate info, got %q:\n%s", got, messages(res.Findings))
+					}
+				})
+			}
+		})
+	}
+}
+
+func validateCorpusChart(t *testing.T, dir string, v *schema.Validator) *findings.Report {
+	t.Helper()
+	res, err := Validate(dir, Options{Schemas: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func bySeverity(r *findings.Report, s findings.Severity) []findings.Finding {
+	return slices.DeleteFunc(slices.Clone(r.Findings), func(f findings.Finding) bool { return f.Severity != s })
+}
+
+// ruleIDs lists the findings' rule IDs, sorted (a rule twice, twice).
+func ruleIDs(fs []findings.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Rule)
+	}
+	slices.Sort(out)
+	return out
+}
