@@ -45,7 +45,12 @@ resolve, that the objects match the CRD schemas and CEL rules (--crds or
 Every finding has a rule ID, a severity and a file:line or values path; see
 the rule catalogue in the docs. With several charts, -o json prints a list.
 
-Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
+ProviderTemplate charts are recognised and get only the Chart rules (see
+kbook provider validate).
+
+Exit status: 0 no errors (warnings and infos allowed), 1 errors found, 2 bad
+input: a missing path, a chart Helm cannot load, a --config that does not
+parse, an unknown rule in --disable.`,
 		Example: `  kbook template validate ./acme-docker
   kbook template validate ./acme-docker --crds crds/capi --policy acme-policy.yaml
   kbook template validate ./acme-docker --config clusterdeployment.yaml

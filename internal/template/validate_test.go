@@ -473,18 +473,8 @@ g: {{ $root.Values.m }}`,
 
 func loadTestChart(t *testing.T, files map[string]string) *chart.Chart {
 	t.Helper()
-	dir := t.TempDir()
 	files["Chart.yaml"] = "apiVersion: v2\nname: t\nversion: 0.1.0\n"
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ch, err := loader.Load(dir)
+	ch, err := loader.Load(writeChart(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,15 +520,7 @@ func TestLineOf(t *testing.T) {
 // fails on management clusters where kcm injects no global values.
 func TestRenderWithoutGlobal(t *testing.T) {
 	dir, opts := setupFixture(t, "RENDER001-pass")
-	values := filepath.Join(dir, "values.yaml")
-	data, err := os.ReadFile(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = []byte(strings.Replace(string(data), "global:\n  registry: \"\"\n", "", 1))
-	if err := os.WriteFile(values, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFile(t, filepath.Join(dir, "values.yaml"), "global:\n  registry: \"\"\n", "")
 	res, err := Validate(dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -600,12 +582,7 @@ func TestRequiredValues(t *testing.T) {
 	// The placeholder rendering is checked by the rendering rules: a
 	// fixed namespace shows up, said to be found with placeholders.
 	dir, opts := setupFixture(t, "RENDER011-fail")
-	cp := filepath.Join(dir, "templates", "kubeadmcontrolplane.yaml")
-	data, _ := os.ReadFile(cp)
-	data = []byte(strings.Replace(string(data), "metadata:\n", "metadata:\n  namespace: kcm-system\n", 1))
-	if err := os.WriteFile(cp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editFile(t, filepath.Join(dir, "templates", "kubeadmcontrolplane.yaml"), "metadata:\n", "metadata:\n  namespace: kcm-system\n")
 	res, err := Validate(dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -743,5 +720,20 @@ func TestServesLabel(t *testing.T) {
 		if got := servesLabel(tc.declared, tc.label); got != tc.want {
 			t.Errorf("servesLabel(%q, %q) = %v, want %v", tc.declared, tc.label, got, tc.want)
 		}
+	}
+}
+
+// editFile replaces the first old in a file with new; old must be there.
+func editFile(t *testing.T, file, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s has no %q", file, old)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
