@@ -298,21 +298,25 @@ func (c *config) ensureCache(ctx context.Context) (string, error) {
 }
 
 // extract writes the embedded module to dir with the .txt suffixes removed.
-func extract(dir string) error {
-	return fs.WalkDir(srcFS, "src", func(p string, d fs.DirEntry, err error) error {
+func extract(dir string) error { return extractFS(srcFS, "src", dir) }
+
+// extractFS writes the tree root of fsys to target with the .txt suffixes
+// removed (see the package doc).
+func extractFS(fsys fs.ReadFileFS, root, target string) error {
+	return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimSuffix(strings.TrimPrefix(p, "src"), ".txt")
-		target := filepath.Join(dir, filepath.FromSlash(rel))
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, root), ".txt")
+		out := filepath.Join(target, filepath.FromSlash(rel))
 		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
+			return os.MkdirAll(out, 0o755)
 		}
-		data, err := srcFS.ReadFile(p)
+		data, err := fsys.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(target, data, 0o644)
+		return os.WriteFile(out, data, 0o644)
 	})
 }
 

@@ -271,7 +271,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	}
 	defer os.RemoveAll(work)
 	wrappers := filepath.Join(work, "src")
-	if err := extractTree("k0rdent/"+r.Version, wrappers); err != nil {
+	if err := extractFS(k0rdentFS, "k0rdent/"+r.Version, wrappers); err != nil {
 		return p, fmt.Errorf("k0rdent assets: extract %s: %w", r.Version, err)
 	}
 
@@ -414,26 +414,6 @@ func controllerLdflags(r *K0rdentRelease, ctl Controller) string {
 //
 //go:embed k0rdent
 var k0rdentFS embed.FS
-
-// extractTree writes the embedded folder root to target with the .txt
-// suffixes removed.
-func extractTree(root, target string) error {
-	return fs.WalkDir(k0rdentFS, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimSuffix(strings.TrimPrefix(p, root), ".txt")
-		out := filepath.Join(target, filepath.FromSlash(rel))
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := k0rdentFS.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-}
 
 // copyTree copies the regular files below src to dst (module cache files
 // are read-only; the copies are not).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -55,16 +54,9 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	if err != nil {
 		return nil, "", fmt.Errorf("k0rdent plane: %w", err)
 	}
-	launch := func(cmd *exec.Cmd, name string) (plane.Child, error) {
-		c, err := o.Procs.Start(cmd, name)
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
-	}
 	p, err := plane.Start(ctx, plane.Options{
 		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
-		StateDir: dir, APIOnly: o.K0rdentAPIOnly, Logger: o.logger(), Launcher: launch,
+		StateDir: dir, APIOnly: o.K0rdentAPIOnly, Logger: o.logger(), Launcher: plane.Registry(o.Procs),
 	})
 	if err != nil {
 		os.RemoveAll(dir)

@@ -54,7 +54,7 @@ type Options struct {
 	StateDir string
 	// APIOnly installs the CRDs and starts nothing.
 	APIOnly bool
-	// Launcher starts the controllers (nil: DirectLauncher).
+	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
 	Logger   Logger
 	// Timeout bounds the whole start (default 3 minutes).
@@ -198,6 +198,10 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		return p, err
 	}
 	log.Infof("Flux and Cluster API controllers ready in %s", time.Since(t0).Round(time.Millisecond))
+	// Let source-controller fetch the templates' charts while kcm starts.
+	if err := p.prefetch(ctx, boot); err != nil {
+		return p, err
+	}
 	hooks, err := LoadWebhooks(o.Paths, pt.webhook, certs.CA)
 	if err != nil {
 		return p, err
@@ -479,11 +483,13 @@ func upsert(ctx context.Context, name string, create, del func() error) error {
 }
 
 var (
-	releaseGVR     = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "releases"}
-	ptGVR          = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "providertemplates"}
-	managementGVR  = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
-	helmReleaseGVR = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
-	k0rdentVersion = "k0rdent.mirantis.com/v1beta1"
+	releaseGVR        = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "releases"}
+	ptGVR             = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "providertemplates"}
+	managementGVR     = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
+	helmReleaseGVR    = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
+	helmRepositoryGVR = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
+	helmChartGVR      = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmcharts"}
+	k0rdentVersion    = "k0rdent.mirantis.com/v1beta1"
 )
 
 // bootstrap creates the Release and its ProviderTemplates, waits until
@@ -573,6 +579,39 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	return nil
 }
 
+// prefetch creates the HelmRepository and HelmCharts kcm creates for the
+// ProviderTemplates, with the specs kcm gives them (template_controller.go
+// reconcileHelmChart, helm.DefaultRegistryConfig), so source-controller
+// has the charts when kcm first looks instead of kcm retrying 5 s later.
+// kcm then adopts them: it only adds its owner references.
+func (p *Plane) prefetch(ctx context.Context, b *Bootstrap) error {
+	dc, err := dynamic.NewForConfig(p.opts.RESTConfig)
+	if err != nil {
+		return err
+	}
+	managed := map[string]any{"k0rdent.mirantis.com/managed": "true"}
+	repo := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
+		"metadata": map[string]any{"name": TemplatesRepo, "namespace": SystemNamespace, "labels": managed},
+		"spec":     map[string]any{"type": "default", "url": p.repo.URL(), "interval": "10m0s"},
+	}}
+	if _, err := createOrGet(ctx, dc.Resource(helmRepositoryGVR).Namespace(SystemNamespace), repo); err != nil {
+		return fmt.Errorf("HelmRepository %s: %w", TemplatesRepo, err)
+	}
+	for _, t := range b.ProviderTemplates {
+		spec, _, _ := unstructured.NestedMap(t.Object, "spec", "helm", "chartSpec")
+		hc := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
+			"metadata": map[string]any{"name": t.GetName(), "namespace": SystemNamespace, "labels": managed},
+			"spec":     spec,
+		}}
+		if _, err := createOrGet(ctx, dc.Resource(helmChartGVR).Namespace(SystemNamespace), hc); err != nil {
+			return fmt.Errorf("HelmChart %s: %w", t.GetName(), err)
+		}
+	}
+	return nil
+}
+
 // componentLabel is the label kcm puts on the objects it manages
 // (kcmv1.GenericComponentNameLabel).
 const componentLabel = "k0rdent.mirantis.com/component"
@@ -601,7 +640,7 @@ func merge(a, b map[string]string) map[string]string {
 	return out
 }
 
-func createOrGet(ctx context.Context, r dynamic.NamespaceableResourceInterface, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+func createOrGet(ctx context.Context, r dynamic.ResourceInterface, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	got, err := r.Create(ctx, o, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return r.Get(ctx, o.GetName(), metav1.GetOptions{})

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/proc"
 )
 
-// Child is a running process the supervisor started through a Launcher.
-// *proc.Child (internal/proc) has this method set.
+// Child is a running process the supervisor started through a Launcher;
+// *proc.Child is one.
 type Child interface {
 	// Done is closed when the process has exited.
 	Done() <-chan struct{}
@@ -27,9 +29,21 @@ type Child interface {
 
 // Launcher starts cmd as a child that must not outlive kbook: it dies
 // with kbook (parent-death signal) and is recorded for the next run's
-// sweep. The default, DirectLauncher, does the first only; kbook passes
-// its process registry.
+// sweep. kbook passes its process registry's (Registry); nil means a
+// registry that records nothing.
 type Launcher func(cmd *exec.Cmd, name string) (Child, error)
+
+// Registry is the Launcher of a process registry (nil: children die with
+// kbook but are not recorded).
+func Registry(r *proc.Registry) Launcher {
+	return func(cmd *exec.Cmd, name string) (Child, error) {
+		c, err := r.Start(cmd, name)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+}
 
 // Spec describes one process to supervise.
 type Spec struct {
@@ -88,13 +102,13 @@ func (c Crash) Error() string {
 }
 
 // NewSupervisor writes logs to logDir (created if needed); env is the
-// environment every process starts with; launch nil means DirectLauncher.
+// environment every process starts with; launch nil means Registry(nil).
 func NewSupervisor(logDir string, env []string, launch Launcher) (*Supervisor, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("supervisor: %w", err)
 	}
 	if launch == nil {
-		launch = DirectLauncher
+		launch = Registry(nil)
 	}
 	return &Supervisor{logDir: logDir, launch: launch, env: env, crashes: make(chan Crash, 16)}, nil
 }

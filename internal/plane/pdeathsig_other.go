@@ -1,7 +1,0 @@
-//go:build !linux && !windows
-
-package plane
-
-import "syscall"
-
-func setPdeathsig(*syscall.SysProcAttr) {}
