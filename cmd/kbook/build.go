@@ -270,11 +270,6 @@ func underDir(dir, file string) string {
 // siteError shows the file of a site or runbook error relative to the
 // current directory.
 func siteError(dir string, err error) error {
-	var se *site.Error
-	if errors.As(err, &se) {
-		se.File = underDir(dir, se.File)
-		return se
-	}
 	var re *runbook.Error
 	if errors.As(err, &re) {
 		re.File = underDir(dir, re.File)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/gohugoio/hugo/commands"
 	"github.com/k0rdent/kbook/internal/report"
-	"github.com/k0rdent/kbook/internal/runner"
 )
 
 // synthetic writes a docs repository of pages content pages in sections
@@ -64,18 +63,7 @@ func loadAndRun(tb testing.TB, dir string) (*Project, *report.Report) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := runner.New(runner.Options{Version: "bench"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, rb := range p.Runbooks {
-		rb.Path = filepath.Join(dir, rb.Path)
-	}
-	rep := r.Run(context.Background(), p.Runbooks)
-	for _, rb := range p.Runbooks {
-		rb.Path, _ = filepath.Rel(dir, rb.Path)
-	}
-	return p, rep
+	return p, runAll(tb, p)
 }
 
 // BenchmarkBuildVsHugo: kbook build (load, link check, generate, Hugo,

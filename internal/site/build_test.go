@@ -23,18 +23,11 @@ func fixture(t *testing.T) string {
 }
 
 // runAll runs the project's runbooks for real, as kbook build does.
-func runAll(t *testing.T, p *Project) *report.Report {
+func runAll(t testing.TB, p *Project) *report.Report {
 	t.Helper()
-	r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
+	rep, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, rb := range p.Runbooks {
-		rb.Path = filepath.Join(p.Dir, rb.Path)
-	}
-	rep := r.Run(context.Background(), p.Runbooks)
-	for _, rb := range p.Runbooks {
-		rb.Path, _ = filepath.Rel(p.Dir, rb.Path)
 	}
 	return rep
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/runbook"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -199,16 +200,6 @@ func configError(file string, err error) error {
 	return &Error{File: file, Line: line, Msg: msg}
 }
 
-// Error is bad input located by file and line: kbook build exits 2.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+// Error is bad input located by file and line (kbook build exits 2): the
+// same located error the runbook parser returns.
+type Error = runbook.Error

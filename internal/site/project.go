@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,7 +10,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
 )
 
 // Project is a docs repository: its configuration, authored pages and
@@ -160,4 +163,21 @@ func (p *Project) Runbook(path string) *runbook.Runbook {
 		}
 	}
 	return nil
+}
+
+// RunRunbooks runs the project's runbooks in-process with the given runner
+// options, as kbook run would from the docs root, and returns the report
+// (tests and benchmarks; kbook build runs them through kbook run's code).
+func (p *Project) RunRunbooks(ctx context.Context, o runner.Options) (*report.Report, error) {
+	r, err := runner.New(o)
+	if err != nil {
+		return nil, err
+	}
+	rbs := make([]*runbook.Runbook, len(p.Runbooks))
+	for i, rb := range p.Runbooks {
+		c := *rb
+		c.Path = filepath.Join(p.Dir, rb.Path)
+		rbs[i] = &c
+	}
+	return r.Run(ctx, rbs), nil
 }

@@ -108,16 +108,9 @@ func fixture(t testing.TB) string {
 // results runs the project's runbooks for real.
 func results(t testing.TB, p *site.Project) *report.Report {
 	t.Helper()
-	r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
+	rep, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, rb := range p.Runbooks {
-		rb.Path = filepath.Join(p.Dir, rb.Path)
-	}
-	rep := r.Run(context.Background(), p.Runbooks)
-	for _, rb := range p.Runbooks {
-		rb.Path, _ = filepath.Rel(p.Dir, rb.Path)
 	}
 	return rep
 }

@@ -33,19 +33,12 @@ func TestScaffoldBuilds(t *testing.T) {
 	if fs := site.CheckLinks(p, ""); len(fs) > 0 {
 		t.Errorf("broken links: %v", fs)
 	}
-	r, err := runner.New(runner.Options{Parallel: 1})
+	rep, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rb := range p.Runbooks {
-		rb.Path = filepath.Join(dir, rb.Path)
-	}
-	rep := r.Run(context.Background(), p.Runbooks)
 	if s := rep.Summary(); s.Passed != 1 {
 		t.Fatalf("first runbook: %+v", rep.Runbooks[0])
-	}
-	for _, rb := range p.Runbooks {
-		rb.Path, _ = filepath.Rel(dir, rb.Path)
 	}
 	if _, err := site.Build(context.Background(), []*site.Version{{Name: "next", Project: p, Results: rep}}, site.Options{Out: filepath.Join(dir, "public")}); err != nil {
 		t.Fatal(err)
