@@ -144,7 +144,7 @@ func TestLoadErrors(t *testing.T) {
 		return p
 	}
 	for _, tc := range []struct{ name, data, err string }{
-		{"bad.yaml", "kind: [", "bad.yaml:2: did not find expected node content"},
+		{"bad.yaml", "kind: [", "bad.yaml:1: did not find expected node content"},
 		{"nothing.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "nothing.yaml: no ClusterTemplateChain, ServiceTemplateChain, ClusterTemplate or ServiceTemplate"},
 		{"noname.yaml", "apiVersion: k0rdent.mirantis.com/v1beta1\nkind: ClusterTemplateChain\nmetadata: {}\n", "noname.yaml:1: ClusterTemplateChain without metadata.name"},
 		{"noupname.yaml", "apiVersion: k0rdent.mirantis.com/v1beta1\nkind: ClusterTemplateChain\nmetadata: {name: c}\nspec:\n  supportedTemplates:\n    - name: a\n      availableUpgrades:\n        - version: 1.0.0\n",

@@ -30,6 +30,9 @@
 // included), or a finding of a rule registered with Input set; commands
 // map both to ExitBadInput.
 //
-// YAMLError turns a YAML parser error into the line it happened on and a
-// message without the parser's "yaml: line N:" prefix.
+// Path is a position inside a document (string keys and list indexes),
+// printed as Finding.Path: workers[0].name, metadata.labels["a/b"].
+// YAMLError turns a YAML parser error into the line it happened on (never
+// past the end of the file) and a message without the parser's
+// "yaml: line N:" prefix.
 package findings

@@ -224,6 +224,13 @@ func TestYAMLError(t *testing.T) {
 		{"a: 1\nb: [1, 2\nc: 3\n", 3, "did not find expected ',' or ']'"},
 		{"a: 1\n\tb: 2\n", 2, "found a tab character that violates indentation"},
 		{"a: 1\nb: 2\n  c: 3\n", 3, "mapping values are not allowed in this context"},
+		// Errors at the end of the input: the parsers name the line after
+		// it; the problem is on the last line that is not blank.
+		{"a: [1, 2\n", 1, "did not find expected ',' or ']'"},
+		{"a: [1, 2", 1, "did not find expected ',' or ']'"},
+		{"a: 1\nb: {x: 1\n\n  \n", 2, "did not find expected ',' or '}'"},
+		{"a: \"x\n", 1, "found unexpected end of stream"},
+		{"a:\n  - b\n  c: 1\n", 3, "did not find expected '-' indicator"},
 	} {
 		var v any
 		err := yaml.Unmarshal([]byte(tc.data), &v)

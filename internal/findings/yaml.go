@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,7 +33,10 @@ func SplitYAMLError(err error) (line int, msg string) {
 // enclosing block, so the line comes from the yaml.v2 parser behind
 // sigs.k8s.io/yaml where it finds the error too: it names the problem
 // itself, 0-based for parser errors ("did not find expected ...") and
-// 1-based for scanner errors. The line is at least 1.
+// 1-based for scanner errors. The line is at least 1 and at most the last
+// line of data that is not blank: a parser that runs out of input (an
+// unclosed [ or {, an unterminated quote) names the line after the end,
+// and the problem is on the last line there is.
 func YAMLError(data []byte, err error) (line int, msg string) {
 	line, msg = SplitYAMLError(err)
 	if _, err2 := sigsyaml.YAMLToJSON(data); err2 != nil {
@@ -43,7 +47,12 @@ func YAMLError(data []byte, err error) (line int, msg string) {
 			line, msg = l2, msg2
 		}
 	}
-	return max(line, 1), msg
+	return max(min(line, lastLine(data)), 1), msg
+}
+
+// lastLine is the number of the last line of data that is not blank.
+func lastLine(data []byte) int {
+	return bytes.Count(bytes.TrimRight(data, " \t\r\n"), []byte("\n")) + 1
 }
 
 var anyLineRE = regexp.MustCompile(`\bline (\d+)\b`)

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
@@ -185,7 +186,7 @@ type crd struct {
 	contract       contractLabel
 	role           Role
 	versions       []*yaml.Node
-	versionsPath   Path
+	versionsPath   findings.Path
 	versionIndex   map[string]int
 	hasContractKey bool
 }
@@ -201,7 +202,7 @@ func readCRD(o *Object) *crd {
 	}
 	c.contract = readContract(c.labels)
 	c.hasContractKey = len(contractKeys(c.labels)) > 0
-	c.versionsPath = Path{"spec", "versions"}
+	c.versionsPath = findings.Path{"spec", "versions"}
 	c.versions = items(get(o.Root, "spec", "versions"))
 	c.versionIndex = map[string]int{}
 	for i, v := range c.versions {
@@ -233,8 +234,8 @@ func (c *crd) readVersion() (int, *yaml.Node) {
 
 // prop walks an OpenAPI schema along object properties and returns the
 // schema node and its path below the version (schema.openAPIV3Schema.properties.spec...).
-func prop(version *yaml.Node, fields ...string) (*yaml.Node, Path) {
-	p := Path{"schema", "openAPIV3Schema"}
+func prop(version *yaml.Node, fields ...string) (*yaml.Node, findings.Path) {
+	p := findings.Path{"schema", "openAPIV3Schema"}
 	n := get(version, "schema", "openAPIV3Schema")
 	for _, f := range fields {
 		if n == nil {

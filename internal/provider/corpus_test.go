@@ -1,11 +1,12 @@
 package provider
 
 import (
-	"github.com/k0rdent/kbook/internal/findings"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // shared is the reference data beside the repository root (see

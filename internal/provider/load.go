@@ -59,7 +59,7 @@ func (o *Object) ID() string {
 // deepest existing parent. For an object rendered from a template with
 // Helm actions the rendered lines are not the template's: the line of the
 // first template line naming the last key found is used instead.
-func (o *Object) line(p Path) int {
+func (o *Object) line(p findings.Path) int {
 	n, line := at(o.Root, p...)
 	if o.source == nil {
 		return line
@@ -229,8 +229,6 @@ func parseDocuments(file string, data []byte) ([]*Object, error) {
 		}
 		if err != nil {
 			line, msg := findings.YAMLError(data, err)
-			// An error at the end of the input is on its last line.
-			line = min(line, bytes.Count(bytes.TrimRight(data, "\n"), []byte("\n"))+1)
 			return nil, findings.Inputf(file, line, "the YAML does not parse: %s", msg)
 		}
 		if len(doc.Content) == 0 {

@@ -1,42 +1,8 @@
 package provider
 
 import (
-	"fmt"
-	"regexp"
-	"strings"
-
 	"go.yaml.in/yaml/v3"
 )
-
-// Path is a path into a YAML document: string keys and int list indexes.
-// It prints as users and kubectl explain spell fields:
-// spec.versions[1].schema.openAPIV3Schema, metadata.labels["cluster.x-k8s.io/v1beta2"].
-type Path []any
-
-func (p Path) String() string {
-	var sb strings.Builder
-	for i, s := range p {
-		switch s := s.(type) {
-		case int:
-			fmt.Fprintf(&sb, "[%d]", s)
-		case string:
-			if plainKey.MatchString(s) {
-				if i > 0 {
-					sb.WriteByte('.')
-				}
-				sb.WriteString(s)
-			} else {
-				fmt.Fprintf(&sb, "[%q]", s)
-			}
-		}
-	}
-	return sb.String()
-}
-
-var plainKey = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
-
-// Child returns p extended by one key or index (p is not modified).
-func (p Path) Child(s any) Path { return append(p[:len(p):len(p)], s) }
 
 // at returns the node at p below n (nil when it does not exist), and the
 // line of the deepest part of p that exists, for findings about missing

@@ -2,11 +2,12 @@ package provider
 
 import (
 	"cmp"
-	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/k0rdent"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"

@@ -2,11 +2,12 @@ package provider
 
 import (
 	"fmt"
-	"github.com/k0rdent/kbook/internal/findings"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // Variable is a clusterctl variable of a components file.
@@ -41,17 +42,17 @@ func (c *checker) checkClusterctl() {
 func (c *checker) checkMetadata() {
 	for _, m := range c.set.Metadata {
 		if m.APIVersion != "clusterctl.cluster.x-k8s.io/v1alpha3" {
-			c.at(RuleMetadata, m, Path{"apiVersion"}, fmt.Sprintf("metadata.yaml has apiVersion %s: clusterctl (v1.11 and later) requires clusterctl.cluster.x-k8s.io/v1alpha3", m.APIVersion), "set apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3")
+			c.at(RuleMetadata, m, findings.Path{"apiVersion"}, fmt.Sprintf("metadata.yaml has apiVersion %s: clusterctl (v1.11 and later) requires clusterctl.cluster.x-k8s.io/v1alpha3", m.APIVersion), "set apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3")
 		}
 		series := items(get(m.Root, "releaseSeries"))
 		if len(series) == 0 {
-			c.at(RuleMetadata, m, Path{"releaseSeries"}, "metadata.yaml has no releaseSeries: clusterctl refuses it and cannot map a provider release to a contract", "list one entry per release series: {major, minor, contract}")
+			c.at(RuleMetadata, m, findings.Path{"releaseSeries"}, "metadata.yaml has no releaseSeries: clusterctl refuses it and cannot map a provider release to a contract", "list one entry per release series: {major, minor, contract}")
 			continue
 		}
 		newest, newestContract := -1, ""
 		var newestMajor, newestMinor int
 		for i, s := range series {
-			p := Path{"releaseSeries", i}
+			p := findings.Path{"releaseSeries", i}
 			major, err1 := strconv.Atoi(str(s, "major"))
 			minor, err2 := strconv.Atoi(str(s, "minor"))
 			contract := str(s, "contract")
@@ -77,7 +78,7 @@ func (c *checker) checkMetadata() {
 			}
 		}
 		if len(labelled) > 0 && !slices.Contains(labelled, newestContract) {
-			c.at(RuleMetadataContract, m, Path{"releaseSeries", newest, "contract"}, fmt.Sprintf("the newest release series v%d.%d declares contract %s, but Cluster API reads the CRDs with contract %s (their labels): clusterctl init and upgrade would pick the wrong release", newestMajor, newestMinor, newestContract, strings.Join(labelled, ", ")),
+			c.at(RuleMetadataContract, m, findings.Path{"releaseSeries", newest, "contract"}, fmt.Sprintf("the newest release series v%d.%d declares contract %s, but Cluster API reads the CRDs with contract %s (their labels): clusterctl init and upgrade would pick the wrong release", newestMajor, newestMinor, newestContract, strings.Join(labelled, ", ")),
 				"make metadata.yaml and the CRD labels agree")
 		}
 	}
@@ -149,7 +150,7 @@ func (c *checker) checkNamespaces() {
 				Message: "the components have no Namespace object: clusterctl init then requires --target-namespace", Hint: "add the provider's Namespace (such as acme-system) to the components"})
 		case len(namespaces) > 1:
 			for _, n := range namespaces[1:] {
-				c.at(RuleTargetNamespace, n, Path{"metadata", "name"}, fmt.Sprintf("a second Namespace, %s (the first is %s): clusterctl aborts the installation of components with more than one Namespace", n.Name, namespaces[0].Name), "keep one Namespace: the provider's target namespace")
+				c.at(RuleTargetNamespace, n, findings.Path{"metadata", "name"}, fmt.Sprintf("a second Namespace, %s (the first is %s): clusterctl aborts the installation of components with more than one Namespace", n.Name, namespaces[0].Name), "keep one Namespace: the provider's target namespace")
 			}
 		}
 		if len(namespaces) == 0 {
@@ -158,7 +159,7 @@ func (c *checker) checkNamespaces() {
 		target := namespaces[0].Name
 		for _, o := range objs {
 			if o.Namespace != "" && o.Namespace != target {
-				c.at(RuleTargetNamespace, o, Path{"metadata", "namespace"}, fmt.Sprintf("%s is in namespace %s, not the target namespace %s: clusterctl moves every namespaced object into the target namespace, so references to %s break", o.ID(), o.Namespace, target, o.Namespace),
+				c.at(RuleTargetNamespace, o, findings.Path{"metadata", "namespace"}, fmt.Sprintf("%s is in namespace %s, not the target namespace %s: clusterctl moves every namespaced object into the target namespace, so references to %s break", o.ID(), o.Namespace, target, o.Namespace),
 					"put every namespaced object in the target namespace")
 			}
 		}
@@ -174,7 +175,7 @@ func (c *checker) checkNamespaces() {
 				}
 			}
 			if !found && len(containers) > 0 {
-				c.at(RuleManagerContainer, o, Path{"spec", "template", "spec", "containers"}, fmt.Sprintf("Deployment %s has no container named manager: clusterctl and the cluster-api-operator (which k0rdent installs providers with) find the controller by that name to set --namespace, images and the deployment overrides", o.Name),
+				c.at(RuleManagerContainer, o, findings.Path{"spec", "template", "spec", "containers"}, fmt.Sprintf("Deployment %s has no container named manager: clusterctl and the cluster-api-operator (which k0rdent installs providers with) find the controller by that name to set --namespace, images and the deployment overrides", o.Name),
 					"name the controller's container manager")
 			}
 		}

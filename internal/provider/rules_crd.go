@@ -2,9 +2,10 @@ package provider
 
 import (
 	"fmt"
-	"github.com/k0rdent/kbook/internal/findings"
 	"slices"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
 
 	"github.com/gobuffalo/flect"
 	"go.yaml.in/yaml/v3"
@@ -56,7 +57,7 @@ func (c *checker) checkCRDs() {
 
 func (c *checker) checkContractLabel(d *crd) {
 	o := d.obj
-	lp := Path{"metadata", "labels"}
+	lp := findings.Path{"metadata", "labels"}
 	cl := d.contract
 	if cl.Contract == "" {
 		old := contractKeys(d.labels)
@@ -116,15 +117,15 @@ func (d *crd) versionNames() []string {
 func (c *checker) checkDefinition(d *crd) {
 	o := d.obj
 	if d.scope != "Namespaced" {
-		c.at(RuleScope, o, Path{"spec", "scope"}, fmt.Sprintf("%s (%s) is %s-scoped: every resource Cluster API references must be namespaced (it lives in the Cluster's namespace)", d.kind, d.role, d.scope),
+		c.at(RuleScope, o, findings.Path{"spec", "scope"}, fmt.Sprintf("%s (%s) is %s-scoped: every resource Cluster API references must be namespaced (it lives in the Cluster's namespace)", d.kind, d.role, d.scope),
 			"set spec.scope: Namespaced (kubebuilder: +kubebuilder:resource:scope=Namespaced)")
 	}
 	if want := calculateCRDName(d.group, d.kind); o.Name != want {
-		c.at(RuleCRDName, o, Path{"metadata", "name"}, fmt.Sprintf("the CRD of %s is named %s, Cluster API looks it up as %s (util/contract.CalculateCRDName: pluralised lower-case kind + group) and will not find its contract label", d.kind, o.Name, want),
+		c.at(RuleCRDName, o, findings.Path{"metadata", "name"}, fmt.Sprintf("the CRD of %s is named %s, Cluster API looks it up as %s (util/contract.CalculateCRDName: pluralised lower-case kind + group) and will not find its contract label", d.kind, o.Name, want),
 			fmt.Sprintf("name the CRD %s: the plural must be %s", want, strings.TrimSuffix(want, "."+d.group)))
 	}
 	if d.listKind != "" && d.listKind != d.kind+"List" {
-		c.at(RuleListKind, o, Path{"spec", "names", "listKind"}, fmt.Sprintf("listKind is %s: the contract requires the list type of %s to be %sList", d.listKind, d.kind, d.kind),
+		c.at(RuleListKind, o, findings.Path{"spec", "names", "listKind"}, fmt.Sprintf("listKind is %s: the contract requires the list type of %s to be %sList", d.listKind, d.kind, d.kind),
 			"name the list type "+d.kind+"List")
 	}
 }
@@ -138,17 +139,17 @@ type field struct {
 func (f field) String() string { return strings.Join(f.path, ".") }
 
 // checkFields runs the role's field rules on the version CAPI reads.
-func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
+func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp findings.Path) {
 	o := d.obj
 	v1 := contract == "v1beta1"
 	require := func(rule string, f field, why, hint string) bool {
 		n, p := prop(v, f.path...)
 		if n == nil {
-			c.at(rule, o, vp.Concat(p), fmt.Sprintf("%s (%s, %s contract) has no %s: %s", d.kind, d.role, contract, f, why), hint)
+			c.at(rule, o, vp.Child(p...), fmt.Sprintf("%s (%s, %s contract) has no %s: %s", d.kind, d.role, contract, f, why), hint)
 			return false
 		}
 		if f.typ != "" && schemaType(n) != f.typ && !(f.typ == "object" && schemaType(n) == "map") {
-			c.at(rule, o, vp.Concat(p), fmt.Sprintf("%s (%s, %s contract): %s is %s, the contract wants %s", d.kind, d.role, contract, f, orNone(schemaType(n)), f.typ), hint)
+			c.at(rule, o, vp.Child(p...), fmt.Sprintf("%s (%s, %s contract): %s is %s, the contract wants %s", d.kind, d.role, contract, f, orNone(schemaType(n)), f.typ), hint)
 			return false
 		}
 		return true
@@ -156,10 +157,10 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 	conditions := func() {
 		n, p := prop(v, "status", "conditions")
 		if n == nil {
-			c.at(RuleConditions, o, vp.Concat(p), fmt.Sprintf("%s (%s) has no status.conditions: Cluster API mirrors the Ready condition into the owner's status (Cluster InfrastructureReady, Machine BootstrapConfigReady...), so users see nothing but a boolean", d.kind, d.role),
+			c.at(RuleConditions, o, vp.Child(p...), fmt.Sprintf("%s (%s) has no status.conditions: Cluster API mirrors the Ready condition into the owner's status (Cluster InfrastructureReady, Machine BootstrapConfigReady...), so users see nothing but a boolean", d.kind, d.role),
 				"add status.conditions ([]metav1.Condition for v1beta2)")
 		} else if schemaType(n) != "array" {
-			c.at(RuleConditions, o, vp.Concat(p), fmt.Sprintf("%s (%s): status.conditions is %s, not a list of conditions", d.kind, d.role, orNone(schemaType(n))), "make status.conditions a list of conditions")
+			c.at(RuleConditions, o, vp.Child(p...), fmt.Sprintf("%s (%s): status.conditions is %s, not a list of conditions", d.kind, d.role, orNone(schemaType(n))), "make status.conditions a list of conditions")
 		}
 	}
 	templateOf := func(rule string, mandatory bool, why string) {
@@ -191,11 +192,11 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 			if c.opts.Target == TargetK0rdent {
 				sev, why = findings.Error, "k0rdent's hosted control planes (k0smotron) write the endpoint they create into the InfraCluster's spec.controlPlaneEndpoint, and the patch fails without the field"
 			}
-			c.add(findings.Finding{Rule: RuleControlPlaneEndpointMissing, Severity: sev, File: o.File, Line: o.line(vp.Concat(p)), Path: vp.Concat(p).String(), Object: o.ID(),
+			c.add(findings.Finding{Rule: RuleControlPlaneEndpointMissing, Severity: sev, File: o.File, Line: o.line(vp.Child(p...)), Path: vp.Child(p...).String(), Object: o.ID(),
 				Message: fmt.Sprintf("%s (InfraCluster) has no spec.controlPlaneEndpoint: %s", d.kind, why),
 				Hint:    "add spec.controlPlaneEndpoint {host: string, port: int32} (clusterv1.APIEndpoint)"})
 		} else {
-			c.checkEndpoint(RuleControlPlaneEndpoint, d, cpe, vp.Concat(p))
+			c.checkEndpoint(RuleControlPlaneEndpoint, d, cpe, vp.Child(p...))
 		}
 		require(RuleInfraClusterProvisioned, provisioned, provisionedWhy+" and copies spec.controlPlaneEndpoint and status.failureDomains to the Cluster only then", provisionedHint)
 		if fd, p := prop(v, "status", "failureDomains"); fd != nil {
@@ -204,7 +205,7 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 				want = "map"
 			}
 			if got != want {
-				c.at(RuleFailureDomains, o, vp.Concat(p), fmt.Sprintf("%s (InfraCluster, %s contract): status.failureDomains is %s; Cluster API reads it as a %s (internal/contract FailureDomains(%s))", d.kind, contract, orNone(got), map[string]string{"array": "list of {name, controlPlane, attributes}", "map": "map of name to {controlPlane, attributes}"}[want], contract),
+				c.at(RuleFailureDomains, o, vp.Child(p...), fmt.Sprintf("%s (InfraCluster, %s contract): status.failureDomains is %s; Cluster API reads it as a %s (internal/contract FailureDomains(%s))", d.kind, contract, orNone(got), map[string]string{"array": "list of {name, controlPlane, attributes}", "map": "map of name to {controlPlane, attributes}"}[want], contract),
 					map[string]string{"array": "v1beta2: []clusterv1.FailureDomain (a list with name)", "map": "v1beta1: clusterv1beta1.FailureDomains (a map), or move the label to v1beta2"}[want])
 			}
 		}
@@ -223,7 +224,7 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 				}
 			}
 			if !ok {
-				c.at(RuleAddresses, o, vp.Concat(p), fmt.Sprintf("%s (InfraMachine): status.addresses is not a list of {type, address} strings: Cluster API copies it into Machine status.addresses (clusterv1.MachineAddresses)", d.kind),
+				c.at(RuleAddresses, o, vp.Child(p...), fmt.Sprintf("%s (InfraMachine): status.addresses is not a list of {type, address} strings: Cluster API copies it into Machine status.addresses (clusterv1.MachineAddresses)", d.kind),
 					"use []clusterv1.MachineAddress")
 			}
 		}
@@ -257,7 +258,7 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 		}
 		require(RuleControlPlaneInitialized, init, "the Cluster controller waits for it before it considers the control plane reachable (internal/contract Initialized("+contract+"))", provisionedHintFor(contract, "controlPlaneInitialized"))
 		if cpe, p := prop(v, "spec", "controlPlaneEndpoint"); cpe != nil {
-			c.checkEndpoint(RuleControlPlaneEndpoint, d, cpe, vp.Concat(p))
+			c.checkEndpoint(RuleControlPlaneEndpoint, d, cpe, vp.Child(p...))
 		}
 		if r, _ := prop(v, "spec", "replicas"); r != nil {
 			c.checkScale(d, v, vp)
@@ -267,12 +268,12 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp Path) {
 			sts, _ := prop(v, "status", "versions")
 			if st == nil && sts == nil {
 				_, p := prop(v, "status")
-				c.at(RuleControlPlaneVersion, o, vp.Concat(p), fmt.Sprintf("%s (ControlPlane) has spec.version but neither status.version nor status.versions: Cluster API (topology upgrades, MachineDeployment rollouts) cannot tell which version the control plane runs", d.kind),
+				c.at(RuleControlPlaneVersion, o, vp.Child(p...), fmt.Sprintf("%s (ControlPlane) has spec.version but neither status.version nor status.versions: Cluster API (topology upgrades, MachineDeployment rollouts) cannot tell which version the control plane runs", d.kind),
 					"add status.versions (preferred since Cluster API v1.14) or status.version")
 			}
 		} else {
 			_, p := prop(v, "spec")
-			c.at(RuleControlPlaneVersion, o, vp.Concat(p), fmt.Sprintf("%s (ControlPlane) has no spec.version: ClusterClass topologies cannot set or upgrade the Kubernetes version", d.kind),
+			c.at(RuleControlPlaneVersion, o, vp.Child(p...), fmt.Sprintf("%s (ControlPlane) has no spec.version: ClusterClass topologies cannot set or upgrade the Kubernetes version", d.kind),
 				"add spec.version (string) if the control plane manages the Kubernetes version")
 		}
 		conditions()
@@ -307,7 +308,7 @@ func orNone(t string) string {
 }
 
 // checkEndpoint checks an APIEndpoint {host string, port int32} schema.
-func (c *checker) checkEndpoint(rule string, d *crd, cpe *yaml.Node, p Path) {
+func (c *checker) checkEndpoint(rule string, d *crd, cpe *yaml.Node, p findings.Path) {
 	host := get(cpe, "properties", "host")
 	port := get(cpe, "properties", "port")
 	var bad []string
@@ -330,7 +331,7 @@ func (c *checker) checkEndpoint(rule string, d *crd, cpe *yaml.Node, p Path) {
 
 // checkScale: a ControlPlane with spec.replicas must have the scale
 // subresource with CAPI's paths, and status.selector.
-func (c *checker) checkScale(d *crd, v *yaml.Node, vp Path) {
+func (c *checker) checkScale(d *crd, v *yaml.Node, vp findings.Path) {
 	want := map[string]string{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}
 	sc := get(v, "subresources", "scale")
 	if sc == nil {
@@ -345,9 +346,6 @@ func (c *checker) checkScale(d *crd, v *yaml.Node, vp Path) {
 	}
 	if sel, _ := prop(v, "status", "selector"); sel == nil {
 		_, p := prop(v, "status")
-		c.at(RuleControlPlaneScale, d.obj, vp.Concat(p), fmt.Sprintf("%s (ControlPlane) has no status.selector for the scale subresource's labelSelectorPath", d.kind), "add status.selector (string)")
+		c.at(RuleControlPlaneScale, d.obj, vp.Child(p...), fmt.Sprintf("%s (ControlPlane) has no status.selector for the scale subresource's labelSelectorPath", d.kind), "add status.selector (string)")
 	}
 }
-
-// Concat appends q to p.
-func (p Path) Concat(q Path) Path { return append(p[:len(p):len(p)], q...) }

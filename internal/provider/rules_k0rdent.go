@@ -2,11 +2,12 @@ package provider
 
 import (
 	"fmt"
-	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/k0rdent"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // clusterctlProviders are the providers clusterctl v1.13 knows by type
@@ -57,7 +58,7 @@ func (c *checker) checkK0rdent() {
 		if o.Kind == "ConfigMap" && o.Group() == "" && strings.HasSuffix(o.Name, "-resource-template") {
 			ann := stringMap(get(o.Root, "metadata", "annotations"))
 			if ann["projectsveltos.io/template"] != "true" {
-				c.at(RuleResourceTemplate, o, Path{"metadata", "annotations"}, fmt.Sprintf("ConfigMap %s is a credential resource template (named <identity>-resource-template) without the annotation projectsveltos.io/template: \"true\": Sveltos deploys its text as plain YAML instead of rendering it, so the workload cluster gets the unrendered template", o.Name),
+				c.at(RuleResourceTemplate, o, findings.Path{"metadata", "annotations"}, fmt.Sprintf("ConfigMap %s is a credential resource template (named <identity>-resource-template) without the annotation projectsveltos.io/template: \"true\": Sveltos deploys its text as plain YAML instead of rendering it, so the workload cluster gets the unrendered template", o.Name),
 					"annotate it projectsveltos.io/template: \"true\"")
 			}
 		}
@@ -76,7 +77,7 @@ func (c *checker) checkChart(ch *Chart) {
 	md := ch.Chart.Metadata
 	ann := md.Annotations
 	chartYAML := ch.File("Chart.yaml")
-	annPath := Path{"annotations"}
+	annPath := findings.Path{"annotations"}
 	raw := ann[providerLabel]
 	var providers []string
 	for _, p := range strings.Split(raw, ",") {
@@ -164,7 +165,7 @@ func (c *checker) checkChartContracts(ch *Chart) {
 		}
 		keys = append(keys, contract)
 		line := c.chartLine(ch, "annotations", k)
-		p := Path{"annotations", k}.String()
+		p := findings.Path{"annotations", k}.String()
 		if !slices.Contains(c.opts.CoreContracts, contract) {
 			c.add(findings.Finding{Rule: RuleChartCoreContract, Object: chartID(ch), File: chartYAML, Line: line, Path: p,
 				Message: fmt.Sprintf("%s: the core cluster-api ProviderTemplate does not expose contract %s (it exposes %s): kcm reports \"core CAPI contract versions does not support %s version\" and the Management does not become ready", k, contract, strings.Join(c.opts.CoreContracts, ", "), contract),
@@ -234,21 +235,21 @@ func (c *checker) checkChartContracts(ch *Chart) {
 			if _, ok := ann[k]; ok {
 				continue // reported above
 			}
-			c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
+			c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: findings.Path{"annotations", k}.String(),
 				Message: fmt.Sprintf("the CRDs implement contract %s (labels %s: %s) but Chart.yaml does not annotate it: kcm does not know the provider supports %s and rejects ClusterTemplates that pin it", contract, k, strings.Join(l, "_"), contract),
 				Hint:    fmt.Sprintf("annotate %s: %s", k, strings.Join(l, "_"))})
 			continue
 		}
 		for _, v := range a {
 			if !slices.Contains(l, v) {
-				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
+				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: findings.Path{"annotations", k}.String(),
 					Message: fmt.Sprintf("%s lists %s, but no CRD of the provider has %s in its %s label (%s): kcm accepts ClusterTemplates pinning %s that Cluster API cannot serve", k, v, v, k, orDash(strings.Join(l, "_")), v),
 					Hint:    "make the annotation list exactly the versions the CRD labels list"})
 			}
 		}
 		for _, v := range l {
 			if len(a) > 0 && !slices.Contains(a, v) {
-				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: Path{"annotations", k}.String(),
+				c.add(findings.Finding{Rule: RuleChartContracts, Object: chartID(ch), File: chartYAML, Line: line, Path: findings.Path{"annotations", k}.String(),
 					Message: fmt.Sprintf("the CRDs label %s with %s, which %s in Chart.yaml does not list: kcm rejects ClusterTemplates pinning %s", k, v, k, v),
 					Hint:    "make the annotation list exactly the versions the CRD labels list"})
 			}
@@ -290,25 +291,25 @@ func (c *checker) checkProviderInterface(ch *Chart, providers []string) {
 	for _, pi := range pis {
 		label := stringMap(get(pi.Root, "metadata", "labels"))[providerLabel]
 		if !slices.Contains(infra, label) {
-			c.at(RuleProviderInterface, pi, Path{"metadata", "labels"}, fmt.Sprintf("ProviderInterface %s is labelled %s: %q, not one of the chart's infrastructure providers (%s): kcm matches the label against the provider names", pi.Name, providerLabel, label, orDash(strings.Join(infra, ", "))),
+			c.at(RuleProviderInterface, pi, findings.Path{"metadata", "labels"}, fmt.Sprintf("ProviderInterface %s is labelled %s: %q, not one of the chart's infrastructure providers (%s): kcm matches the label against the provider names", pi.Name, providerLabel, label, orDash(strings.Join(infra, ", "))),
 				"label it cluster.x-k8s.io/provider: infrastructure-<name>, as in Chart.yaml")
 		}
 		ids := items(get(pi.Root, "spec", "clusterIdentities"))
 		if len(ids) == 0 {
-			c.at(RuleProviderInterface, pi, Path{"spec"}, fmt.Sprintf("ProviderInterface %s lists no spec.clusterIdentities: kcm's ClusterDeployment webhook rejects every Credential for the provider (\"unsupported infrastructure identity kind\")", pi.Name),
+			c.at(RuleProviderInterface, pi, findings.Path{"spec"}, fmt.Sprintf("ProviderInterface %s lists no spec.clusterIdentities: kcm's ClusterDeployment webhook rejects every Credential for the provider (\"unsupported infrastructure identity kind\")", pi.Name),
 				"list the identity kinds (a Secret, or the provider's identity CRD) Credentials may reference")
 		}
 		crdsGiven := len(c.crds) > 0
 		for i, id := range ids {
-			c.checkIdentityKind(pi, Path{"spec", "clusterIdentities", i}, crdsGiven)
+			c.checkIdentityKind(pi, findings.Path{"spec", "clusterIdentities", i}, crdsGiven)
 			for j := range items(get(id, "references")) {
-				c.checkIdentityKind(pi, Path{"spec", "clusterIdentities", i, "references", j}, crdsGiven)
+				c.checkIdentityKind(pi, findings.Path{"spec", "clusterIdentities", i, "references", j}, crdsGiven)
 			}
 		}
 	}
 }
 
-func (c *checker) checkIdentityKind(pi *Object, p Path, crdsGiven bool) {
+func (c *checker) checkIdentityKind(pi *Object, p findings.Path, crdsGiven bool) {
 	n := get(pi.Root, p...)
 	group, version, kind := str(n, "group"), str(n, "version"), str(n, "kind")
 	if kind == "" {
@@ -377,7 +378,7 @@ func (c *checker) checkOperatorObjects(ch *Chart, providers []string) {
 		}
 		fc := get(obj.Root, "spec", "fetchConfig")
 		if fc == nil || (str(fc, "url") == "" && str(fc, "oci") == "" && get(fc, "selector") == nil) {
-			c.at(RuleOperatorProvider, obj, Path{"spec", "fetchConfig"}, fmt.Sprintf("%s %s has no spec.fetchConfig (url, oci or selector), and clusterctl does not know a provider named %s: the cluster-api-operator cannot find its components", kind, name, name),
+			c.at(RuleOperatorProvider, obj, findings.Path{"spec", "fetchConfig"}, fmt.Sprintf("%s %s has no spec.fetchConfig (url, oci or selector), and clusterctl does not know a provider named %s: the cluster-api-operator cannot find its components", kind, name, name),
 				"set spec.fetchConfig.url (a release's components YAML), .oci (an OCI artifact) or .selector (ConfigMaps with the components)")
 		}
 	}
@@ -431,7 +432,7 @@ func (c *checker) checkKCMRole(ch *Chart, providers []string) {
 			sev, why = findings.Warning, "ClusterTemplates whose clusters use "+d.kind+" cannot be deleted cleanly (kcm cannot remove the InfraCluster's finalizer); fine if no template uses it"
 		}
 		missing := allows(roles, d.group, d.plural, "get", "list", "watch", "patch")
-		c.add(findings.Finding{Rule: RuleKCMRole, Severity: sev, File: roles[0].File, Line: roles[0].line(Path{"rules"}), Path: "rules", Object: roles[0].ID(),
+		c.add(findings.Finding{Rule: RuleKCMRole, Severity: sev, File: roles[0].File, Line: roles[0].line(findings.Path{"rules"}), Path: "rules", Object: roles[0].ID(),
 			Message: fmt.Sprintf("no ClusterRole labelled %s grants %s on %s (InfraCluster %s): %s", k0rdentAggregateLabel, strings.Join(missing, ", "), d.plural, d.kind, why),
 			Hint:    fmt.Sprintf("grant get, list, watch, patch on %s.%s", d.plural, d.group)})
 	}
@@ -448,7 +449,7 @@ func (c *checker) checkKCMRole(ch *Chart, providers []string) {
 				plural = strings.TrimSuffix(calculateCRDName(group, kind), "."+group)
 			}
 			if missing := allows(roles, group, plural, "get", "list", "watch"); len(missing) > 0 {
-				c.at(RuleKCMRole, pi, Path{"spec", "clusterIdentities", i}, fmt.Sprintf("no ClusterRole labelled %s grants %s on %s (cluster identity %s): kcm cannot validate Credentials referencing it nor copy it to regional clusters", k0rdentAggregateLabel, strings.Join(missing, ", "), plural, kind),
+				c.at(RuleKCMRole, pi, findings.Path{"spec", "clusterIdentities", i}, fmt.Sprintf("no ClusterRole labelled %s grants %s on %s (cluster identity %s): kcm cannot validate Credentials referencing it nor copy it to regional clusters", k0rdentAggregateLabel, strings.Join(missing, ", "), plural, kind),
 					fmt.Sprintf("grant get, list, watch on %s.%s", plural, group))
 			}
 		}

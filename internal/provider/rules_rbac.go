@@ -2,10 +2,11 @@ package provider
 
 import (
 	"fmt"
-	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/k0rdent"
 	"slices"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // Aggregation labels: ClusterRoles with them are folded into Cluster
@@ -19,14 +20,14 @@ const (
 // policyRule is one rule of a Role or ClusterRole.
 type policyRule struct {
 	obj                             *Object
-	path                            Path
+	path                            findings.Path
 	groups, resources, verbs, names []string
 }
 
 func rulesOf(o *Object) []policyRule {
 	var out []policyRule
 	for i, r := range items(get(o.Root, "rules")) {
-		out = append(out, policyRule{obj: o, path: Path{"rules", i},
+		out = append(out, policyRule{obj: o, path: findings.Path{"rules", i},
 			groups: stringList(get(r, "apiGroups")), resources: stringList(get(r, "resources")),
 			verbs: stringList(get(r, "verbs")), names: stringList(get(r, "resourceNames"))})
 	}
@@ -103,13 +104,13 @@ func (c *checker) checkRBAC() {
 	for _, g := range groups {
 		for _, d := range byGroup[g] {
 			if !hasRBAC {
-				c.add(findings.Finding{Rule: RuleAggregateToManager, Severity: findings.Warning, File: d.obj.File, Line: d.obj.line(Path{"spec", "group"}), Path: "spec.group", Object: d.obj.ID(),
+				c.add(findings.Finding{Rule: RuleAggregateToManager, Severity: findings.Warning, File: d.obj.File, Line: d.obj.line(findings.Path{"spec", "group"}), Path: "spec.group", Object: d.obj.ID(),
 					Message: fmt.Sprintf("%s is in group %s, outside the groups Cluster API's manager role covers (%s), and the inputs hold no ClusterRole to check: the provider must ship a ClusterRole labelled %s: \"true\" granting Cluster API full access to it", d.kind, g, strings.Join(capiGroups, ", "), capiAggregateLabel),
 					Hint:    "validate the full components YAML (CRDs and RBAC together)"})
 				break
 			}
 			if missing := allows(agg, g, d.plural, fullAccess...); len(missing) > 0 {
-				c.at(RuleAggregateToManager, d.obj, Path{"spec", "group"}, fmt.Sprintf("%s is in group %s, outside the groups Cluster API's manager role covers: no ClusterRole labelled %s: \"true\" grants %s on %s, so Cluster API's controllers cannot read or own it", d.kind, g, capiAggregateLabel, strings.Join(missing, ", "), d.plural),
+				c.at(RuleAggregateToManager, d.obj, findings.Path{"spec", "group"}, fmt.Sprintf("%s is in group %s, outside the groups Cluster API's manager role covers: no ClusterRole labelled %s: \"true\" grants %s on %s, so Cluster API's controllers cannot read or own it", d.kind, g, capiAggregateLabel, strings.Join(missing, ", "), d.plural),
 					fmt.Sprintf("ship a ClusterRole labelled %s: \"true\" with apiGroups [%s], resources [%s], verbs [%s]", capiAggregateLabel, g, d.plural, strings.Join(fullAccess, ", ")))
 			}
 		}

@@ -6,11 +6,12 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"go.yaml.in/yaml/v3"
 )
 
 // workloadKinds are the kinds that embed a pod template, and where.
-var workloadKinds = map[string]Path{
+var workloadKinds = map[string]findings.Path{
 	"/Pod":                   {"spec"},
 	"apps/Deployment":        {"spec", "template", "spec"},
 	"apps/DaemonSet":         {"spec", "template", "spec"},
@@ -42,7 +43,7 @@ func (c *checker) checkSecurity() {
 	}
 }
 
-func (c *checker) checkPodSpec(o *Object, p Path) {
+func (c *checker) checkPodSpec(o *Object, p findings.Path) {
 	spec := get(o.Root, p...)
 	if spec == nil {
 		return
@@ -102,7 +103,7 @@ func (c *checker) checkSecret(o *Object) {
 			if v == nil || v.Kind != yaml.ScalarNode || !secretNameRE.MatchString(k.Value) || notSecretValue(k.Value) || emptyValue(key, v.Value) {
 				return
 			}
-			c.at(RuleInlineCredentials, o, Path{key, k.Value}, fmt.Sprintf("Secret %s holds a literal %s value for %s: credentials shipped in the provider's components are the same in every installation and readable by anyone with the manifests", o.Name, key, k.Value),
+			c.at(RuleInlineCredentials, o, findings.Path{key, k.Value}, fmt.Sprintf("Secret %s holds a literal %s value for %s: credentials shipped in the provider's components are the same in every installation and readable by anyone with the manifests", o.Name, key, k.Value),
 				"ship the Secret without data and have users create it (or a clusterctl variable ${...}), and reference it from the identity object")
 		})
 	}

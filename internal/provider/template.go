@@ -130,13 +130,13 @@ func (o *Offer) CheckTemplate(chartPath string) ([]findings.Finding, error) {
 		exposed := o.Providers[name]
 		if !slices.Contains(exposed, pinned) {
 			out = append(out, findings.Finding{Rule: RuleTemplateContract, Severity: severityOf(RuleTemplateContract), File: "Chart.yaml", Line: line(key),
-				Path:    Path{"annotations", key}.String(),
+				Path:    findings.Path{"annotations", key}.String(),
 				Message: fmt.Sprintf("%s: %s pins version %s, but the provider exposes %s (from %s): kcm rejects every ClusterDeployment of this template (\"provider %s does not support %s\")", key, name, pinned, orDash(strings.Join(exposed, ", ")), o.From, name, pinned),
 				Hint:    fmt.Sprintf("pin one of %s, the CRD version the template's %s objects use", orDash(strings.Join(exposed, ", ")), name)})
 		}
 	}
 	if !matched {
-		out = append(out, findings.Finding{Rule: RuleTemplateContract, Severity: findings.Warning, File: "Chart.yaml", Line: line(providerLabel), Path: Path{"annotations", providerLabel}.String(),
+		out = append(out, findings.Finding{Rule: RuleTemplateContract, Severity: findings.Warning, File: "Chart.yaml", Line: line(providerLabel), Path: findings.Path{"annotations", providerLabel}.String(),
 			Message: fmt.Sprintf("the template does not use the provider given with --provider (%s): nothing to check", strings.Join(offered, ", ")),
 			Hint:    "list the provider in cluster.x-k8s.io/provider, or give the template's provider"})
 	}

@@ -128,7 +128,7 @@ func (c *checker) add(f findings.Finding) {
 }
 
 // at records a finding about the field at p of object o.
-func (c *checker) at(rule string, o *Object, p Path, msg, hint string) {
+func (c *checker) at(rule string, o *Object, p findings.Path, msg, hint string) {
 	c.add(findings.Finding{Rule: rule, File: o.File, Line: o.line(p), Path: p.String(), Object: o.ID(), Message: msg, Hint: hint})
 }
 

@@ -1,12 +1,13 @@
 package provider
 
 import (
-	"github.com/k0rdent/kbook/internal/findings"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // validInputs are the inputs of a fixture set rooted at dir.

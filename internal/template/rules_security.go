@@ -241,7 +241,7 @@ func (c *checker) checkTemplateSources() {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k, v := n.Content[i], deref(n.Content[i+1])
-				kp := p.child(k.Value)
+				kp := p.Child(k.Value)
 				if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value != "" &&
 					secretKeyRE.MatchString(k.Value) && !secretRefSuffixRE.MatchString(k.Value) {
 					c.add(findings.Finding{Rule: ruleSecretDefault, File: "values.yaml", Line: k.Line, Path: kp.String(),
@@ -252,7 +252,7 @@ func (c *checker) checkTemplateSources() {
 			}
 		case yaml.SequenceNode:
 			for i, e := range n.Content {
-				walk(e, p.child(i))
+				walk(e, p.Child(i))
 			}
 		}
 	}

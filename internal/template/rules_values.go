@@ -185,7 +185,7 @@ func pointer(p vpath) string {
 func (c *checker) validateDependencies(ch *chart.Chart, vals map[string]any, prefix vpath) []schemaErr {
 	var out []schemaErr
 	for _, d := range ch.Dependencies() {
-		p := prefix.child(d.Name())
+		p := prefix.Child(d.Name())
 		sub, _ := vals[d.Name()].(map[string]any)
 		if sub == nil {
 			sub = map[string]any{}
@@ -262,7 +262,7 @@ func leafErrors(ve *jsonschema.ValidationError, doc any) []schemaErr {
 		p := pathFromPointer(e.InstanceLocation, doc)
 		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
 			for _, prop := range ap.Properties {
-				out = append(out, schemaErr{path: p.child(prop), msg: "not allowed: the schema does not declare it and forbids other keys (additionalProperties: false)"})
+				out = append(out, schemaErr{path: p.Child(prop), msg: "not allowed: the schema does not declare it and forbids other keys (additionalProperties: false)"})
 			}
 			return
 		}
@@ -418,9 +418,9 @@ func undeclaredKeys(s *jsonschema.Schema, vals map[string]any, deps map[string][
 				}
 				switch status {
 				case propDeclared:
-					walk(children, v[k], p.child(k))
+					walk(children, v[k], p.Child(k))
 				case propUndeclared:
-					out = append(out, p.child(k))
+					out = append(out, p.Child(k))
 				}
 			}
 		case []any:
@@ -437,7 +437,7 @@ func undeclaredKeys(s *jsonschema.Schema, vals map[string]any, deps map[string][
 				return
 			}
 			for i, e := range v {
-				walk(items, e, p.child(i))
+				walk(items, e, p.Child(i))
 			}
 		}
 	}
@@ -571,7 +571,7 @@ func scanValueRefs(ch *chart.Chart) valueRefs {
 			}
 		}
 		for _, d := range ch.Dependencies() {
-			scan(d, prefix.child(d.Name()))
+			scan(d, prefix.Child(d.Name()))
 		}
 	}
 	scan(ch, nil)
@@ -586,10 +586,10 @@ func (r valueRefs) unread(vals map[string]any) []vpath {
 	walk = func(v any, p vpath) {
 		below := false
 		for _, ref := range r.paths {
-			if p.hasPrefix(ref) {
+			if p.HasPrefix(ref) {
 				return // read as a whole
 			}
-			if ref.hasPrefix(p) {
+			if ref.HasPrefix(p) {
 				below = true
 			}
 		}
@@ -599,7 +599,7 @@ func (r valueRefs) unread(vals map[string]any) []vpath {
 			out = append(out, p)
 		case isMap:
 			for _, k := range sortedKeys(m) {
-				walk(m[k], p.child(k))
+				walk(m[k], p.Child(k))
 			}
 		}
 	}

@@ -349,7 +349,7 @@ func (w *callWalker) field(v dotValue, idents []string, s scope) dotValue {
 	case v.root && len(idents) >= 1 && idents[0] == "Values":
 		p := vpath{}
 		for _, id := range idents[1:] {
-			p = p.child(id)
+			p = p.Child(id)
 		}
 		return dotValue{values: p, lookup: -1}
 	case v.root && len(idents) == 0:
@@ -357,7 +357,7 @@ func (w *callWalker) field(v dotValue, idents []string, s scope) dotValue {
 	case v.values != nil:
 		p := v.values
 		for _, id := range idents {
-			p = p.child(id)
+			p = p.Child(id)
 		}
 		return dotValue{values: p, lookup: -1}
 	case v.lookup >= 0:

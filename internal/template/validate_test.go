@@ -138,7 +138,7 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ file, want string }{
-		{cfg, cfg + ":3: the config does not parse: "},
+		{cfg, cfg + ":2: the config does not parse: "},
 		{list, list + ":1: the config is not a map of values"},
 	} {
 		if _, err := Validate(baseChart, Options{Config: c.file}); err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want) {

@@ -1,57 +1,16 @@
 package template
 
 import (
-	"fmt"
-	"regexp"
 	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
-// vpath is a path into a values tree: string keys and int list indexes.
-type vpath []any
-
-// String formats the path as users write values paths: a.b[0].c; keys that
-// are not plain identifiers are quoted: labels["app.kubernetes.io/name"].
-func (p vpath) String() string {
-	var sb strings.Builder
-	for i, s := range p {
-		switch s := s.(type) {
-		case int:
-			fmt.Fprintf(&sb, "[%d]", s)
-		case string:
-			if plainKey.MatchString(s) {
-				if i > 0 {
-					sb.WriteByte('.')
-				}
-				sb.WriteString(s)
-			} else {
-				fmt.Fprintf(&sb, "[%q]", s)
-			}
-		}
-	}
-	return sb.String()
-}
-
-var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
-
-func (p vpath) child(s any) vpath {
-	return append(p[:len(p):len(p)], s)
-}
-
-// hasPrefix reports whether q is p or below it.
-func (p vpath) hasPrefix(q vpath) bool {
-	if len(q) > len(p) {
-		return false
-	}
-	for i := range q {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
-}
+// vpath is a path into a values tree or an object: string keys and int
+// list indexes.
+type vpath = findings.Path
 
 // pathFromPointer turns the tokens of a JSON pointer into a vpath, using the
 // value to tell list indexes from map keys.
