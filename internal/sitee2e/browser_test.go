@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/report"
@@ -64,6 +66,12 @@ func browser(t testing.TB) context.Context {
 	}
 	return ctx
 }
+
+// css makes a selector a CSS selector. chromedp resolves an untyped string
+// with DOM.performSearch, which also matches plain text: "main" then found
+// the word "maintenance" on kbook's home page, a text node that is never
+// "visible", and WaitVisible waited until its deadline.
+type css = chromedp.CSS
 
 // run runs chromedp actions in order with a time limit.
 func run(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
@@ -171,18 +179,18 @@ func TestBrowser(t *testing.T) {
 	defer srv.Close()
 
 	t.Run("home and sidebar to a runbook", func(t *testing.T) {
-		run(t, ctx, "open home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(".kb-hero h1"))
-		title := get(t, ctx, "title", chromedp.Text(".kb-hero h1"))
+		run(t, ctx, "open home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(".kb-hero h1")))
+		title := get(t, ctx, "title", chromedp.Text(css(".kb-hero h1")))
 		waitLocation(t, ctx, "/v0.2/")
 		if title != "Acme platform docs" {
 			t.Errorf("home title %q", title)
 		}
-		run(t, ctx, "sidebar: section", chromedp.Click(`.kb-sidebar a[href$="/runbooks/"]`), chromedp.WaitVisible(`.kb-sidebar a[href$="/runbooks/hello/"]`))
-		run(t, ctx, "sidebar: runbook", chromedp.Click(`.kb-sidebar a[href$="/runbooks/hello/"]`), chromedp.WaitVisible(".kb-verify"))
+		run(t, ctx, "sidebar: section", chromedp.Click(css(`.kb-sidebar a[href$="/runbooks/"]`)), chromedp.WaitVisible(css(`.kb-sidebar a[href$="/runbooks/hello/"]`)))
+		run(t, ctx, "sidebar: runbook", chromedp.Click(css(`.kb-sidebar a[href$="/runbooks/hello/"]`)), chromedp.WaitVisible(css(".kb-verify")))
 		waitLocation(t, ctx, "/v0.2/runbooks/hello/")
-		badge := get(t, ctx, "badge", chromedp.Text(".kb-verify .kb-badge"))
-		output := get(t, ctx, "output", chromedp.Text("#step-1 .kb-out"))
-		current := get(t, ctx, "current", chromedp.Text(`.kb-sidebar a[aria-current="page"]`))
+		badge := get(t, ctx, "badge", chromedp.Text(css(".kb-verify .kb-badge")))
+		output := get(t, ctx, "output", chromedp.Text(css("#step-1 .kb-out")))
+		current := get(t, ctx, "current", chromedp.Text(css(`.kb-sidebar a[aria-current="page"]`)))
 		if badge != "Verified" || output != "hello" || !strings.Contains(current, "Hello runbook") {
 			t.Errorf("badge %q, first output %q, current sidebar entry %q", badge, output, current)
 		}
@@ -191,7 +199,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("copy button copies the commands only", func(t *testing.T) {
 		run(t, ctx, "copy",
 			js(`window.__copied = null; navigator.clipboard.writeText = t => { window.__copied = t; return Promise.resolve(); }`),
-			chromedp.Click("#step-2 .kb-copy"))
+			chromedp.Click(css("#step-2 .kb-copy")))
 		copied := get(t, ctx, "copied", chromedp.Poll[string](`window.__copied`, chromedp.WithPollingTimeout(5*time.Second)))
 		want := "sh -c 'echo oops >&2; exit 3'\nnonexistent-tool"
 		if copied != want {
@@ -205,34 +213,34 @@ func TestBrowser(t *testing.T) {
 		}
 		run(t, ctx, "search",
 			chromedp.Navigate(srv.URL+"/v0.2/"),
-			chromedp.WaitVisible("#kb-q"),
-			chromedp.SendKeys("#kb-q", "xylophone"),
-			chromedp.WaitVisible(`#kb-hits a`),
-			chromedp.Click(`#kb-hits a`))
+			chromedp.WaitVisible(css("#kb-q")),
+			chromedp.SendKeys(css("#kb-q"), "xylophone"),
+			chromedp.WaitVisible(css(`#kb-hits a`)),
+			chromedp.Click(css(`#kb-hits a`)))
 		waitLocation(t, ctx, "/v0.2/guide/intro/")
 	})
 
 	t.Run("switch version, stay on the page, see the banner", func(t *testing.T) {
 		run(t, ctx, "switch",
 			chromedp.Navigate(srv.URL+"/v0.2/guide/intro/"),
-			chromedp.WaitReady(`#kb-versions option[value="v0.1"]`),
-			chromedp.SetValue("#kb-versions", "v0.1"),
+			chromedp.WaitReady(css(`#kb-versions option[value="v0.1"]`)),
+			chromedp.SetValue(css("#kb-versions"), "v0.1"),
 			js(`document.getElementById("kb-versions").dispatchEvent(new Event("change"))`))
 		waitLocation(t, ctx, "/v0.1/guide/intro/")
-		run(t, ctx, "banner", chromedp.WaitVisible("#kb-banner"))
-		banner := get(t, ctx, "banner text", chromedp.Text("#kb-banner"))
-		href := get(t, ctx, "banner link", chromedp.AttributeValue("#kb-banner-link", "href")).Value
+		run(t, ctx, "banner", chromedp.WaitVisible(css("#kb-banner")))
+		banner := get(t, ctx, "banner text", chromedp.Text(css("#kb-banner")))
+		href := get(t, ctx, "banner link", chromedp.AttributeValue(css("#kb-banner-link"), "href")).Value
 		if !strings.Contains(banner, "v0.1, an older version") || !strings.HasSuffix(href, "/latest/guide/intro/") {
 			t.Errorf("banner %q, link %q", banner, href)
 		}
 		// A page that v0.1 lacks: the switcher says so and stays.
 		run(t, ctx, "switch to a missing page",
 			chromedp.Navigate(srv.URL+"/v0.2/guide/new/"),
-			chromedp.WaitReady(`#kb-versions option[value="v0.1"]`),
-			chromedp.SetValue("#kb-versions", "v0.1"),
+			chromedp.WaitReady(css(`#kb-versions option[value="v0.1"]`)),
+			chromedp.SetValue(css("#kb-versions"), "v0.1"),
 			js(`document.getElementById("kb-versions").dispatchEvent(new Event("change"))`),
-			chromedp.WaitVisible(`#kb-banner[data-missing="v0.1"]`))
-		missing := get(t, ctx, "missing banner", chromedp.Text("#kb-banner"))
+			chromedp.WaitVisible(css(`#kb-banner[data-missing="v0.1"]`)))
+		missing := get(t, ctx, "missing banner", chromedp.Text(css("#kb-banner")))
 		if !strings.Contains(missing, "does not exist in v0.1") || !strings.HasSuffix(location(t, ctx), "/v0.2/guide/new/") {
 			t.Errorf("missing-page banner %q at %s", missing, location(t, ctx))
 		}
@@ -241,29 +249,72 @@ func TestBrowser(t *testing.T) {
 	t.Run("dark mode toggle persists", func(t *testing.T) {
 		run(t, ctx, "toggle",
 			chromedp.Navigate(srv.URL+"/v0.2/runbooks/hello/"),
-			chromedp.WaitVisible("#kb-theme"),
-			chromedp.Click("#kb-theme"),
+			chromedp.WaitVisible(css("#kb-theme")),
+			chromedp.Click(css("#kb-theme")),
 			chromedp.Reload(),
-			chromedp.WaitVisible("#kb-theme"))
+			chromedp.WaitVisible(css("#kb-theme")))
 		dark := get(t, ctx, "dark", chromedp.Evaluate[bool](`document.documentElement.classList.contains("dark")`))
 		if !dark {
 			t.Error("dark mode did not stay on after a reload")
 		}
-		run(t, ctx, "back to light", chromedp.Click("#kb-theme"))
+		run(t, ctx, "back to light", chromedp.Click(css("#kb-theme")))
 	})
 
 	t.Run("mobile layout", func(t *testing.T) {
 		run(t, ctx, "mobile",
 			chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile),
 			chromedp.Navigate(srv.URL+"/v0.2/runbooks/hello/"),
-			chromedp.WaitVisible("#kb-menu"))
+			chromedp.WaitVisible(css("#kb-menu")))
 		menuShown := get(t, ctx, "menu", chromedp.Evaluate[bool](`getComputedStyle(document.getElementById("kb-menu")).display !== "none"`))
 		navHidden := get(t, ctx, "nav hidden", chromedp.Evaluate[bool](`document.getElementById("kb-sidebar").getBoundingClientRect().right <= 0`))
-		run(t, ctx, "open menu", chromedp.Click("#kb-menu"), chromedp.Sleep(300*time.Millisecond))
+		run(t, ctx, "open menu", chromedp.Click(css("#kb-menu")), chromedp.Sleep(300*time.Millisecond))
 		navOpen := get(t, ctx, "nav open", chromedp.Evaluate[bool](`document.getElementById("kb-sidebar").getBoundingClientRect().left >= 0`))
 		run(t, ctx, "reset", chromedp.ResetViewport())
 		if !menuShown || !navHidden || !navOpen {
 			t.Errorf("menu button shown %v, navigation hidden %v, opened by the button %v", menuShown, navHidden, navOpen)
+		}
+	})
+
+	t.Run("air-gapped: every request stays on the site and succeeds", func(t *testing.T) {
+		var (
+			mu   sync.Mutex
+			seen []string
+			bad  []string
+		)
+		lctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := chromedp.Listen(lctx, func(ev any) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch ev := ev.(type) {
+			case *network.EventRequestWillBeSent:
+				u := ev.Request.URL
+				seen = append(seen, u)
+				if !strings.HasPrefix(u, srv.URL+"/") && !strings.HasPrefix(u, "data:") {
+					bad = append(bad, "request to "+u)
+				}
+			case *network.EventResponseReceived:
+				if ev.Response.Status >= 400 {
+					bad = append(bad, fmt.Sprintf("%d for %s", ev.Response.Status, ev.Response.URL))
+				}
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, page := range []string{"/", "/v0.2/runbooks/hello/", "/v0.2/verification/", "/v0.1/guide/intro/"} {
+			run(t, ctx, "open "+page, chromedp.Navigate(srv.URL+page), chromedp.WaitVisible(css("main")), chromedp.Sleep(300*time.Millisecond))
+		}
+		if search {
+			run(t, ctx, "search", chromedp.SendKeys(css("#kb-q"), "xylophone"), chromedp.WaitVisible(css("#kb-hits a")))
+		}
+		stop()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) == 0 {
+			t.Fatal("saw no requests")
+		}
+		for _, b := range bad {
+			t.Error(b)
 		}
 	})
 
@@ -320,10 +371,10 @@ func runAxe(t testing.TB, ctx context.Context, axe, url string, dark bool) []axe
 	}
 	run(t, ctx, "axe "+url,
 		chromedp.Navigate(url),
-		chromedp.WaitVisible("main"),
+		chromedp.WaitVisible(css("main")),
 		js(`localStorage.setItem("kbook-theme", "`+theme+`")`),
 		chromedp.Reload(),
-		chromedp.WaitVisible("main"),
+		chromedp.WaitVisible(css("main")),
 		js(axe))
 	raw := get(t, ctx, "axe run", chromedp.Evaluate[string](`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
 	run(t, ctx, "reset theme", js(`localStorage.removeItem("kbook-theme")`))

@@ -32,7 +32,7 @@ func TestScreenshots(t *testing.T) {
 	ctx := browser(t)
 	srv := httptest.NewServer(siteserve.Static(out))
 	defer srv.Close()
-	run(t, ctx, "home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible("main"))
+	run(t, ctx, "home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css("main")))
 	home := location(t, ctx)
 	home = srv.URL + "/" + strings.Split(strings.TrimPrefix(location(t, ctx), srv.URL+"/"), "/")[0] + "/"
 	if err := os.MkdirAll(*screenshots, 0o755); err != nil {
@@ -51,10 +51,10 @@ func TestScreenshots(t *testing.T) {
 			}
 			run(t, ctx, page.name+" "+mode.name, view,
 				chromedp.Navigate(page.url),
-				chromedp.WaitVisible("main"),
+				chromedp.WaitVisible(css("main")),
 				js(`localStorage.setItem("kbook-theme", "`+mode.theme+`")`),
 				chromedp.Reload(),
-				chromedp.WaitVisible("main"),
+				chromedp.WaitVisible(css("main")),
 				chromedp.Sleep(300_000_000))
 			png := get(t, ctx, "screenshot", chromedp.CaptureScreenshot())
 			file := filepath.Join(*screenshots, page.name+"-"+mode.name+".png")

@@ -69,7 +69,7 @@ func TestServeLiveReload(t *testing.T) {
 	ctx := browser(t)
 	dir := fixture(t)
 	srv := startServe(t, dir)
-	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/guide/intro/"), chromedp.WaitVisible(".kb-content"))
+	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/guide/intro/"), chromedp.WaitVisible(css(".kb-content")))
 	time.Sleep(300 * time.Millisecond) // the event stream connects
 
 	page := filepath.Join(dir, "content", "guide", "intro.md")
@@ -109,6 +109,6 @@ func TestServeLiveReload(t *testing.T) {
 	time.Sleep(time.Second)
 	edit(string(src) + "\nSee [more](../extra/more.md).\n")
 	waitText(t, ctx, ".kb-content", "See more.", 15*time.Second)
-	run(t, ctx, "follow", chromedp.Click(`.kb-content a[href$="/extra/more/"]`))
+	run(t, ctx, "follow", chromedp.Click(css(`.kb-content a[href$="/extra/more/"]`)))
 	waitText(t, ctx, ".kb-content", "More text here.", 15*time.Second)
 }
