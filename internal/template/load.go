@@ -2,6 +2,7 @@ package template
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,21 @@ type chartSource struct {
 	// depDirs maps the name a dependency renders under (its alias, else
 	// its name) to its directory, charts/<dir>, for file names in findings.
 	depDirs map[string]string
+
+	schemaDocOnce bool
+	schemaDocVal  map[string]any // values.schema.json as JSON, nil when missing or invalid
+}
+
+// schemaDoc is values.schema.json parsed as plain JSON (nil when the chart
+// has none or it does not parse), for reading what it says about a value.
+func (s *chartSource) schemaDoc() map[string]any {
+	if !s.schemaDocOnce {
+		s.schemaDocOnce = true
+		if data, ok := s.raw[schemaFile]; ok {
+			_ = json.Unmarshal(data, &s.schemaDocVal)
+		}
+	}
+	return s.schemaDocVal
 }
 
 // loadChart loads a chart directory or archive with Helm's loader. A path

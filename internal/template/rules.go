@@ -67,6 +67,7 @@ const (
 	ruleNoCRDs              = "SCHEMA001"
 	ruleSchemaViolation     = "SCHEMA002"
 	ruleUnknownKind         = "SCHEMA003"
+	ruleSchemaInputs        = "SCHEMA004"
 	ruleClusterScoped       = "SEC001"
 	ruleRBAC                = "SEC002"
 	ruleAdmission           = "SEC003"
@@ -598,7 +599,34 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"enums, patterns, formats, bounds, unknown fields (as strict field validation reports them)\n" +
 			"and `x-kubernetes-validations` CEL rules. Each error is a finding with the object and the\n" +
 			"field path. An API version the CRD does not serve is reported here too. What fails here\n" +
-			"fails when Flux's helm-controller applies the release for kcm.",
+			"fails when Flux's helm-controller applies the release for kcm.\n\n" +
+			"A violation that only says a value the user must give is missing is SCHEMA004 (an info)\n" +
+			"when the defaults leave it empty. In a `ci/*.yaml` or `--config` rendering it stays an error\n" +
+			"here — that value set really leaves it empty — and the message names the values path to set.\n" +
+			"A default that renders an incomplete object (a required key missing inside a map the\n" +
+			"defaults give, as remote-cluster's `provisionJob.jobSpecTemplate.spec: {}` without the\n" +
+			"Job's `template`) is the chart's defect, not missing input: it stays an error.",
+	},
+	{
+		ID: ruleSchemaInputs, Category: CategorySchemas, Severity: findings.Info,
+		Title: "Values the CRDs need from the user are named",
+		Description: "Templates leave the values only a user can give empty in their defaults (`region: \"\"`,\n" +
+			"`flavor: \"\"`, `filter: {}`), and providers' CRDs reject the empty fields rendered from them\n" +
+			"(`minLength`, `minProperties`, required keys). kcm accepts a ClusterDeployment without\n" +
+			"`spec.config` (its webhook copies the defaults in) and Helm's schema check passes an empty\n" +
+			"string, so such a ClusterDeployment fails at install, when the API server rejects the\n" +
+			"object; with a real config it works. kbook tells missing input from a broken chart by\n" +
+			"tracing: a violation of the defaults' rendering is missing input when\n\n" +
+			"1. the field it is about is empty in the rendered object (`\"\"`, `{}`, `[]` or absent), and\n" +
+			"2. rendering again with a distinct marker in every empty value of the values (kcm's\n" +
+			"   injected values aside; empty maps, and lists whose `items` type values.schema.json gives,\n" +
+			"   included) puts the marker of values path P into that very field: the field is rendered\n" +
+			"   from P.\n\n" +
+			"Then this info names P (at its line in values.yaml) and the objects and fields the API\n" +
+			"server rejects with the defaults alone, once per values path; it suggests `minLength`,\n" +
+			"`minProperties` or `minItems` in values.schema.json, so that kcm's dry run rejects a\n" +
+			"ClusterDeployment without the value before anything is installed. Anything else stays a\n" +
+			"SCHEMA002 error, and so does the same violation in a `ci/*.yaml` or `--config` rendering.",
 	},
 	{
 		ID: ruleUnknownKind, Category: CategorySchemas, Severity: findings.Info,

@@ -1,7 +1,6 @@
 package template
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -155,14 +154,7 @@ func setPath(m map[string]any, p vpath, v any) {
 // example, enum value or non-empty default at the path, else a value of
 // the schema's type ("kbook-placeholder" for strings and when unknown).
 func (c *checker) placeholder(p vpath) any {
-	var sch map[string]any
-	if data, ok := c.src.raw[schemaFile]; ok {
-		_ = json.Unmarshal(data, &sch)
-	}
-	for _, s := range p {
-		props, _ := sch["properties"].(map[string]any)
-		sch, _ = props[s.(string)].(map[string]any)
-	}
+	sch := c.valuesSchemaAt(p)
 	if ex, ok := sch["examples"].([]any); ok && len(ex) > 0 {
 		return ex[0]
 	}

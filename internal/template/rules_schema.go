@@ -24,17 +24,10 @@ func (c *checker) checkSchemas(rs *renderedSet) {
 	for _, gvk := range v.Kinds() {
 		served[gvk.GroupKind()] = true
 	}
+	var vios []violation
 	for _, d := range rs.objs {
 		gvk := d.obj.GroupVersionKind()
-		if !v.Has(gvk) {
-			if served[gvk.GroupKind()] {
-				// The CRD exists but does not serve this version: the
-				// validator says which versions it serves.
-				for _, e := range v.Validate(d.obj) {
-					c.add(c.objFinding(ruleSchemaViolation, rs, d, fieldPath(e), fieldErrorMessage(e)))
-				}
-				continue
-			}
+		if !v.Has(gvk) && !served[gvk.GroupKind()] {
 			what := "no CRD given defines " + gvk.Kind + " in " + gvk.GroupVersion().String()
 			if gvk.Group == "" || isBuiltinGroup(gvk.Group) {
 				what = "built-in kind " + gvk.GroupVersion().String() + " " + gvk.Kind + " has no CRD"
@@ -43,9 +36,14 @@ func (c *checker) checkSchemas(rs *renderedSet) {
 				what+": the object was not checked against a schema"))
 			continue
 		}
+		// A CRD that exists but does not serve this version: the
+		// validator says which versions it serves.
 		for _, e := range v.Validate(d.obj) {
-			c.add(c.objFinding(ruleSchemaViolation, rs, d, fieldPath(e), fieldErrorMessage(e)))
+			vios = append(vios, violation{d: d, err: e})
 		}
+	}
+	if len(vios) > 0 {
+		c.reportSchemaViolations(rs, vios, c.traceEmptyInputs(rs, vios))
 	}
 }
 

@@ -63,6 +63,7 @@ var fixtureWant = map[string][]string{
 	"SCHEMA001": {"SCHEMA001 info"},
 	"SCHEMA002": {"SCHEMA002 error templates/machinedeployment.yaml:10 spec.rollout.strategy.type"},
 	"SCHEMA003": {"SCHEMA003 info templates/settings.yaml:2"},
+	"SCHEMA004": {"SCHEMA004 info values.yaml:22 controlPlane.endpoint"},
 
 	"SEC001": {"SEC001 error templates/priorityclass.yaml:2"},
 	"SEC002": {"SEC002 error templates/role.yaml:2"},
@@ -122,6 +123,7 @@ var fixtureMessages = map[string]string{
 	"SCHEMA001":  "no CRDs given: objects were not checked against schemas (use --crds or --kubeconfig)",
 	"SCHEMA002":  `Unsupported value: "Recreate"`,
 	"SCHEMA003":  "not checked",
+	"SCHEMA004":  "set controlPlane.endpoint in the ClusterDeployment's spec.config: the defaults leave it empty, and with the defaults alone the API server rejects KubeadmControlPlane.spec.kubeadmConfigSpec.clusterConfiguration.controlPlaneEndpoint: should be at least 1 chars long",
 	"SEC006":     `"kindest/node:v1.34.1" is from docker.io`,
 	"POLICY":     "policy platform-team",
 }
@@ -270,7 +272,7 @@ func TestRegistry(t *testing.T) {
 		ruleConfigInvalid, ruleConfigNotInSchema, ruleConfigUnread, ruleConfigOverwritten, ruleInjectedReach,
 		ruleRender, ruleRenderParse, ruleRenderNamespace, ruleOneCluster, ruleRefResolve, ruleRefFormat,
 		ruleProviderGroup, ruleReleaseName, ruleClusterName, ruleDeprecatedAPI, ruleRequiredValues, ruleDuration,
-		ruleNoCRDs, ruleSchemaViolation, ruleUnknownKind,
+		ruleNoCRDs, ruleSchemaViolation, ruleUnknownKind, ruleSchemaInputs,
 		ruleClusterScoped, ruleRBAC, ruleAdmission, ruleWorkload, rulePodSecurity, ruleRegistry, ruleSecretDefault, ruleLookup,
 		rulePolicy,
 	} {

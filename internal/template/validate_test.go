@@ -538,15 +538,8 @@ func TestRenderWithoutGlobal(t *testing.T) {
 // even when it is disabled.
 func TestRequiredValues(t *testing.T) {
 	cfgDir := t.TempDir()
-	writeCfg := func(name, data string) string {
-		p := filepath.Join(cfgDir, name)
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	withFlavor := writeCfg("flavor.yaml", "controlPlane:\n  flavor: v1.34.1\n")
-	withoutFlavor := writeCfg("workers.yaml", "workersNumber: 2\n")
+	withFlavor := writeFile(t, filepath.Join(cfgDir, "flavor.yaml"), "controlPlane:\n  flavor: v1.34.1\n")
+	withoutFlavor := writeFile(t, filepath.Join(cfgDir, "workers.yaml"), "workersNumber: 2\n")
 	for _, tc := range []struct {
 		name, fixture, config string
 		disable               []string
@@ -566,11 +559,7 @@ func TestRequiredValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range res.Findings {
-				got = append(got, fmt.Sprintf("%s %s %s", f.Rule, f.Severity, f.Config))
-			}
-			if !slices.Equal(got, tc.want) {
+			if got := ruleSeverityConfigs(res.Findings); !slices.Equal(got, tc.want) {
 				t.Errorf("findings %q, want %q:\n%s", got, tc.want, messages(res.Findings))
 			}
 			if code := Registry.ExitCode(res); code != tc.exit {
@@ -594,20 +583,110 @@ func TestRequiredValues(t *testing.T) {
 	}
 }
 
+// A CRD violation from a value the defaults leave empty is missing user
+// input (SCHEMA004, info) with the defaults, and an error naming the value
+// with a config or ci file that leaves it empty; a default map that
+// renders an incomplete object is no missing input and stays SCHEMA002.
+func TestSchemaInputs(t *testing.T) {
+	cfgDir := t.TempDir()
+	withEndpoint := writeFile(t, filepath.Join(cfgDir, "endpoint.yaml"), "controlPlane:\n  endpoint: cp.example.com:6443\n")
+	withoutEndpoint := writeFile(t, filepath.Join(cfgDir, "workers.yaml"), "workersNumber: 2\n")
+	const leaves = "set controlPlane.endpoint, which this config leaves empty"
+	for _, tc := range []struct {
+		name, config string
+		ci           bool     // add a ci file that does not set the value
+		want         []string // "RULE severity config"
+		msg          string   // in the SCHEMA002 error
+		exit         int
+	}{
+		{"defaults", "", false, []string{"SCHEMA004 info defaults"}, "", findings.ExitOK},
+		{"config sets it", withEndpoint, false, []string{"SCHEMA004 info defaults"}, "", findings.ExitOK},
+		{"config leaves it empty", withoutEndpoint, false, []string{"SCHEMA002 error " + withoutEndpoint, "SCHEMA004 info defaults"}, leaves, findings.ExitErrors},
+		{"ci file leaves it empty", "", true, []string{"SCHEMA002 error ci/workers.yaml", "SCHEMA004 info defaults"}, "set controlPlane.endpoint, which this ci file leaves empty", findings.ExitErrors},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, opts := setupFixture(t, "SCHEMA004-fail")
+			if tc.ci {
+				writeFile(t, filepath.Join(dir, "ci", "workers.yaml"), "workersNumber: 2\n")
+			}
+			opts.Config = tc.config
+			res, err := Validate(dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Findings {
+				if f.Rule == ruleSchemaViolation && !strings.Contains(f.Message, tc.msg) {
+					t.Errorf("SCHEMA002 message %q lacks %q", f.Message, tc.msg)
+				}
+			}
+			if got := ruleSeverityConfigs(res.Findings); !slices.Equal(got, tc.want) {
+				t.Errorf("findings %q, want %q:\n%s", got, tc.want, messages(res.Findings))
+			}
+			if code := Registry.ExitCode(res); code != tc.exit {
+				t.Errorf("exit code %d, want %d", code, tc.exit)
+			}
+		})
+	}
+
+	// An empty map default rendered as a reference the CRD needs keys in:
+	// the markers do not fill in the required keys, the default itself is
+	// incomplete.
+	t.Run("incomplete default object", func(t *testing.T) {
+		dir, opts := setupFixture(t, "SCHEMA004-pass")
+		editFile(t, filepath.Join(dir, "values.yaml"), "  endpoint: \"\"\n", "  endpoint: \"\"\n  machineRef: {}\n")
+		editFile(t, filepath.Join(dir, "templates", "kubeadmcontrolplane.yaml"),
+			"      infrastructureRef:\n        apiGroup: infrastructure.cluster.x-k8s.io\n        kind: DockerMachineTemplate\n        name: {{ include \"dockermachinetemplate.controlplane.name\" . }}\n",
+			"      infrastructureRef: {{- toYaml .Values.controlPlane.machineRef | nindent 8 }}\n")
+		res, err := Validate(dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema []string
+		for _, f := range res.Findings {
+			if f.Rule == ruleSchemaViolation && f.Config == defaultsName {
+				schema = append(schema, describe(f))
+			}
+			if f.Rule == ruleSchemaInputs {
+				t.Errorf("want no SCHEMA004 for an incomplete default object: %s: %s", describe(f), f.Message)
+			}
+		}
+		if len(schema) == 0 || !slices.ContainsFunc(schema, func(s string) bool {
+			return strings.HasSuffix(s, "spec.machineTemplate.spec.infrastructureRef.name")
+		}) {
+			t.Errorf("want SCHEMA002 errors on the reference's required keys, got %q:\n%s", schema, messages(res.Findings))
+		}
+	})
+}
+
 // writeChart writes a chart of the given files into a temporary directory.
 func writeChart(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "chart")
 	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, name), data)
 	}
 	return dir
+}
+
+// writeFile writes a file, and its directory, and returns its path.
+func writeFile(t *testing.T, p, data string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ruleSeverityConfigs lists findings as "RULE severity config".
+func ruleSeverityConfigs(fs []findings.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s %s %s", f.Rule, f.Severity, f.Config))
+	}
+	return out
 }
 
 // An adopted-cluster template (kcm's templates/cluster/adopted-cluster)
