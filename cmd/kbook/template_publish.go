@@ -67,7 +67,7 @@ Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
 			if err != nil {
 				return &exitError{exitFailed, err}
 			}
-			verb := "uses"
+			verb := "exists"
 			if res.Created {
 				verb = "created"
 			}

@@ -92,6 +92,7 @@ func TestInit(t *testing.T) {
 	}{
 		{"docker", "Cluster DockerCluster DockerMachineTemplate DockerMachineTemplate KubeadmConfigTemplate KubeadmControlPlane MachineDeployment"},
 		{"k0smotron", "Cluster K0sControlPlane K0sWorkerConfigTemplate MachineDeployment PooledRemoteMachine PooledRemoteMachine RemoteCluster RemoteMachineTemplate RemoteMachineTemplate"},
+		{"inmemory", "Cluster DevCluster DevMachineTemplate DevMachineTemplate KubeadmConfigTemplate KubeadmControlPlane MachineDeployment"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.provider, func(t *testing.T) {
@@ -126,6 +127,28 @@ func TestInit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInMemoryDevClusterKept: helm-controller uninstalls every object of a
+// deleted ClusterDeployment's release at once, and CAPD's in-memory backend
+// drops its simulated cloud (VMs, nodes, the workload API server) as soon
+// as the DevCluster is deleted, so the machines Cluster API deletes after
+// it could never be deleted. The skeleton keeps the DevCluster out of the
+// uninstall, for the Cluster controller to delete after the machines; it
+// is the one object kept, so nothing else outlives the release.
+func TestInMemoryDevClusterKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "acme-mem")
+	if _, _, err := Init(Options{Name: "acme-mem", Dir: dir, Provider: "inmemory"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, config := range []string{"", "ci/ha.yaml"} {
+		for _, o := range render(t, dir, "dev-1", config) {
+			kept := o.GetAnnotations()["helm.sh/resource-policy"] == "keep"
+			if want := o.GetKind() == "DevCluster"; kept != want {
+				t.Errorf("config %q: %s %s kept by helm uninstall: %v, want %v", config, o.GetKind(), o.GetName(), kept, want)
+			}
+		}
 	}
 }
 
