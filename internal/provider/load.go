@@ -36,6 +36,20 @@ type Object struct {
 	// source is the template text when the object was rendered from a
 	// template with actions: lines are then looked up in it.
 	source []byte
+	// fields is Root decoded, once (see Fields).
+	fields map[string]any
+}
+
+// Fields returns the object as unstructured data (decoded once), for the
+// checks shared with other validators (kubesec); positions go back to
+// lines through Object.line.
+func (o *Object) Fields() map[string]any {
+	if o.fields == nil {
+		if err := o.Root.Decode(&o.fields); err != nil || o.fields == nil {
+			o.fields = map[string]any{} // a mapping with keys YAML cannot make strings of
+		}
+	}
+	return o.fields
 }
 
 // Group is the API group of the object's apiVersion.

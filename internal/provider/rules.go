@@ -188,9 +188,9 @@ var rules = []findings.Rule{
 	{ID: RuleClusterSecrets, Category: CategorySecurity, Severity: findings.Warning, Title: "Cluster-wide Secret access is flagged",
 		Description: "A ClusterRole reading Secrets in every namespace can read every credential of the management cluster. Many providers need it (identities in any namespace); the warning makes the grant visible in review."},
 	{ID: RulePodSecurity, Category: CategorySecurity, Severity: findings.Error, Title: "Controllers are not privileged",
-		Description: "No privileged containers, privilege escalation, added SYS_ADMIN/NET_ADMIN/ALL capabilities, host namespaces (hostNetwork, hostPID, hostIPC) or hostPath volumes in the provider's workloads."},
+		Description: "No privileged containers, privilege escalation, added SYS_ADMIN/NET_ADMIN/ALL capabilities, host namespaces (hostNetwork, hostPID, hostIPC) or hostPath volumes in the pod specs of the provider's components: those of its Deployments and any other object embedding one (found by their keys at any depth, as template validate's SEC005 finds them; CRD schemas are not instances and are skipped)."},
 	{ID: RuleRegistry, Category: CategorySecurity, Severity: findings.Error, Title: "Images come from allowed registries",
-		Description: "With `--registry`, every container image must be from one of the given registries or repository prefixes (images without a registry are docker.io)."},
+		Description: "With `--registry`, every image must be from one of the given registries or repository prefixes (images without a registry are docker.io). Images are the string values of keys named `image`, `imageRepository` or ending in `Image`, at any depth, as template validate's SEC006 finds them; clusterctl variables are replaced by their defaults, and an image only known at install time (`${IMAGE}` without a default) is not checked."},
 	{ID: RuleInlineCredentials, Category: CategorySecurity, Severity: findings.Error, Title: "Credentials are referenced, never inlined",
 		Description: "Secrets shipped with literal data and environment variables named like credentials with literal values put the same secret in every installation and in every log and report; reference Secrets (`valueFrom.secretKeyRef`, an identity's `secretRef`) instead. clusterctl variables (`${VAR}`) are accepted."},
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/kubesec"
 )
 
 // Aggregation labels: ClusterRoles with them are folded into Cluster
@@ -17,33 +18,18 @@ const (
 	k0rdentAggregateLabel = k0rdent.AggregateToManagerLabel
 )
 
-// policyRule is one rule of a Role or ClusterRole.
+// policyRule is one rule of a Role or ClusterRole among the inputs.
 type policyRule struct {
-	obj                             *Object
-	path                            findings.Path
-	groups, resources, verbs, names []string
+	obj *Object
+	kubesec.PolicyRule
 }
 
 func rulesOf(o *Object) []policyRule {
 	var out []policyRule
-	for i, r := range items(get(o.Root, "rules")) {
-		out = append(out, policyRule{obj: o, path: findings.Path{"rules", i},
-			groups: stringList(get(r, "apiGroups")), resources: stringList(get(r, "resources")),
-			verbs: stringList(get(r, "verbs")), names: stringList(get(r, "resourceNames"))})
+	for _, r := range kubesec.Rules(o.Fields()) {
+		out = append(out, policyRule{o, r})
 	}
 	return out
-}
-
-// grants reports whether the rule allows verb on group/resource (any name).
-func (r policyRule) grants(group, resource, verb string) bool {
-	if len(r.names) > 0 {
-		return false
-	}
-	return matches(r.groups, group) && matches(r.resources, resource) && matches(r.verbs, verb)
-}
-
-func matches(list []string, v string) bool {
-	return slices.Contains(list, "*") || slices.Contains(list, v)
 }
 
 func (c *checker) roles(kind string) []*Object {
@@ -67,7 +53,7 @@ func allows(roles []*Object, group, resource string, verbs ...string) (missing [
 		ok := false
 		for _, o := range roles {
 			for _, r := range rulesOf(o) {
-				if r.grants(group, resource, v) {
+				if r.Grants(group, resource, v) {
 					ok = true
 				}
 			}
@@ -135,8 +121,8 @@ func (c *checker) checkRBACSecurity() {
 
 func (c *checker) checkPolicyRule(kind string, r policyRule, own []string) {
 	o := r.obj
-	inOwn := len(r.groups) > 0 && !slices.Contains(r.groups, "*")
-	for _, g := range r.groups {
+	inOwn := len(r.APIGroups) > 0 && !slices.Contains(r.APIGroups, "*")
+	for _, g := range r.APIGroups {
 		if !slices.Contains(own, g) {
 			inOwn = false
 		}
@@ -145,23 +131,23 @@ func (c *checker) checkPolicyRule(kind string, r policyRule, own []string) {
 		for _, f := range []struct {
 			key  string
 			list []string
-		}{{"apiGroups", r.groups}, {"resources", r.resources}, {"verbs", r.verbs}} {
+		}{{"apiGroups", r.APIGroups}, {"resources", r.Resources}, {"verbs", r.Verbs}} {
 			if i := slices.Index(f.list, "*"); i >= 0 {
-				c.at(RuleRBACWildcard, o, r.path.Child(f.key).Child(i), fmt.Sprintf("%s %s grants %s: * on %s: a wildcard outside the provider's own API groups (%s) grants whatever the cluster serves, now and later", kind, o.Name, f.key, describeGroups(r.groups), strings.Join(own, ", ")),
+				c.at(RuleRBACWildcard, o, r.Path.Child(f.key).Child(i), fmt.Sprintf("grants %s: * on %s: a wildcard outside the provider's own API groups (%s) grants whatever the cluster serves, now and later", f.key, describeGroups(r.APIGroups), strings.Join(own, ", ")),
 					"list the verbs and resources the controller needs")
 			}
 		}
 	}
 	for _, v := range []string{"escalate", "bind", "impersonate"} {
-		if i := slices.Index(r.verbs, v); i >= 0 {
-			c.at(RuleRBACEscalation, o, r.path.Child("verbs").Child(i), fmt.Sprintf("%s %s grants %s: a controller with %s can give itself (or act as) any identity in the management cluster, kcm's included", kind, o.Name, v, v),
+		if i := slices.Index(r.Verbs, v); i >= 0 {
+			c.at(RuleRBACEscalation, o, r.Path.Child("verbs").Child(i), fmt.Sprintf("grants %s: a controller with %s can give itself (or act as) any identity in the management cluster, kcm's included", v, v),
 				"drop the verb: a provider controller never needs to create roles beyond its own")
 		}
 	}
-	if kind == "ClusterRole" && matches(r.groups, "") && matches(r.resources, "secrets") && len(r.names) == 0 {
+	if kind == "ClusterRole" && kubesec.Matches(r.APIGroups, "") && kubesec.Matches(r.Resources, "secrets") && len(r.ResourceNames) == 0 {
 		for _, v := range []string{"get", "list", "watch"} {
-			if matches(r.verbs, v) {
-				c.at(RuleClusterSecrets, o, r.path, fmt.Sprintf("ClusterRole %s can %s Secrets in every namespace: the provider can read every credential of the management cluster, kcm's and other providers' included", o.Name, v),
+			if kubesec.Matches(r.Verbs, v) {
+				c.at(RuleClusterSecrets, o, r.Path, fmt.Sprintf("can %s Secrets in every namespace: the provider can read every credential of the management cluster, kcm's and other providers' included", v),
 					"where possible, read Secrets only in the namespaces of the provider's objects (a Role per namespace) or by name (resourceNames)")
 				break
 			}

@@ -680,11 +680,13 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 		ID: rulePodSecurity, Category: CategorySecurity, Severity: findings.Error,
 		Title: "No privileged containers, host namespaces or hostPath volumes",
 		Description: "Wherever a pod spec is embedded in a rendered object, in any field and at any depth, it\n" +
-			"must not run privileged containers (`securityContext.privileged: true` in `containers` or\n" +
-			"`initContainers`), share the host's namespaces (`hostNetwork`, `hostPID`, `hostIPC`) or mount\n" +
-			"`hostPath` volumes. kbook walks each object generically for `containers`, `initContainers`,\n" +
-			"`volumes` and the `host*` keys, so pod templates inside custom resources (machine\n" +
-			"templates, add-on objects) are covered too.",
+			"must not run privileged containers (`securityContext.privileged: true` in `containers`,\n" +
+			"`initContainers` or `ephemeralContainers`), allow privilege escalation\n" +
+			"(`allowPrivilegeEscalation: true`), add the `SYS_ADMIN`, `NET_ADMIN` or `ALL` capabilities,\n" +
+			"share the host's namespaces (`hostNetwork`, `hostPID`, `hostIPC`) or mount `hostPath`\n" +
+			"volumes. kbook walks each object generically for the container lists, `volumes` and the\n" +
+			"`host*` keys, so pod templates inside custom resources (machine templates, add-on objects)\n" +
+			"are covered too. provider validate applies the same checks to a provider's controllers (SEC104).",
 	},
 	{
 		ID: ruleRegistry, Category: CategorySecurity, Severity: findings.Error,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/kubesec"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -476,12 +477,12 @@ var coreRefKinds = map[schema.GroupKind]bool{
 // references.
 func findRefs(obj map[string]any) []ref {
 	var out []ref
-	walkFields(obj, func(path, key string, v any) bool {
+	kubesec.Walk(obj, func(p vpath, key string, v any) bool {
 		m, ok := v.(map[string]any)
 		if !ok || !isRefKey(key) {
 			return false
 		}
-		r := ref{key: key, path: path}
+		r := ref{key: key, path: p.String()}
 		r.apiGroup, r.hasAPIGroup = m["apiGroup"].(string)
 		r.apiVersion, r.hasAPIVersion = m["apiVersion"].(string)
 		r.kind, _ = m["kind"].(string)

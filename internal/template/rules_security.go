@@ -8,6 +8,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/kubesec"
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -91,16 +92,18 @@ func (c *checker) checkSecurity(rs *renderedSet) {
 			c.add(c.objFinding(ruleClusterScoped, rs, d, "",
 				fmt.Sprintf("%s is cluster-scoped: a cluster template must only create namespaced objects in the ClusterDeployment's namespace (a cluster-scoped object is shared by every ClusterDeployment and changes the whole management cluster)", gvk.Kind)))
 		}
-		walkPodSpecs(d.obj.Object, func(path, msg string) {
-			c.add(c.objFinding(rulePodSecurity, rs, d, path, path+": "+msg))
+		kubesec.PodIssues(d.obj.Object, func(is kubesec.Issue) {
+			if is.Check != kubesec.LiteralCredential { // not a rule of templates
+				c.add(c.objFinding(rulePodSecurity, rs, d, is.Path.String(), is.Path.String()+": "+is.Message))
+			}
 		})
 		if len(allowed) > 0 {
-			walkImages(d.obj.Object, func(path, key, image string) {
-				if registryAllowed(image, key, allowed) {
+			kubesec.Images(d.obj.Object, func(p vpath, key, image string) {
+				if kubesec.RegistryAllowed(image, key, allowed) {
 					return
 				}
-				c.add(c.objFinding(ruleRegistry, rs, d, path,
-					fmt.Sprintf("%s: image %q is from %s, not from an allowed registry (%s: %s)", path, image, imageRegistry(image, key), allowedFrom, strings.Join(allowed, ", "))))
+				c.add(c.objFinding(ruleRegistry, rs, d, p.String(),
+					fmt.Sprintf("%s: image %q is from %s, not from an allowed registry (%s: %s)", p, image, kubesec.Registry(image, key), allowedFrom, strings.Join(allowed, ", "))))
 			})
 		}
 	}
@@ -115,109 +118,6 @@ func (c *checker) clusterScoped(gvk schema.GroupVersionKind) bool {
 		}
 	}
 	return clusterScopedKinds[gvk.GroupKind()]
-}
-
-// walkPodSpecs finds privileged containers, host namespaces and hostPath
-// volumes wherever a pod spec is embedded in an object.
-func walkPodSpecs(obj any, report func(path, msg string)) {
-	walkFields(obj, func(path, key string, v any) bool {
-		switch key {
-		case "hostNetwork", "hostPID", "hostIPC":
-			if b, _ := v.(bool); b {
-				report(path, key+" is true: the pod shares the host's namespaces")
-			}
-		case "containers", "initContainers", "ephemeralContainers":
-			l, _ := v.([]any)
-			for i, e := range l {
-				if cm, ok := e.(map[string]any); ok {
-					if priv, _, _ := nestedBool(cm, "securityContext", "privileged"); priv {
-						report(fmt.Sprintf("%s[%d].securityContext.privileged", path, i), "the container runs privileged")
-					}
-				}
-			}
-		case "volumes":
-			l, _ := v.([]any)
-			for i, e := range l {
-				if vm, ok := e.(map[string]any); ok {
-					if _, has := vm["hostPath"]; has {
-						report(fmt.Sprintf("%s[%d].hostPath", path, i), "the volume mounts a path of the host")
-					}
-				}
-			}
-		}
-		return false
-	})
-}
-
-func nestedBool(m map[string]any, keys ...string) (bool, bool, error) {
-	var v any = m
-	for _, k := range keys {
-		mm, ok := v.(map[string]any)
-		if !ok {
-			return false, false, nil
-		}
-		v = mm[k]
-	}
-	b, ok := v.(bool)
-	return b, ok, nil
-}
-
-// walkImages finds image references: string values of keys named image or
-// imageRepository, or ending in Image.
-func walkImages(obj any, found func(path, key, image string)) {
-	walkFields(obj, func(path, key string, v any) bool {
-		if s, ok := v.(string); ok && s != "" && isImageKey(key) {
-			found(path, key, s)
-			return true
-		}
-		return false
-	})
-}
-
-func isImageKey(k string) bool {
-	return k == "image" || k == "imageRepository" || strings.HasSuffix(k, "Image")
-}
-
-// imageRegistry is the registry of an image reference: its first part
-// when that looks like a host, else docker.io. An imageRepository may be a
-// bare registry (registry.k8s.io).
-func imageRegistry(image, key string) string {
-	first, _, found := strings.Cut(image, "/")
-	if found && (strings.ContainsAny(first, ".:") || first == "localhost") {
-		return first
-	}
-	if !found && key == "imageRepository" && strings.ContainsAny(first, ".:") {
-		return first
-	}
-	return "docker.io"
-}
-
-// fullImage spells out the implicit docker.io registry.
-func fullImage(image, key string) string {
-	reg := imageRegistry(image, key)
-	if strings.HasPrefix(image, reg) {
-		return image
-	}
-	if !strings.Contains(image, "/") {
-		return "docker.io/library/" + image
-	}
-	return "docker.io/" + image
-}
-
-// registryAllowed: an allowed entry is a registry host or a repository
-// prefix.
-func registryAllowed(image, key string, allowed []string) bool {
-	full := fullImage(image, key)
-	for _, a := range allowed {
-		a = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(a, "https://"), "oci://"), "/")
-		if a == "" {
-			continue
-		}
-		if full == a || strings.HasPrefix(full, a+"/") || strings.HasPrefix(full, a+":") || strings.HasPrefix(full, a+"@") {
-			return true
-		}
-	}
-	return false
 }
 
 var (

@@ -367,32 +367,6 @@ func TestSameVersion(t *testing.T) {
 	}
 }
 
-func TestImages(t *testing.T) {
-	for _, c := range []struct {
-		image, key string
-		allowed    []string
-		registry   string
-		ok         bool
-	}{
-		{"kindest/node:v1.34.1", "customImage", []string{"registry.example.com"}, "docker.io", false},
-		{"nginx", "image", []string{"docker.io"}, "docker.io", true},
-		{"nginx", "image", []string{"docker.io/library"}, "docker.io", true},
-		{"registry.example.com/mirror/node:1", "image", []string{"registry.example.com/mirror"}, "registry.example.com", true},
-		{"registry.example.com/other/node:1", "image", []string{"registry.example.com/mirror"}, "registry.example.com", false},
-		{"registry.example.com.evil.io/node:1", "image", []string{"registry.example.com"}, "registry.example.com.evil.io", false},
-		{"localhost:5000/node:1", "image", []string{"localhost:5000"}, "localhost:5000", true},
-		{"registry.k8s.io", "imageRepository", []string{"registry.k8s.io"}, "registry.k8s.io", true},
-		{"registry.example.com", "imageRepository", []string{"https://registry.example.com/"}, "registry.example.com", true},
-	} {
-		if got := imageRegistry(c.image, c.key); got != c.registry {
-			t.Errorf("imageRegistry(%q) = %q, want %q", c.image, got, c.registry)
-		}
-		if got := registryAllowed(c.image, c.key, c.allowed); got != c.ok {
-			t.Errorf("registryAllowed(%q, %q) = %v", c.image, c.allowed, got)
-		}
-	}
-}
-
 func TestRegistriesOption(t *testing.T) {
 	res, err := Validate(baseChart, Options{Registries: []string{"registry.example.com"}, Disable: []string{ruleNoCRDs}})
 	if err != nil {
