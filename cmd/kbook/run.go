@@ -262,7 +262,7 @@ func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.
 		if err != nil {
 			return nil, fmt.Errorf("--reuse: %w", err)
 		}
-		tops = append(tops, runcluster.WithCluster(c))
+		tops = append(tops, runcluster.WithCluster(c), runcluster.ReusedAs(fmt.Sprintf("cluster %s, up since %s", s.Name, s.Started.UTC().Format(time.RFC3339Nano))))
 		return runcluster.New(cmd.Context(), cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds, Logger: log}, tops...)
 	}
 	o, err := f.cluster.options(cmd, log)

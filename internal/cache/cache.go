@@ -7,8 +7,9 @@
 //	runs/<first two hex digits>/<sha256>.json   one report.Runbook per key
 //	durations.json                              last duration of each runbook path
 //
-// The key covers the runbook source, the content of its declared inputs, the
-// kbook binary and the backend; see Key.
+// The key covers every input of a run that can change its result - the
+// kbook binary, the runbook and its declared inputs, the cluster, the
+// variables and programs its scripts see, its time limit; see Key.
 package cache
 
 import (
@@ -63,15 +64,31 @@ func (c *Cache) Dir() string { return c.dir }
 type Key struct {
 	// Kbook identifies the kbook binary (see BinaryID).
 	Kbook string
-	// Backend names the cluster backend ("none" without a cluster).
+	// Backend identifies the cluster ("none" without one): the backend and
+	// what decides its behaviour (see cluster.Identity).
 	Backend string
 	// Path is the runbook path as reported.
 	Path string
 	// Source is the runbook's content.
 	Source []byte
-	// Inputs maps each input file name to its content.
+	// Inputs maps each input file name (front matter inputs and crds) to
+	// its content.
 	Inputs map[string][]byte
+	// Env holds, as KEY=VALUE in the order they apply, the variables of
+	// the scripts' environment that do not come from kbook itself: --env,
+	// and what testscript passes through from the host (PATH, GOCOVERDIR,
+	// GORACE).
+	Env []string
+	// Programs maps each program the runbook may run (see
+	// runbook.Programs) to what it resolved to on the scripts' PATH: its
+	// path and content digest, or "missing".
+	Programs map[string]string
+	// Timeout is the runbook's time limit.
+	Timeout time.Duration
 }
+
+// keyVersion changes whenever what Sum digests changes.
+const keyVersion = "kbook-cache-2"
 
 // Sum returns the hex sha256 of the key.
 func (k Key) Sum() string {
@@ -80,20 +97,31 @@ func (k Key) Sum() string {
 		fmt.Fprintf(h, "%s %d\n", name, len(b))
 		h.Write(b)
 	}
-	field("version", []byte("kbook-cache-1"))
+	field("version", []byte(keyVersion))
 	field("kbook", []byte(k.Kbook))
 	field("backend", []byte(k.Backend))
 	field("path", []byte(k.Path))
 	field("source", k.Source)
-	names := make([]string, 0, len(k.Inputs))
-	for n := range k.Inputs {
+	for _, n := range sortedKeys(k.Inputs) {
+		field("input "+n, k.Inputs[n])
+	}
+	for _, kv := range k.Env {
+		field("env", []byte(kv))
+	}
+	for _, n := range sortedKeys(k.Programs) {
+		field("program "+n, []byte(k.Programs[n]))
+	}
+	field("timeout", []byte(k.Timeout.String()))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		field("input "+n, k.Inputs[n])
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return names
 }
 
 func (c *Cache) file(sum string) string {

@@ -28,7 +28,7 @@ func Identity(o Options) (string, error) {
 	var id string
 	switch o.Backend {
 	case Local:
-		id = "local kube-apiserver " + assets.KubernetesVersion
+		id = "local " + localServers(o.AssetsDir)
 		if r, err := o.k0rdentRelease(); err != nil {
 			return "", err
 		} else if r != nil {
@@ -67,4 +67,32 @@ func crdHash(paths []string) (string, error) {
 		h.Write(data)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// localServers names the local backend's binaries: the pinned versions
+// when they come from kbook's own build, else (KUBEBUILDER_ASSETS
+// pointing elsewhere, say setup-envtest's) the files themselves.
+func localServers(dir string) string {
+	pinned := "kube-apiserver " + assets.KubernetesVersion + " etcd " + assets.EtcdVersion
+	if dir == "" {
+		dir = os.Getenv(assets.EnvAssets)
+	}
+	if dir == "" {
+		return pinned
+	}
+	own, err := assets.CacheDir()
+	if abs, aerr := filepath.Abs(dir); err == nil && aerr == nil && abs == own {
+		return pinned
+	}
+	var parts []string
+	for _, name := range []string{assets.KubeAPIServer, assets.Etcd} {
+		f := filepath.Join(dir, name)
+		fi, err := os.Stat(f)
+		if err != nil {
+			parts = append(parts, name+" "+f+" (missing)")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%d bytes, modified %s)", name, f, fi.Size(), fi.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z")))
+	}
+	return strings.Join(parts, " ")
 }

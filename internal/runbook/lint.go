@@ -2,6 +2,7 @@ package runbook
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -129,4 +130,36 @@ func mentions(s, name string) bool {
 		}
 		i = j + 1
 	}
+}
+
+// Programs lists, sorted and once each, the programs a runbook may run:
+// those its steps exec, those its [exec:PROG] conditions test and those
+// its front matter requires. The runner puts what they resolve to in the
+// cache key.
+func (r *Runbook) Programs() []string {
+	set := map[string]bool{}
+	for _, req := range r.Meta.Requires {
+		if p, ok := strings.CutPrefix(req, "exec:"); ok && p != "" {
+			set[p] = true
+		}
+	}
+	for _, s := range r.Steps {
+		for _, l := range s.Script {
+			prog, conds := execProgram(l.Text)
+			if prog != "" && !strings.HasPrefix(prog, "$") {
+				set[strings.Trim(prog, `'"`)] = true
+			}
+			for c := range conds {
+				if p, ok := strings.CutPrefix(strings.TrimPrefix(c, "!"), "exec:"); ok && p != "" {
+					set[p] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }

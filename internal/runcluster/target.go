@@ -36,6 +36,7 @@ type Target struct {
 	keep     bool
 	parallel bool
 	reused   bool
+	reusedAs string
 	ctx      context.Context
 	start    func(context.Context) (cluster.Cluster, error)
 
@@ -68,6 +69,12 @@ func WithCluster(c cluster.Cluster) Option {
 	}
 }
 
+// ReusedAs names a cluster handed in with WithCluster in cache keys and
+// reports ("cluster default, up since ..."): state it kept from earlier
+// work may differ from a fresh cluster's, so results are not shared with
+// fresh runs.
+func ReusedAs(what string) Option { return func(t *Target) { t.reusedAs = what } }
+
 // New prepares a target for the options without starting anything; it
 // fails early on options that can never work (a kubeconfig that does not
 // load, a CRD path that does not exist).
@@ -82,6 +89,9 @@ func New(ctx context.Context, o cluster.Options, opts ...Option) (*Target, error
 		return nil, err
 	}
 	t.id = id
+	if t.reusedAs != "" {
+		t.id += " reused " + t.reusedAs
+	}
 	return t, nil
 }
 

@@ -90,10 +90,7 @@ func (x *execution) run() *report.Runbook {
 	n := len(x.plan.cmds)
 	x.fired, x.ends, x.rec, x.last = make([]time.Time, n), make([]time.Time, n), make([]capture, n), -1
 
-	timeout := x.r.opts.Timeout
-	if x.rb.Meta.Timeout.Duration > 0 {
-		timeout = x.rb.Meta.Timeout.Duration
-	}
+	timeout := x.r.timeout(x.rb)
 	deadline := start.Add(timeout)
 	t := &scriptT{}
 	params := testscript.Params{

@@ -126,6 +126,8 @@ type Runner struct {
 	// path is the PATH scripts see: kbook's own directory first, so that
 	// runbooks can exec kbook.
 	path string
+	// programs identifies the programs runbooks run, for cache keys.
+	programs programIDs
 }
 
 // New returns a Runner.
@@ -388,7 +390,11 @@ func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
 	if r.opts.Target != nil {
 		backend = r.opts.Target.ID()
 	}
-	k := cache.Key{Kbook: r.opts.KbookID, Backend: backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source, Inputs: map[string][]byte{}}
+	k := cache.Key{Kbook: r.opts.KbookID, Backend: backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source,
+		Inputs: map[string][]byte{}, Env: r.keyEnv(), Programs: map[string]string{}, Timeout: r.timeout(rb)}
+	for _, p := range rb.Programs() {
+		k.Programs[p] = r.programs.identify(p, r.path)
+	}
 	dir := filepath.Dir(rb.Path)
 	for _, pat := range append(append([]string(nil), rb.Meta.Inputs...), rb.Meta.CRDs...) {
 		matches, err := filepath.Glob(filepath.Join(dir, pat))
@@ -405,6 +411,26 @@ func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
 		}
 	}
 	return k, nil
+}
+
+// keyEnv lists the script variables that come from outside kbook: the
+// host's that testscript passes through, then --env.
+func (r *Runner) keyEnv() []string {
+	env := []string{"PATH=" + r.path}
+	for _, name := range []string{"GOCOVERDIR", "GORACE"} {
+		if v := os.Getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return append(env, r.opts.Env...)
+}
+
+// timeout is a runbook's time limit.
+func (r *Runner) timeout(rb *runbook.Runbook) time.Duration {
+	if rb.Meta.Timeout.Duration > 0 {
+		return rb.Meta.Timeout.Duration
+	}
+	return r.opts.Timeout
 }
 
 // addInput adds a file, or every file below a directory, to inputs.
