@@ -79,9 +79,10 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"junit-valid":  junitValid,
-			"report-check": reportCheck,
-			"exitcode":     exitCode,
+			"junit-valid":   junitValid,
+			"report-check":  reportCheck,
+			"exitcode":      exitCode,
+			"report-output": reportOutput,
 		},
 		RequireUniqueNames: true,
 	})
@@ -173,4 +174,29 @@ func reportCheck(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	ts.Fatalf("%s: no runbook %s in the report", args[0], args[1])
+}
+
+// report-output FILE RUNBOOK LINE prints what the JSON report recorded for
+// the command at that runbook line: its stdout, then its stderr, each
+// quoted, for scripts to match.
+func reportOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: report-output FILE RUNBOOK LINE")
+	}
+	rep, err := report.ReadJSON(ts.MkAbs(args[0]))
+	ts.Check(err)
+	for _, rb := range rep.Runbooks {
+		if rb.Path != args[1] {
+			continue
+		}
+		for _, st := range rb.Steps {
+			for _, c := range st.Commands {
+				if fmt.Sprint(c.Line) == args[2] {
+					fmt.Fprintf(ts.Stdout(), "stdout %q\nstderr %q\n", c.Stdout, c.Stderr)
+					return
+				}
+			}
+		}
+	}
+	ts.Fatalf("%s: no command at %s:%s", args[0], args[1], args[2])
 }

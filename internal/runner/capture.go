@@ -27,7 +27,16 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 	cur := -1
 	var failure *report.Failure
 	for _, l := range strings.SplitAfter(log, "\n") {
-		if id, ok := x.markerEcho(l); ok {
+		if id, at, ok := x.markerEcho(l); ok {
+			// Output without a trailing newline runs into the echo of
+			// the next marker: "abc> __kbook <nonce> 1". It ends the
+			// previous command's body; the user's log gets the newline.
+			if prefix := l[:at]; prefix != "" {
+				clean.WriteString(prefix + "\n")
+				if cur >= 0 {
+					body.WriteString(prefix)
+				}
+			}
 			if cur >= 0 {
 				bodies[cur] = body.String()
 			}
@@ -132,18 +141,25 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 	}
 }
 
-// markerEcho recognises the log line testscript echoes for a marker.
-func (x *execution) markerEcho(l string) (int, bool) {
-	if !strings.HasPrefix(l, "> ") {
-		return 0, false
-	}
+// markerEcho recognises the line testscript echoes for a marker,
+// "> [cond] __kbook <nonce> <id>", and returns the id and where the echo
+// starts: after output that lacked a trailing newline it starts mid-line.
+func (x *execution) markerEcho(l string) (id, at int, ok bool) {
 	tag := markerCmd + " " + x.plan.nonce + " "
 	i := strings.Index(l, tag)
 	if i < 0 {
-		return 0, false
+		return 0, 0, false
+	}
+	at = strings.LastIndex(l[:i], "> ")
+	if at < 0 {
+		return 0, 0, false
+	}
+	// Between "> " and the tag stand only the line's [conditions].
+	if conds := strings.TrimSpace(l[at+2 : i]); conds != "" && conditionPrefix(conds) != conds {
+		return 0, 0, false
 	}
 	id, err := strconv.Atoi(strings.TrimSpace(l[i+len(tag):]))
-	return id, err == nil
+	return id, at, err == nil
 }
 
 // output extracts a command's stdout, stderr and exit code from its log
