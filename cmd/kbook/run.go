@@ -194,6 +194,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		}
 	}
 	opts.Cmds = kube.Commands()
+	opts.NeedsTarget = runcluster.Needs
 	var target *runcluster.Target
 	if anyNeedsCluster(rbs) {
 		target, err = newTarget(cmd, f, printer, procs)

@@ -65,6 +65,10 @@ type Options struct {
 	Cmds map[string]func(ts *testscript.TestScript, neg bool, args []string)
 	// Target is the cluster the runbooks run against; nil for none.
 	Target Target
+	// NeedsTarget tells whether a runbook uses a cluster (requires,
+	// conditions, Kubernetes commands); without a Target such runbooks
+	// are skipped with the reason. nil: none is taken to.
+	NeedsTarget func(*runbook.Runbook) bool
 	// Env holds extra KEY=VALUE variables for every script.
 	Env []string
 	// KeepWork leaves work directories in place and reports them.
@@ -145,9 +149,11 @@ func New(opts Options) (*Runner, error) {
 	if r.obs == nil {
 		r.obs = NopObserver{}
 	}
+	noCluster := func(string) (bool, string) { return false, "no cluster is configured for this run" }
 	for _, name := range runbook.KnownRequirements {
-		r.conds[name] = func(string) (bool, string) { return false, "no cluster is configured for this run" }
+		r.conds[name] = noCluster
 	}
+	r.conds["api:"] = noCluster
 	if opts.Target != nil {
 		for k, v := range opts.Target.Conditions() {
 			r.conds[k] = v
@@ -284,6 +290,9 @@ func (r *Runner) environment(ctx context.Context, usedTarget bool) *report.Envir
 func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
 	if why := r.unmet(rb, true); why != "" {
 		return skippedResult(rb, why)
+	}
+	if r.opts.Target == nil && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
+		return skippedResult(rb, "needs a cluster, and this run has none (--cluster none)")
 	}
 	p, err := newPlan(rb, r.selected)
 	if err != nil {
