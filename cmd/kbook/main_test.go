@@ -52,7 +52,14 @@ func TestScripts(t *testing.T) {
 			env.Setenv("KBOOK_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
 			// The local backend's binaries: scripts that start a cluster
 			// are guarded by [assets] and never build them.
-			env.Setenv("KUBEBUILDER_ASSETS", os.Getenv("KUBEBUILDER_ASSETS"))
+			// Without them, a directory that does not exist: a script
+			// that starts a cluster by mistake fails at once instead of
+			// building kube-apiserver for ten minutes.
+			assetsDir := os.Getenv("KUBEBUILDER_ASSETS")
+			if assetsDir == "" {
+				assetsDir = filepath.Join(env.WorkDir, "no-assets")
+			}
+			env.Setenv("KUBEBUILDER_ASSETS", assetsDir)
 			// A script that failed after kbook cluster up leaves no server behind.
 			cacheDir := filepath.Join(env.WorkDir, ".cache")
 			env.Defer(func() {

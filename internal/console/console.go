@@ -199,7 +199,7 @@ func indent(s, prefix string) string {
 // systems look for.
 func Summary(rep *report.Report) string {
 	s := rep.Summary()
-	first := fmt.Sprintf("ran %d runbooks in %s", len(rep.Runbooks), rep.Duration.Round(time.Millisecond))
+	first := fmt.Sprintf("ran %s in %s", Count(len(rep.Runbooks), "runbook"), rep.Duration.Round(time.Millisecond))
 	if s.Cached > 0 {
 		first += fmt.Sprintf(", %d from cache", s.Cached)
 	}
@@ -207,4 +207,12 @@ func Summary(rep *report.Report) string {
 		first += ", interrupted"
 	}
 	return fmt.Sprintf("%s\nkbook: %d passed, %d failed, %d skipped\n", first, s.Passed, s.Failed, s.Skipped)
+}
+
+// Count says "1 runbook", "2 runbooks", "0 errors".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

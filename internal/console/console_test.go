@@ -60,4 +60,8 @@ func TestSummary(t *testing.T) {
 	if got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
+	one := Summary(&report.Report{Duration: time.Second, Runbooks: []*report.Runbook{{Status: report.Passed}}})
+	if want := "ran 1 runbook in 1s\nkbook: 1 passed, 0 failed, 0 skipped\n"; one != want {
+		t.Errorf("Summary = %q, want %q", one, want)
+	}
 }

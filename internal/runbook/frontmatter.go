@@ -69,11 +69,19 @@ func parseMeta(path string, fm []byte) (Meta, error) {
 	if len(root.Content) == 1 {
 		top := root.Content[0]
 		for i := 0; i+1 < len(top.Content); i += 2 {
-			if top.Content[i].Value != "requires" {
+			var lines *[]int
+			switch top.Content[i].Value {
+			case "requires":
+				lines = &m.RequiresLines
+			case "inputs":
+				lines = &m.InputsLines
+			case "crds":
+				lines = &m.CRDsLines
+			default:
 				continue
 			}
 			for _, item := range top.Content[i+1].Content {
-				m.RequiresLines = append(m.RequiresLines, item.Line+1)
+				*lines = append(*lines, item.Line+1)
 			}
 		}
 	}

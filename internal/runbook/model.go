@@ -57,8 +57,11 @@ type Meta struct {
 	// runbook runs; they are part of the cache key like inputs.
 	CRDs []string `yaml:"crds"`
 
-	// RequiresLines holds the source line of each Requires entry.
+	// RequiresLines, InputsLines and CRDsLines hold the source line of
+	// each entry of Requires, Inputs and CRDs.
 	RequiresLines []int `yaml:"-"`
+	InputsLines   []int `yaml:"-"`
+	CRDsLines     []int `yaml:"-"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("5m").
@@ -128,4 +131,13 @@ func (b *Block) Has(f string) bool {
 		}
 	}
 	return false
+}
+
+// MetaLine is the source line of entry i of a front matter list (one of
+// RequiresLines, InputsLines, CRDsLines), or 1 when unknown.
+func MetaLine(lines []int, i int) int {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return 1
 }

@@ -292,6 +292,11 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 		return skippedResult(rb, why)
 	}
 	if r.opts.Target == nil && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
+		// What the requirements say, if they say it (cheap without a
+		// cluster), else why.
+		if why := r.unmet(rb, false); why != "" {
+			return skippedResult(rb, why)
+		}
 		return skippedResult(rb, "needs a cluster, and this run has none (--cluster none)")
 	}
 	p, err := newPlan(rb, r.selected)

@@ -2,10 +2,13 @@ package runner
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
 
@@ -23,10 +26,31 @@ var builtinConds = strings.Fields(`short net link symlink unix gc gccgo
 
 var goVersionCond = regexp.MustCompile(`^go1\.\d+$`)
 
-// Validate checks, before anything runs, that every script line names a
-// known command and known conditions, so a typo is reported at its line
-// instead of failing a run halfway.
+// Validate checks, before anything runs, what Check checks and returns
+// the first problem as a *runbook.Error (file and line), so that a typo is
+// reported at its line instead of failing a run halfway.
 func (r *Runner) Validate(rbs []*runbook.Runbook) error {
+	for _, f := range r.Check(rbs) {
+		return &runbook.Error{File: f.File, Line: f.Line, Msg: f.Message}
+	}
+	return nil
+}
+
+// The rules of Check.
+const (
+	RuleUnknownCommand   = "unknown-command"
+	RuleUnknownCondition = "unknown-condition"
+	RuleInputs           = "inputs-no-match"
+	RuleCRDs             = "crds-missing"
+)
+
+// Check lists what would stop the runbooks from running at all, as error
+// findings at their lines: script lines naming an unknown command or
+// condition (or a condition not closed with ]), front matter inputs that
+// match no file, front matter crds that do not exist. kbook run rejects
+// these before anything runs (exit 2); kbook check reports them with its
+// lint findings, so both agree.
+func (r *Runner) Check(rbs []*runbook.Runbook) []findings.Finding {
 	cmds := map[string]bool{}
 	for _, c := range builtinCmds {
 		cmds[c] = true
@@ -43,16 +67,35 @@ func (r *Runner) Validate(rbs []*runbook.Runbook) error {
 	for c := range r.conds {
 		conds[c] = true
 	}
+	var out []findings.Finding
+	add := func(rb *runbook.Runbook, line int, rule, msg string) {
+		out = append(out, findings.Finding{File: rb.Path, Line: line, Rule: rule, Severity: findings.Error, Message: msg})
+	}
 	for _, rb := range rbs {
+		dir := filepath.Dir(rb.Path)
+		for i, pat := range rb.Meta.Inputs {
+			matches, err := filepath.Glob(filepath.Join(dir, pat))
+			switch {
+			case err != nil:
+				add(rb, runbook.MetaLine(rb.Meta.InputsLines, i), RuleInputs, fmt.Sprintf("front matter inputs: bad pattern %q: %v", pat, err))
+			case len(matches) == 0:
+				add(rb, runbook.MetaLine(rb.Meta.InputsLines, i), RuleInputs, fmt.Sprintf("front matter inputs: %q matches no file (patterns are relative to the runbook's directory, %s)", pat, dir))
+			}
+		}
+		for i, p := range rb.Meta.CRDs {
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+				add(rb, runbook.MetaLine(rb.Meta.CRDsLines, i), RuleCRDs, fmt.Sprintf("front matter crds: %s does not exist (paths are relative to the runbook's directory, %s)", p, dir))
+			}
+		}
 		for _, st := range rb.Steps {
 			for _, l := range st.Script {
-				if err := checkLine(l.Text, cmds, conds, r.path); err != nil {
-					return &runbook.Error{File: rb.Path, Line: l.Num, Msg: err.Error()}
+				if rule, err := checkLine(l.Text, cmds, conds, r.path); err != nil {
+					add(rb, l.Num, rule, err.Error())
 				}
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // knownCond reports whether c names a condition: a builtin, a registered
@@ -65,19 +108,20 @@ func knownCond(conds map[string]bool, c string) bool {
 	return i > 0 && len(c) > i+1 && conds[c[:i+1]]
 }
 
-func checkLine(line string, cmds, conds map[string]bool, path string) error {
+// checkLine returns the rule a script line breaks and how, or "", nil.
+func checkLine(line string, cmds, conds map[string]bool, path string) (string, error) {
 	words := strings.Fields(line)
 	if len(words) == 0 || strings.HasPrefix(words[0], "#") {
-		return nil
+		return "", nil
 	}
 	for len(words) > 0 && strings.HasPrefix(words[0], "[") {
 		w := words[0]
 		if !strings.HasSuffix(w, "]") {
-			return fmt.Errorf("condition %s is not closed with ]", w)
+			return RuleUnknownCondition, fmt.Errorf("condition %s is not closed with ]", w)
 		}
 		c := strings.TrimPrefix(strings.TrimSpace(w[1:len(w)-1]), "!")
 		if !knownCond(conds, c) {
-			return fmt.Errorf("unknown condition [%s] (kbook adds: %s; testscript has exec:PROG, unix, net, GOOS and GOARCH names, go1.N)", c, strings.Join(sortedKeys(conds, builtinConds), ", "))
+			return RuleUnknownCondition, fmt.Errorf("unknown condition [%s] (kbook adds: %s; testscript has exec:PROG, unix, net, GOOS and GOARCH names, go1.N)", c, strings.Join(sortedKeys(conds, builtinConds), ", "))
 		}
 		words = words[1:]
 	}
@@ -85,16 +129,16 @@ func checkLine(line string, cmds, conds map[string]bool, path string) error {
 		words = words[1:]
 	}
 	if len(words) == 0 {
-		return fmt.Errorf("no command after the condition or !")
+		return RuleUnknownCommand, fmt.Errorf("no command after the condition or !")
 	}
 	name := strings.Trim(words[0], `'"`)
 	if cmds[name] {
-		return nil
+		return "", nil
 	}
 	if _, err := lookPath(name, path); err == nil {
-		return fmt.Errorf("unknown command %q: to run the program %s, write exec %s", name, name, strings.Join(words, " "))
+		return RuleUnknownCommand, fmt.Errorf("unknown command %q: to run the program %s, write exec %s", name, name, strings.Join(words, " "))
 	}
-	return fmt.Errorf("unknown command %q (commands: %s)", name, strings.Join(sortedKeys(cmds, nil), ", "))
+	return RuleUnknownCommand, fmt.Errorf("unknown command %q (commands: %s)", name, strings.Join(sortedKeys(cmds, nil), ", "))
 }
 
 // sortedKeys lists the keys of m that are not in skip.
