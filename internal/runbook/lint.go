@@ -11,6 +11,11 @@ import (
 // NoRun is the info-string flag that marks a shell block as prose on purpose.
 const NoRun = "norun"
 
+// NoEOL is the info-string flag of a file block whose content has no final
+// newline (a Markdown block always ends with one): output such as printf's
+// or kubectl -o jsonpath's, kept by --update.
+const NoEOL = "noeol"
+
 // shellLangs are fence languages that show commands a reader would run.
 var shellLangs = map[string]bool{
 	"sh": true, "bash": true, "shell": true, "zsh": true, "console": true,

@@ -181,7 +181,11 @@ func classify(rb *Runbook) error {
 				return errorf(rb.Path, b.Line, "file=%s is already defined at line %d", name, prev)
 			}
 			seenFile[name] = b.Line
-			rb.Files = append(rb.Files, &File{Name: name, Content: b.Content, Line: b.Line, Block: b})
+			content := b.Content
+			if b.Has(NoEOL) {
+				content = strings.TrimSuffix(content, "\n")
+			}
+			rb.Files = append(rb.Files, &File{Name: name, Content: content, Line: b.Line, Block: b})
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package runbook
 
 import (
 	"bytes"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -10,7 +11,10 @@ import (
 
 // Rewrite returns the runbook source with the content of the named files
 // replaced, every other byte unchanged. Markdown blocks keep their
-// indentation prefix and line endings; txtar files are reformatted.
+// indentation prefix and line endings; content without a final newline
+// gets the noeol flag in its info string (and content with one loses it),
+// so the next run reads back exactly what was written. txtar files are
+// reformatted.
 func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
 	if r.Format == Txtar {
 		return r.rewriteTxtar(contents)
@@ -31,8 +35,19 @@ func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
 	var out bytes.Buffer
 	last := 0
 	for _, e := range edits {
-		out.Write(r.Source[last:e.b.ContentStart])
-		fence := fenceRun(bytes.TrimLeft(r.Source[r.lineStart(e.b.Line):], " \t>"))
+		open := r.lineStart(e.b.Line)
+		out.Write(r.Source[last:open])
+		fenceLine := string(r.Source[open:e.b.ContentStart])
+		noEOL := e.text != "" && !strings.HasSuffix(e.text, "\n")
+		switch {
+		case noEOL && !e.b.Has(NoEOL):
+			body := strings.TrimRight(fenceLine, "\r\n")
+			fenceLine = strings.TrimRight(body, " \t") + " " + NoEOL + fenceLine[len(body):]
+		case !noEOL && e.b.Has(NoEOL):
+			fenceLine = noEOLWord.ReplaceAllString(fenceLine, "")
+		}
+		out.WriteString(fenceLine)
+		fence := fenceRun(bytes.TrimLeft(r.Source[open:], " \t>"))
 		nl := "\n"
 		if e.b.CRLF {
 			nl = "\r\n"
@@ -58,6 +73,9 @@ func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
 	out.Write(r.Source[last:])
 	return out.Bytes(), nil
 }
+
+// noEOLWord finds the noeol flag in a fence line.
+var noEOLWord = regexp.MustCompile(`[ \t]+` + NoEOL + `\b`)
 
 func (r *Runbook) lineStart(n int) int {
 	return newLineIndex(r.Source).start(n)

@@ -24,7 +24,7 @@ func TestRewrite(t *testing.T) {
 			[]string{"   ```yaml file=cm.yaml\n   kind: ConfigMap\n   data:\n     a: \"1\"\n   ```", "   ```yaml file=cm.yaml\n   kind: Secret\n   ```"}},
 		{"empty block filled", "testdata/nested.md", false,
 			map[string]string{"empty.txt": "now\nfull"},
-			[]string{"```text file=empty.txt\n```", "```text file=empty.txt\nnow\nfull\n```"}},
+			[]string{"```text file=empty.txt\n```", "```text file=empty.txt noeol\nnow\nfull\n```"}},
 		{"block emptied", "testdata/basic.md", false,
 			map[string]string{"want.txt": ""},
 			[]string{"```text file=want.txt\nreplicas: 1\n```", "```text file=want.txt\n```"}},
@@ -92,5 +92,40 @@ func TestRewriteTxtar(t *testing.T) {
 	want := strings.Replace(string(rb.Source), "-- want.txt --\nhello\n", "-- want.txt --\nbye\n", 1)
 	if string(got) != want {
 		t.Errorf("Rewrite =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRewriteNoEOL: content without a final newline is written with the
+// noeol flag, read back exactly, and loses the flag when it ends in one.
+func TestRewriteNoEOL(t *testing.T) {
+	src := "# x\n\n```text file=out.txt\nold\n```\n"
+	rb, err := Parse("x.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := rb.Rewrite(map[string]string{"out.txt": "abc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# x\n\n```text file=out.txt noeol\nabc\n```\n"
+	if string(got) != want {
+		t.Fatalf("Rewrite = %q, want %q", got, want)
+	}
+	rb, err = Parse("x.md", got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rb.Files[0].Content; c != "abc" {
+		t.Fatalf("noeol content = %q, want %q", c, "abc")
+	}
+	if again, err := rb.Rewrite(map[string]string{"out.txt": "abc"}); err != nil || string(again) != want {
+		t.Fatalf("second Rewrite = %q, %v: not idempotent", again, err)
+	}
+	back, err := rb.Rewrite(map[string]string{"out.txt": "abc\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "# x\n\n```text file=out.txt\nabc\n```\n"; string(back) != want {
+		t.Fatalf("Rewrite back = %q, want %q", back, want)
 	}
 }

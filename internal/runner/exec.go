@@ -251,10 +251,24 @@ func (x *execution) update(res *report.Runbook, script string) error {
 	}
 	changed := map[string]string{}
 	for _, f := range txtar.Parse(data).Files {
-		if old, ok := x.plan.archived[f.Name]; ok && old != string(f.Data) {
-			changed[f.Name] = string(f.Data)
-			res.Updated = append(res.Updated, f.Name)
+		old, ok := x.plan.archived[f.Name]
+		if !ok {
+			continue
 		}
+		// txtar cannot hold content without a final newline (Format
+		// adds one) and quotes some: where a cmp against stdout or
+		// stderr made the update, take what the command printed.
+		text, exact := x.cmpSource(f.Name)
+		switch {
+		case exact && text == old:
+			continue
+		case !exact && string(f.Data) == txtarData(old):
+			continue
+		case !exact:
+			text = string(f.Data)
+		}
+		changed[f.Name] = text
+		res.Updated = append(res.Updated, f.Name)
 	}
 	if len(changed) == 0 {
 		return nil
@@ -264,6 +278,39 @@ func (x *execution) update(res *report.Runbook, script string) error {
 		return err
 	}
 	return atomicfile.Write(x.rb.Path, src)
+}
+
+// txtarData is how txtar.Format stores a file's content.
+func txtarData(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return s + "\n"
+	}
+	return s
+}
+
+// cmpSource returns, for the last command that ran "cmp stdout NAME" or
+// "cmp stderr NAME", what stdout or stderr held then: the text testscript's
+// --update put into NAME.
+func (x *execution) cmpSource(name string) (string, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for id := len(x.plan.cmds) - 1; id >= 0; id-- {
+		words := strings.Fields(x.plan.cmds[id].line.Text)
+		for len(words) > 0 && strings.HasPrefix(words[0], "[") {
+			words = words[1:]
+		}
+		if len(words) != 3 || words[0] != "cmp" || words[2] != name || x.fired[id].IsZero() || !x.rec[id].known {
+			continue
+		}
+		switch words[1] {
+		case "stdout":
+			return x.rec[id].stdout, true
+		case "stderr":
+			return x.rec[id].stderr, true
+		}
+		return "", false
+	}
+	return "", false
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

@@ -78,6 +78,12 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 		}
 		ar.Files = append(ar.Files, txtar.File{Name: f.Name, Data: []byte(f.Content)})
 		p.archived[f.Name] = f.Content
+		// txtar.Format ends every file with a newline: Setup writes a
+		// file without one (a noeol block) again, exactly. It stays in
+		// the archive so that cmp --update can target it.
+		if f.Content != "" && !strings.HasSuffix(f.Content, "\n") {
+			p.extra = append(p.extra, f)
+		}
 	}
 	p.archive = txtar.Format(ar)
 	return p, nil
