@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -100,73 +102,211 @@ Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
 	return cmd
 }
 
-func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
-	if len(args) == 0 {
-		args = []string{"runbooks"}
+// checkedRun is what runFlags.check made of the flags.
+type checkedRun struct {
+	filter  runner.Filter
+	shard   runner.Shard
+	timings map[string]time.Duration
+	tty     bool
+	cache   *cache.Cache
+	cluster *runCluster
+}
+
+// check checks every flag before anything runs, so that bad input is one
+// line and exit status 2 whatever the runbooks need: a --cluster, --crds or
+// --kubeconfig that can never work fails even when no runbook needs a
+// cluster, and a report that cannot be written fails before the run, not
+// after it.
+func (f *runFlags) check(cmd *cobra.Command) (*checkedRun, error) {
+	c := &checkedRun{}
+	var err error
+	if c.filter, err = runner.ParseFilter(f.run); err != nil {
+		return nil, err
 	}
-	filter, err := runner.ParseFilter(f.run)
-	if err != nil {
-		return usageError(err)
-	}
-	var shard runner.Shard
 	if f.shard != "" {
-		if shard, err = runner.ParseShard(f.shard); err != nil {
-			return usageError(err)
+		if c.shard, err = runner.ParseShard(f.shard); err != nil {
+			return nil, err
 		}
 	}
 	for _, kv := range f.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return usageError(fmt.Errorf("--env %q: want KEY=VALUE", kv))
+			return nil, fmt.Errorf("--env %q: want KEY=VALUE", kv)
 		}
 	}
 	if f.parallel < 0 {
-		return usageError(fmt.Errorf("--parallel %d: want at least 1", f.parallel))
+		return nil, fmt.Errorf("--parallel %d: want at least 1", f.parallel)
 	}
 	if f.parallel == 0 {
 		f.parallel = runtime.NumCPU()
 	}
-	if f.cacheDir == "" {
-		f.cacheDir = cache.DefaultDir()
+	if f.timeout <= 0 {
+		return nil, fmt.Errorf("--timeout %s: want a positive time limit such as 90s or 10m", f.timeout)
 	}
-	var timings map[string]time.Duration
+	switch f.progress {
+	case "auto":
+		c.tty = os.Getenv("CI") == "" && term.IsTerminal(int(os.Stdout.Fd()))
+	case "tty":
+		c.tty = true
+	case "plain":
+	default:
+		return nil, fmt.Errorf("--progress %q: want auto, tty or plain", f.progress)
+	}
 	if f.timings != "" {
 		rep, err := report.ReadJSON(f.timings)
 		if err != nil {
-			return usageError(err)
+			return nil, fmt.Errorf("--timings: %w", err)
 		}
-		timings = map[string]time.Duration{}
+		c.timings = map[string]time.Duration{}
 		for _, rb := range rep.Runbooks {
-			timings[rb.Path] = rb.Duration
+			c.timings[rb.Path] = rb.Duration
 		}
+	}
+	if err := checkReports(f.json, f.junit); err != nil {
+		return nil, err
+	}
+	if f.cacheDir == "" {
+		f.cacheDir = cache.DefaultDir()
+	}
+	if !f.noCache && cmd.Flags().Changed("cache-dir") {
+		if c.cache, err = cache.Open(f.cacheDir); err != nil {
+			return nil, fmt.Errorf("--cache-dir: %w", err)
+		}
+	}
+	if c.cluster, err = f.checkCluster(cmd); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkReports checks that the --json and --junit files can be written:
+// different files, in directories that exist and take new files.
+func checkReports(json, junit string) error {
+	if json != "" && junit != "" {
+		a, errA := filepath.Abs(json)
+		b, errB := filepath.Abs(junit)
+		if errA == nil && errB == nil && a == b {
+			return fmt.Errorf("--json and --junit both name %s: one report would overwrite the other", json)
+		}
+	}
+	for _, r := range []struct{ flag, path string }{{"--json", json}, {"--junit", junit}} {
+		if r.path == "" {
+			continue
+		}
+		if fi, err := os.Stat(r.path); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s %s: is a directory", r.flag, r.path)
+		}
+		dir := filepath.Dir(r.path)
+		fi, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s %s: directory %s does not exist", r.flag, r.path, dir)
+		case !fi.IsDir():
+			return fmt.Errorf("%s %s: %s is not a directory", r.flag, r.path, dir)
+		}
+		probe, err := os.CreateTemp(dir, ".kbook-report-*")
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot write in %s: %v", r.flag, r.path, dir, errors.Unwrap(err))
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	return nil
+}
+
+// runCluster is the cluster a run will use, checked up front; the target
+// is made only if a runbook needs it.
+type runCluster struct {
+	none     bool
+	opts     cluster.Options
+	reused   cluster.Cluster
+	reusedAs string
+}
+
+// checkCluster checks the cluster flags: the backend exists, the CRD
+// paths do, the kubeconfig loads, the --reuse cluster answers; flags that
+// --cluster none would ignore are an error.
+func (f *runFlags) checkCluster(cmd *cobra.Command) (*runCluster, error) {
+	fl := cmd.Flags()
+	if f.cluster.backend == "none" {
+		for _, name := range []string{"crds", "kubeconfig", "context", "kind-image", "keep-cluster", "reuse", "keep", "name"} {
+			if fl.Changed(name) {
+				return nil, fmt.Errorf("--%s: --cluster none starts no cluster and uses none", name)
+			}
+		}
+		return &runCluster{none: true}, nil
+	}
+	if f.reuse {
+		name := f.cluster.name
+		if name == "" {
+			name = cluster.DefaultName
+		}
+		s, err := cluster.ReadState(cacheRoot(), name)
+		if err != nil {
+			return nil, fmt.Errorf("--reuse: %w", err)
+		}
+		c, err := cluster.Reuse(cmd.Context(), s)
+		if err != nil {
+			return nil, fmt.Errorf("--reuse: %w", err)
+		}
+		o := cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds}
+		if _, err := cluster.Identity(o); err != nil {
+			return nil, err
+		}
+		return &runCluster{opts: o, reused: c, reusedAs: fmt.Sprintf("cluster %s, up since %s", s.Name, s.Started.UTC().Format(time.RFC3339Nano))}, nil
+	}
+	o, err := f.cluster.options(cmd, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cluster.Identity(o); err != nil {
+		return nil, err
+	}
+	return &runCluster{opts: o}, nil
+}
+
+// target makes the run's cluster target; nil for --cluster none.
+func (rc *runCluster) target(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*runcluster.Target, error) {
+	if rc.none {
+		return nil, nil
+	}
+	tops := []runcluster.Option{runcluster.Keep(f.keep), runcluster.Parallel(f.parallel > 1)}
+	o := rc.opts
+	o.Logger, o.Procs = log, procs
+	if rc.reused != nil {
+		tops = append(tops, runcluster.WithCluster(rc.reused), runcluster.ReusedAs(rc.reusedAs))
+	}
+	return runcluster.New(cmd.Context(), o, tops...)
+}
+
+func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
+	if len(args) == 0 {
+		args = []string{"runbooks"}
+	}
+	chk, err := f.check(cmd)
+	if err != nil {
+		return usageError(err)
 	}
 	rbs, err := runbook.Load(args)
 	if err != nil {
 		return usageError(err)
 	}
+	if err := chk.filter.Check(rbs); err != nil {
+		return usageError(err)
+	}
 
 	out := cmd.OutOrStdout()
-	tty := false
-	switch f.progress {
-	case "auto":
-		tty = os.Getenv("CI") == "" && term.IsTerminal(int(os.Stdout.Fd()))
-	case "tty":
-		tty = true
-	case "plain":
-	default:
-		return usageError(fmt.Errorf("--progress %q: want auto, tty or plain", f.progress))
-	}
-	printer := console.New(out, tty, f.verbose)
+	printer := console.New(out, chk.tty, f.verbose)
 	// Reap what a killed earlier run left; record what this one starts.
 	procs, closeProcs := openProcs(printer)
 	defer closeProcs()
 
 	opts := runner.Options{
 		Parallel:  f.parallel,
-		Filter:    filter,
+		Filter:    chk.filter,
 		FailFast:  f.failFast,
 		Update:    f.update,
-		Shard:     shard,
-		Timings:   timings,
+		Shard:     chk.shard,
+		Timings:   chk.timings,
 		Timeout:   f.timeout,
 		Version:   version.String(),
 		Host:      host(),
@@ -177,12 +317,11 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		Dirs:      procs,
 	}
 	if !f.noCache {
-		c, err := cache.Open(f.cacheDir)
-		switch {
-		case err != nil && cmd.Flags().Changed("cache-dir"):
-			return usageError(err)
-		case err != nil:
-			printer.Warn(fmt.Sprintf("cache disabled: %v", err))
+		c := chk.cache
+		if c == nil {
+			if c, err = cache.Open(f.cacheDir); err != nil {
+				printer.Warn(fmt.Sprintf("cache disabled: %v", err))
+			}
 		}
 		if c != nil {
 			id, err := cache.BinaryID()
@@ -197,7 +336,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	opts.NeedsTarget = runcluster.Needs
 	var target *runcluster.Target
 	if anyNeedsCluster(rbs) {
-		target, err = newTarget(cmd, f, printer, procs)
+		target, err = chk.cluster.target(cmd, f, printer, procs)
 		if err != nil {
 			return usageError(err)
 		}
@@ -242,36 +381,6 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 		return &exitError{exitFailed, nil}
 	}
 	return nil
-}
-
-// newTarget builds the cluster target the flags describe; nil for --cluster none.
-func newTarget(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*runcluster.Target, error) {
-	if f.cluster.backend == "none" {
-		return nil, nil
-	}
-	tops := []runcluster.Option{runcluster.Keep(f.keep), runcluster.Parallel(f.parallel > 1)}
-	if f.reuse {
-		name := f.cluster.name
-		if name == "" {
-			name = cluster.DefaultName
-		}
-		s, err := cluster.ReadState(cacheRoot(), name)
-		if err != nil {
-			return nil, fmt.Errorf("--reuse: %w", err)
-		}
-		c, err := cluster.Reuse(cmd.Context(), s)
-		if err != nil {
-			return nil, fmt.Errorf("--reuse: %w", err)
-		}
-		tops = append(tops, runcluster.WithCluster(c), runcluster.ReusedAs(fmt.Sprintf("cluster %s, up since %s", s.Name, s.Started.UTC().Format(time.RFC3339Nano))))
-		return runcluster.New(cmd.Context(), cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds, Logger: log}, tops...)
-	}
-	o, err := f.cluster.options(cmd, log)
-	if err != nil {
-		return nil, err
-	}
-	o.Procs = procs
-	return runcluster.New(cmd.Context(), o, tops...)
 }
 
 func anyNeedsCluster(rbs []*runbook.Runbook) bool {

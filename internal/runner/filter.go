@@ -53,3 +53,36 @@ func (f Filter) MatchStep(st *runbook.Step) bool {
 
 // Selective reports whether the filter deselects steps.
 func (f Filter) Selective() bool { return f.Step != nil }
+
+// Check reports a pattern that selects nothing among rbs: a -run that
+// matches no runbook, or no step of the runbooks it matches, is a typo,
+// not a successful run of nothing.
+func (f Filter) Check(rbs []*runbook.Runbook) error {
+	if f.Runbook == nil && f.Step == nil {
+		return nil
+	}
+	var names []string
+	var matched []*runbook.Runbook
+	for _, rb := range rbs {
+		names = append(names, strings.TrimSuffix(filepath.Base(rb.Path), filepath.Ext(rb.Path)))
+		if f.MatchRunbook(rb) {
+			matched = append(matched, rb)
+		}
+	}
+	if len(matched) == 0 {
+		return fmt.Errorf("-run %s matches no runbook (runbook names: %s)", f.Runbook, strings.Join(names, ", "))
+	}
+	if f.Step == nil {
+		return nil
+	}
+	var steps []string
+	for _, rb := range matched {
+		for _, st := range rb.Steps {
+			if f.MatchStep(st) {
+				return nil
+			}
+			steps = append(steps, fmt.Sprintf("%q", st.Name))
+		}
+	}
+	return fmt.Errorf("-run: step pattern %s matches no step of the runbooks selected (steps: %s)", f.Step, strings.Join(steps, ", "))
+}

@@ -163,3 +163,34 @@ func TestFailLine(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterCheck: a -run that selects nothing is an error, one that
+// selects something is not.
+func TestFilterCheck(t *testing.T) {
+	rb, err := runbook.Parse("runbooks/apply.md", []byte("# Apply\n\n```testscript name=create\nexec echo\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pattern, err string
+	}{
+		{"", ""},
+		{"app", ""},
+		{"apply/create", ""},
+		{"/create", ""},
+		{"delete", "-run delete matches no runbook (runbook names: apply)"},
+		{"apply/delete", `-run: step pattern delete matches no step of the runbooks selected (steps: "create")`},
+	} {
+		f, err := ParseFilter(tc.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := f.Check([]*runbook.Runbook{rb}); err != nil {
+			got = err.Error()
+		}
+		if got != tc.err {
+			t.Errorf("-run %q: error %q, want %q", tc.pattern, got, tc.err)
+		}
+	}
+}
