@@ -37,6 +37,8 @@ type execution struct {
 	plan   *plan
 	ctx    context.Context
 	masker *mask.Masker
+	// cmdCtx is ctx with the runbook's deadline, for kbook's commands.
+	cmdCtx context.Context
 
 	mu      sync.Mutex
 	session Session // from the Target, nil without one
@@ -92,6 +94,10 @@ func (x *execution) run() *report.Runbook {
 
 	timeout := x.r.timeout(x.rb)
 	deadline := start.Add(timeout)
+	// kbook's own commands (await, assert) stop at the deadline too.
+	cmdCtx, cancelCmds := context.WithDeadline(x.ctx, deadline)
+	defer cancelCmds()
+	x.cmdCtx = cmdCtx
 	t := &scriptT{}
 	params := testscript.Params{
 		Files:              []string{script},
@@ -101,7 +107,7 @@ func (x *execution) run() *report.Runbook {
 		Cmds:               x.r.cmds,
 		UpdateScripts:      x.r.opts.Update,
 		RequireUniqueNames: true,
-		Deadline:           deadline,
+		Deadline:           testscriptDeadline(start, timeout),
 	}
 	if err := os.MkdirAll(params.WorkdirRoot, 0o755); err != nil {
 		return failed(res, fmt.Sprintf("create work directory: %v", err))
@@ -155,6 +161,20 @@ func (x *execution) run() *report.Runbook {
 	return res
 }
 
+// testscriptDeadline is the Params.Deadline that makes testscript stop
+// commands at start+timeout: it stops them two grace periods before the
+// deadline it is given, a grace period being 5% of the time left or 100ms,
+// whichever is longer (go-internal testscript.RunT). Passing start+timeout
+// itself stopped a 3s runbook at 2.7s.
+func testscriptDeadline(start time.Time, timeout time.Duration) time.Time {
+	const minGrace = 100 * time.Millisecond
+	padded := timeout * 10 / 9 // T - 2*T/20 = timeout
+	if padded/20 < minGrace {
+		padded = timeout + 2*minGrace
+	}
+	return start.Add(padded)
+}
+
 // closeSession collects diagnostics of a failed runbook and releases its
 // cluster resources, also after Ctrl-C (with a fresh time limit).
 func (x *execution) closeSession(res *report.Runbook) {
@@ -181,7 +201,7 @@ func (x *execution) setup(env *testscript.Env) error {
 	x.workdir = env.WorkDir
 	x.mu.Unlock()
 	env.Values[execKey{}] = x
-	env.Values[ContextKey{}] = x.ctx
+	env.Values[ContextKey{}] = x.cmdCtx
 	for _, f := range x.plan.extra {
 		p := filepath.Join(env.WorkDir, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
