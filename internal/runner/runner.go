@@ -90,6 +90,16 @@ type DirTracker interface {
 	ForgetDir(path string)
 }
 
+// Starter is implemented by targets that start something before a
+// runbook can use them (a local API server, possibly built first). The
+// runner starts it before a runbook that needs it (see NeedsTarget) begins,
+// so that neither the runbook's duration (which balances shards) nor its
+// time limit counts the wait. An error is reported when the runbook
+// prepares the target.
+type Starter interface {
+	Start(ctx context.Context) error
+}
+
 // Describer is implemented by targets that can tell what a runbook ran
 // against, for the result's Environment: the server version and the
 // CustomResourceDefinition group/versions served. It is asked only after
@@ -322,6 +332,9 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 	}
 	if why := r.unmet(rb, false); why != "" {
 		return skippedResult(rb, why)
+	}
+	if st, ok := r.opts.Target.(Starter); ok && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
+		_ = st.Start(ctx) // Prepare reports a failure, at the runbook
 	}
 	x := &execution{r: r, rb: rb, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
 	res := x.run()

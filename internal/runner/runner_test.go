@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func load(t *testing.T, paths ...string) []*runbook.Runbook {
@@ -159,5 +161,52 @@ func TestCacheHitAsksNoCluster(t *testing.T) {
 	rep := r.Run(context.Background(), load(t, file))
 	if !rep.Runbooks[0].Cached || asked != 1 {
 		t.Errorf("second run: cached=%v, condition asked %d times in all", rep.Runbooks[0].Cached, asked)
+	}
+}
+
+// slowTarget takes wait to start, as the local backend does while its
+// binaries are built or another process holds the build lock.
+type slowTarget struct {
+	wait    time.Duration
+	started bool
+}
+
+func (s *slowTarget) ID() string                       { return "slow" }
+func (s *slowTarget) Conditions() map[string]Condition { return nil }
+func (s *slowTarget) Start(context.Context) error {
+	if !s.started {
+		time.Sleep(s.wait)
+		s.started = true
+	}
+	return nil
+}
+func (s *slowTarget) Prepare(context.Context, *runbook.Runbook, *testscript.Env) (Session, error) {
+	if !s.started {
+		time.Sleep(s.wait) // what Prepare would wait without Start
+		s.started = true
+	}
+	return nil, nil
+}
+
+// TestStartNotCounted checks that the time a target takes to start counts
+// neither in the runbook's duration (which balances shards) nor against its
+// time limit.
+func TestStartNotCounted(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rb.md")
+	if err := os.WriteFile(p, []byte("---\ntimeout: 1s\n---\n```testscript\nexec echo hi\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Parallel: 1, Target: &slowTarget{wait: 1500 * time.Millisecond}, NeedsTarget: func(*runbook.Runbook) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Run(context.Background(), load(t, p))
+	res := rep.Runbooks[0]
+	if res.Status != report.Passed {
+		t.Fatalf("%s: %s", res.Status, res.Reason)
+	}
+	if res.Duration > time.Second {
+		t.Errorf("duration %s counts the target's start", res.Duration)
 	}
 }
