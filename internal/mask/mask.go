@@ -7,6 +7,10 @@
 package mask
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -49,11 +53,22 @@ func New(literals ...string) *Masker {
 // AddSanitiser appends a sanitiser.
 func (m *Masker) AddSanitiser(s Sanitiser) { m.sanitisers = append(m.sanitisers, s) }
 
-// AddLiterals adds secret values to mask wherever they appear.
+// AddLiterals adds secret values to mask wherever they appear, in the
+// forms tools print them in as well (see Encodings).
 func (m *Masker) AddLiterals(values ...string) {
+	seen := map[string]bool{}
+	for _, l := range m.literals {
+		seen[l] = true
+	}
 	for _, v := range values {
-		if len(v) >= 4 {
-			m.literals = append(m.literals, v)
+		if len(v) < 4 {
+			continue
+		}
+		for _, l := range append([]string{v}, Encodings(v)...) {
+			if !seen[l] && len(l) >= 4 {
+				seen[l] = true
+				m.literals = append(m.literals, l)
+			}
 		}
 	}
 	// Longest first, so a secret containing another is masked whole.
@@ -98,5 +113,48 @@ func SecretValues(env []string) []string {
 			out = append(out, v)
 		}
 	}
+	return out
+}
+
+// Encodings returns the forms in which tools print a secret value besides
+// the value itself: base64 (standard and URL-safe, padded or not, also of
+// the value with the newline echo adds - a Kubernetes Secret's data, kubectl
+// -o jsonpath, base64 of a file), hex (lower and upper case), and the
+// value as JSON and URL query strings escape it, where that differs.
+//
+// A secret inside a longer encoded string is found too: base64 encodes 3
+// bytes as 4 characters, so the secret's encoding depends on where in the
+// string it starts (offset mod 3). For each offset, the characters that
+// encode the secret's bytes alone are included (for secrets of 6 bytes or
+// more); the one or two characters at each end that mix in neighbouring
+// bytes stay visible.
+func Encodings(v string) []string {
+	var out []string
+	add := func(s string) {
+		if s != v && s != "" {
+			out = append(out, s)
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		add(enc.EncodeToString([]byte(v)))
+		add(enc.EncodeToString([]byte(v + "\n")))
+		if len(v) < 6 {
+			continue
+		}
+		n := len(v)
+		for k := 0; k < 3; k++ {
+			e := enc.WithPadding(base64.NoPadding).EncodeToString(append(make([]byte, k), v...))
+			from, to := (8*k+5)/6, 8*(k+n)/6
+			if to-from >= 6 {
+				add(e[from:to])
+			}
+		}
+	}
+	add(hex.EncodeToString([]byte(v)))
+	add(strings.ToUpper(hex.EncodeToString([]byte(v))))
+	if j, err := json.Marshal(v); err == nil {
+		add(string(j[1 : len(j)-1]))
+	}
+	add(url.QueryEscape(v))
 	return out
 }

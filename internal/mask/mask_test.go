@@ -1,6 +1,8 @@
 package mask
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -38,5 +40,40 @@ func TestSecretValues(t *testing.T) {
 	got := strings.Join(SecretValues(env), ",")
 	if got != "ghp_1234,pw-9876,k-0000" {
 		t.Fatalf("SecretValues = %q", got)
+	}
+}
+
+// TestEncodings: a secret is masked in the forms tools print it in - a
+// Kubernetes Secret's base64 data (alone, or inside a longer value at any
+// offset), with echo's newline, URL-safe, hex, JSON-escaped.
+func TestEncodings(t *testing.T) {
+	const secret = `s3cr3t-"value"/+`
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	m := New(secret)
+	for _, tc := range []struct{ name, printed string }{
+		{"base64", b64(secret)},
+		{"base64 of echo's output", b64(secret + "\n")},
+		{"url-safe base64", base64.URLEncoding.EncodeToString([]byte(secret))},
+		{"hex", hex.EncodeToString([]byte(secret))},
+		{"json", `"s3cr3t-\"value\"/+"`},
+		{"base64 inside a value, offset 0", b64("abc" + secret + "tail")},
+		{"base64 inside a value, offset 1", b64("a" + secret + "tail")},
+		{"base64 inside a value, offset 2", b64("ab" + secret + "tail")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := m.Mask("data: " + tc.printed + "\n")
+			if !strings.Contains(out, Redacted) {
+				t.Fatalf("not masked: %q", out)
+			}
+			// What stays visible is at most the few characters that
+			// mix the secret's bytes with its neighbours'.
+			if rest := strings.ReplaceAll(strings.TrimSpace(strings.TrimPrefix(out, "data: ")), Redacted, ""); len(rest) > len(tc.printed)-len(secret) {
+				t.Errorf("%q left visible from %q", rest, tc.printed)
+			}
+		})
+	}
+	// Other base64 is left alone.
+	if other := b64("namespace/default"); m.Mask(other) != other {
+		t.Errorf("unrelated base64 masked: %q", m.Mask(other))
 	}
 }

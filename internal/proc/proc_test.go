@@ -75,9 +75,10 @@ func helper() {
 	_ = os.WriteFile(filepath.Join(tmp, "key"), []byte("secret"), 0o600)
 	_ = os.MkdirAll(outside, 0o700)
 	_ = r.TrackDir(outside)
-	// Wait until the wrapped child has recorded itself.
-	for i := 0; i < 200; i++ {
-		if _, err := os.Stat(filepath.Join(r.Dir(), procRecord(wc.Process.Pid))); err == nil {
+	// Wait until the wrapped child has recorded itself and exec'd sleep.
+	for i := 0; i < 500; i++ {
+		_, err := os.Stat(filepath.Join(r.Dir(), procRecord(wc.Process.Pid)))
+		if p, perr := Inspect(wc.Process.Pid); err == nil && perr == nil && sameFile(p.Exe, "/bin/sleep") {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

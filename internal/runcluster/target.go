@@ -269,6 +269,7 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 	if err := writeKubeconfig(kc, s.namespace, kcPath); err != nil {
 		return nil, err
 	}
+	s.secrets = kubeconfigSecrets(kc)
 	if s.client, err = kube.NewClient(ctx, cfg, s.namespace); err != nil {
 		return nil, err
 	}
@@ -294,6 +295,24 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 		env.Setenv(k, v)
 	}
 	return s, nil
+}
+
+// kubeconfigSecrets lists the credentials in a kubeconfig: client keys,
+// tokens, passwords.
+func kubeconfigSecrets(kc []byte) []string {
+	cfg, err := clientcmd.Load(kc)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range cfg.AuthInfos {
+		for _, v := range []string{string(a.ClientKeyData), a.Token, a.Password} {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // writeKubeconfig writes kc with its current context's namespace set.
@@ -461,7 +480,12 @@ type Session struct {
 	client    *kube.Client
 	lister    *lister
 	before    map[types.UID]object
+	secrets   []string
 }
+
+// Secrets implements runner.SecretHolder: the credentials of the
+// runbook's kubeconfig.
+func (s *Session) Secrets() []string { return s.secrets }
 
 // Namespace is the runbook's namespace.
 func (s *Session) Namespace() string { return s.namespace }

@@ -230,6 +230,9 @@ func (x *execution) setup(env *testscript.Env) error {
 		x.mu.Lock()
 		x.session = s
 		x.mu.Unlock()
+		if h, ok := s.(SecretHolder); ok {
+			x.masker.AddLiterals(h.Secrets()...)
+		}
 	}
 	x.masker.AddLiterals(mask.SecretValues(env.Vars)...)
 	return nil

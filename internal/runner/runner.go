@@ -90,6 +90,13 @@ type DirTracker interface {
 	ForgetDir(path string)
 }
 
+// SecretHolder is implemented by sessions that hand a runbook credentials
+// (the keys and tokens of the kubeconfig it gets): the runner masks them,
+// and the forms tools print them in, in everything it records.
+type SecretHolder interface {
+	Secrets() []string
+}
+
 // Starter is implemented by targets that start something before a
 // runbook can use them (a local API server, possibly built first). The
 // runner starts it before a runbook that needs it (see NeedsTarget) begins,
