@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/helmvalues"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -80,7 +81,7 @@ func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	}
 	user := map[string]any{}
 	if opts.Config == "" && opts.ConfigValues != nil {
-		user = deepCopyMap(opts.ConfigValues)
+		user = helmvalues.DeepCopy(opts.ConfigValues)
 	}
 	if opts.Config != "" {
 		vs, err := loadConfig(opts.Config)
@@ -92,7 +93,7 @@ func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	release, ns := cmp.Or(opts.ReleaseName, DefaultReleaseName), cmp.Or(opts.Namespace, DefaultNamespace)
 	vals := injectValues(user, src.chart.Values, ns)
 	if opts.Values != nil {
-		vals = chartutil.MergeTables(deepCopyMap(opts.Values), vals)
+		vals = chartutil.MergeTables(helmvalues.DeepCopy(opts.Values), vals)
 	}
 	r := src.render(vals, release, ns)
 	if r.err != nil {
@@ -146,7 +147,7 @@ func formatLocated(chartPath string, f findings.Finding) string {
 //   - clusterLabels is the ClusterDeployment's labels when the config has
 //     none; kbook uses an empty map.
 func injectValues(user, defaults map[string]any, namespace string) map[string]any {
-	out := deepCopyMap(user)
+	out := helmvalues.DeepCopy(user)
 	// The Credential's identity is of the kind the provider takes
 	// (AWSClusterStaticIdentity for CAPA): stand in with the kind the
 	// chart's defaults name, else a Secret (what kcm requires for
@@ -187,29 +188,6 @@ func injectValues(user, defaults map[string]any, namespace string) map[string]an
 
 // injectedKeys are the top-level values kcm sets.
 var injectedKeys = []string{"clusterIdentity", "global", "clusterLabels"}
-
-func deepCopyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopyValue(v)
-	}
-	return out
-}
-
-func deepCopyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return deepCopyMap(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = deepCopyValue(e)
-		}
-		return out
-	default:
-		return v
-	}
-}
 
 // rendering is the outcome of rendering a chart once.
 type rendering struct {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/helmvalues"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/kubesec"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -92,7 +93,7 @@ const maxPlaceholders = 32
 // set and rendering to check: the placeholder set when it renders or gets
 // further, with the failure for RENDER001 otherwise.
 func (c *checker) withPlaceholders(vs *valueSet, r rendering) (*valueSet, rendering) {
-	vals := deepCopyMap(vs.values)
+	vals := helmvalues.DeepCopy(vs.values)
 	var needs []string
 	var first *requiredCall
 	for range maxPlaceholders {

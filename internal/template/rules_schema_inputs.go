@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/helmvalues"
 )
 
 // A template's defaults often leave the values a user must give empty
@@ -103,7 +104,7 @@ func (c *checker) traceEmptyInputs(rs *renderedSet, vios []violation) [][]vpath 
 // documents and the marked paths by marker number; nil when it does not
 // render.
 func (c *checker) markedRendering(vals map[string]any, collections bool) ([]renderedDoc, []vpath) {
-	marked := deepCopyMap(vals)
+	marked := helmvalues.DeepCopy(vals)
 	var paths []vpath
 	next := func(p vpath) string {
 		paths = append(paths, p)

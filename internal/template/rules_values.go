@@ -9,18 +9,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/helmvalues"
 )
 
 const schemaFile = "values.schema.json"
-
-var printer = message.NewPrinter(language.English)
 
 // valuesChecker holds the compiled values.schema.json.
 type valuesChecker struct {
@@ -34,37 +31,6 @@ type valuesChecker struct {
 	deps map[string]*jsonschema.Schema
 }
 
-// schemaErr is one violation of the values schema.
-type schemaErr struct {
-	path vpath
-	msg  string
-}
-
-// offlineLoader refuses every external schema: Helm would fetch http(s)
-// references at install time, kbook (and an air-gapped management cluster)
-// cannot.
-type offlineLoader struct{}
-
-func (offlineLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("kbook does not load external schema %s (it works offline; inline the definitions under $defs)", url)
-}
-
-// compileSchema compiles values.schema.json as Helm 3.19 does
-// (chartutil.ValidateAgainstSingleSchema: santhosh-tekuri/jsonschema/v6,
-// resource file:///values.schema.json), but offline.
-func compileSchema(data []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{"file": offlineLoader{}, "http": offlineLoader{}, "https": offlineLoader{}})
-	if err := c.AddResource("file:///values.schema.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("file:///values.schema.json")
-}
-
 // checkValues runs the VALUES rules on the defaults, every ci/*.yaml and
 // Options.Config.
 func (c *checker) checkValues(sets []*valueSet) {
@@ -76,7 +42,7 @@ func (c *checker) checkValues(sets []*valueSet) {
 		return
 	}
 	c.values.node = parseYAML(data)
-	sch, err := compileSchema(data)
+	sch, err := helmvalues.CompileSchema(data)
 	if err != nil {
 		c.schemaBroken = true
 		c.schemaInvalid(schemaFile, data, err)
@@ -95,13 +61,13 @@ func (c *checker) checkValues(sets []*valueSet) {
 			c.values.defaultErrs = map[string]bool{}
 			c.checkInjected(errs, isInjected)
 			for _, e := range errs {
-				if isInjected(e.path) {
+				if isInjected(e.Path) {
 					continue
 				}
-				c.values.defaultErrs[e.path.String()+"\x00"+e.msg] = true
-				line, _ := lineOf(vs.node, e.path)
-				c.add(findings.Finding{Rule: ruleDefaultsInvalid, File: "values.yaml", Line: line, Path: e.path.String(), Config: defaultsName,
-					Message: pathMessage(e.path, e.msg)})
+				c.values.defaultErrs[e.Path.String()+"\x00"+errMessage(e)] = true
+				line, _ := lineOf(vs.node, e.Path)
+				c.add(findings.Finding{Rule: ruleDefaultsInvalid, File: "values.yaml", Line: line, Path: e.Path.String(), Config: defaultsName,
+					Message: pathMessage(e.Path, errMessage(e))})
 			}
 		default:
 			rule := ruleCIValuesInvalid
@@ -109,18 +75,18 @@ func (c *checker) checkValues(sets []*valueSet) {
 				rule = ruleConfigInvalid
 			}
 			for _, e := range errs {
-				if isInjected(e.path) {
+				if isInjected(e.Path) {
 					continue
 				}
-				line, exact := lineOf(vs.node, e.path)
-				if !exact && c.values.defaultErrs[e.path.String()+"\x00"+e.msg] {
+				line, exact := lineOf(vs.node, e.Path)
+				if !exact && c.values.defaultErrs[e.Path.String()+"\x00"+errMessage(e)] {
 					continue // the default is wrong, VALUES003 said so
 				}
 				if line == 0 {
 					line = 1
 				}
-				c.add(findings.Finding{Rule: rule, File: vs.file, Line: line, Path: e.path.String(), Config: vs.name,
-					Message: pathMessage(e.path, e.msg)})
+				c.add(findings.Finding{Rule: rule, File: vs.file, Line: line, Path: e.Path.String(), Config: vs.name,
+					Message: pathMessage(e.Path, errMessage(e))})
 			}
 		}
 	}
@@ -152,10 +118,10 @@ func (c *checker) schemaInvalid(file string, data []byte, err error) {
 		if errors.As(meta.Err, &ve) {
 			var doc any
 			_ = json.Unmarshal(data, &doc)
-			for _, e := range leafErrors(ve, doc) {
-				line, _ := lineOf(node, e.path)
-				c.add(findings.Finding{Rule: ruleSchemaInvalid, File: file, Line: max(line, 1), Path: pointer(e.path),
-					Message: fmt.Sprintf("not a valid JSON Schema at %s: %s (Helm fails every install of the chart)", pointer(e.path), e.msg)})
+			for _, e := range helmvalues.Leaves(ve, doc) {
+				line, _ := lineOf(node, e.Path)
+				c.add(findings.Finding{Rule: ruleSchemaInvalid, File: file, Line: max(line, 1), Path: pointer(e.Path),
+					Message: fmt.Sprintf("not a valid JSON Schema at %s: %s (Helm fails every install of the chart)", pointer(e.Path), errMessage(e))})
 			}
 			return
 		}
@@ -182,8 +148,8 @@ func pointer(p vpath) string {
 // its own values.schema.json, as Helm does (chartutil.ValidateAgainstSchema
 // recurses into the dependencies, with the values under their name or
 // alias). Paths are from the top of the values.
-func (c *checker) validateDependencies(ch *chart.Chart, vals map[string]any, prefix vpath) []schemaErr {
-	var out []schemaErr
+func (c *checker) validateDependencies(ch *chart.Chart, vals map[string]any, prefix vpath) []helmvalues.Error {
+	var out []helmvalues.Error
 	for _, d := range ch.Dependencies() {
 		p := prefix.Child(d.Name())
 		sub, _ := vals[d.Name()].(map[string]any)
@@ -193,7 +159,8 @@ func (c *checker) validateDependencies(ch *chart.Chart, vals map[string]any, pre
 		if len(d.Schema) > 0 {
 			if sch := c.dependencySchema(d); sch != nil {
 				for _, e := range c.validateValues(sch, sub) {
-					out = append(out, schemaErr{path: append(slices.Clone(p), e.path...), msg: e.msg})
+					e.Path = append(slices.Clone(p), e.Path...)
+					out = append(out, e)
 				}
 			}
 		}
@@ -212,7 +179,7 @@ func (c *checker) dependencySchema(d *chart.Chart) *jsonschema.Schema {
 	if c.values.deps == nil {
 		c.values.deps = map[string]*jsonschema.Schema{}
 	}
-	sch, err := compileSchema(d.Schema)
+	sch, err := helmvalues.CompileSchema(d.Schema)
 	if err != nil {
 		file := "charts/" + d.Name() + "/" + schemaFile
 		for name, data := range c.src.raw {
@@ -227,62 +194,18 @@ func (c *checker) dependencySchema(d *chart.Chart) *jsonschema.Schema {
 	return sch
 }
 
-// validateValues validates a values tree against a schema.
-func (c *checker) validateValues(schema *jsonschema.Schema, vals map[string]any) []schemaErr {
-	// Round-trip through JSON: the validator wants plain JSON types
-	// (Helm's coalesced values may hold chartutil.Values maps).
-	data, err := json.Marshal(vals)
-	if err != nil {
-		return []schemaErr{{msg: "values cannot be encoded as JSON: " + err.Error()}}
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return []schemaErr{{msg: err.Error()}}
-	}
-	err = schema.Validate(doc)
-	var ve *jsonschema.ValidationError
-	if err == nil || !errors.As(err, &ve) {
-		return nil
-	}
-	return leafErrors(ve, doc)
+// validateValues validates a values tree against a schema, one error per
+// values path.
+func (c *checker) validateValues(schema *jsonschema.Schema, vals map[string]any) []helmvalues.Error {
+	return helmvalues.Validate(schema, vals)
 }
 
-// leafErrors flattens a validation error to its leaves, one per value: an
-// additionalProperties error becomes one error per property it names.
-func leafErrors(ve *jsonschema.ValidationError, doc any) []schemaErr {
-	var out []schemaErr
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		p := pathFromPointer(e.InstanceLocation, doc)
-		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
-			for _, prop := range ap.Properties {
-				out = append(out, schemaErr{path: p.Child(prop), msg: "not allowed: the schema does not declare it and forbids other keys (additionalProperties: false)"})
-			}
-			return
-		}
-		out = append(out, schemaErr{path: p, msg: e.ErrorKind.LocalizedString(printer)})
+// errMessage is a values schema error as template validate words it.
+func errMessage(e helmvalues.Error) string {
+	if e.Forbidden {
+		return e.Message + " (additionalProperties: false)"
 	}
-	walk(ve)
-	// One error per value: the alternatives of anyOf/oneOf fail at the
-	// same place, join their messages.
-	slices.SortStableFunc(out, func(a, b schemaErr) int { return strings.Compare(a.path.String(), b.path.String()) })
-	merged := out[:0]
-	for _, e := range out {
-		if n := len(merged); n > 0 && merged[n-1].path.String() == e.path.String() {
-			if !strings.Contains(merged[n-1].msg, e.msg) {
-				merged[n-1].msg += "; or " + e.msg
-			}
-			continue
-		}
-		merged = append(merged, e)
-	}
-	return merged
+	return e.Message
 }
 
 // injectedIn tells, for a value set, whether a values path is one kcm
@@ -314,13 +237,13 @@ var injectedWhy = map[string]string{
 // checkInjected reports (VALUES005) the violations of the defaults that
 // concern the values kcm injects, at the line of the schema that rejects
 // them.
-func (c *checker) checkInjected(errs []schemaErr, isInjected func(vpath) bool) {
+func (c *checker) checkInjected(errs []helmvalues.Error, isInjected func(vpath) bool) {
 	seen := map[string]bool{}
 	for _, e := range errs {
-		if !isInjected(e.path) {
+		if !isInjected(e.Path) {
 			continue
 		}
-		key := e.path[0].(string)
+		key := e.Path[0].(string)
 		if seen[key] {
 			continue
 		}
@@ -331,8 +254,8 @@ func (c *checker) checkInjected(errs []schemaErr, isInjected func(vpath) bool) {
 				line = l
 			}
 		}
-		c.add(findings.Finding{Rule: ruleInjectedRejected, File: schemaFile, Line: max(line, 1), Path: e.path.String(),
-			Message: fmt.Sprintf("the schema rejects %s (%s): %s; Helm validates the values kcm installs with, so every ClusterDeployment of this template would fail — declare it, e.g. \"%s\": {\"type\": \"object\"}", key, e.msg, injectedWhy[key], key)})
+		c.add(findings.Finding{Rule: ruleInjectedRejected, File: schemaFile, Line: max(line, 1), Path: e.Path.String(),
+			Message: fmt.Sprintf("the schema rejects %s (%s): %s; Helm validates the values kcm installs with, so every ClusterDeployment of this template would fail — declare it, e.g. \"%s\": {\"type\": \"object\"}", key, errMessage(e), injectedWhy[key], key)})
 	}
 }
 
@@ -405,7 +328,7 @@ func undeclaredKeys(s *jsonschema.Schema, vals map[string]any, deps map[string][
 	var out []vpath
 	var walk func(schemas []*jsonschema.Schema, v any, p vpath)
 	walk = func(schemas []*jsonschema.Schema, v any, p vpath) {
-		schemas = applicable(schemas)
+		schemas = helmvalues.Applicable(schemas)
 		switch v := v.(type) {
 		case map[string]any:
 			for _, k := range sortedKeys(v) {
@@ -453,33 +376,6 @@ const (
 	propUndeclared                   // not declared, not forbidden
 	propForbidden                    // forbidden: a validation error already
 )
-
-// applicable expands schemas to every schema that applies to the same
-// value: $ref targets, allOf/anyOf/oneOf branches and if/then/else.
-func applicable(schemas []*jsonschema.Schema) []*jsonschema.Schema {
-	var out []*jsonschema.Schema
-	seen := map[*jsonschema.Schema]bool{}
-	var add func(s *jsonschema.Schema)
-	add = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		out = append(out, s)
-		add(s.Ref)
-		for _, l := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, b := range l {
-				add(b)
-			}
-		}
-		add(s.Then)
-		add(s.Else)
-	}
-	for _, s := range schemas {
-		add(s)
-	}
-	return out
-}
 
 // property finds the schemas of key in an object described by schemas.
 func property(schemas []*jsonschema.Schema, key string) ([]*jsonschema.Schema, propStatus) {

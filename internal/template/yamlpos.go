@@ -12,35 +12,6 @@ import (
 // list indexes.
 type vpath = findings.Path
 
-// pathFromPointer turns the tokens of a JSON pointer into a vpath, using the
-// value to tell list indexes from map keys.
-func pathFromPointer(tokens []string, v any) vpath {
-	p := make(vpath, 0, len(tokens))
-	for _, t := range tokens {
-		switch cur := v.(type) {
-		case []any:
-			if i, err := strconv.Atoi(t); err == nil {
-				p = append(p, i)
-				if i >= 0 && i < len(cur) {
-					v = cur[i]
-				} else {
-					v = nil
-				}
-				continue
-			}
-			p = append(p, t)
-			v = nil
-		case map[string]any:
-			p = append(p, t)
-			v = cur[t]
-		default:
-			p = append(p, t)
-			v = nil
-		}
-	}
-	return p
-}
-
 // parseYAML parses the first document of data for positions. It returns nil
 // when data does not parse (the loaders report that).
 func parseYAML(data []byte) *yaml.Node {

@@ -12,6 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/helmvalues"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/template"
@@ -177,7 +178,7 @@ func Check(in Input) (*Report, error) {
 		Findings:   []Finding{}, Rollouts: []Rollout{}, Impacts: []Impact{}, Objects: []ObjectDiff{}, Defaults: []DefaultChange{},
 	}}
 	for _, cd := range []*chartData{from, to} {
-		vals, err := chartutil.CoalesceValues(cd.chart, deepCopy(d.Config))
+		vals, err := chartutil.CoalesceValues(cd.chart, helmvalues.DeepCopy(d.Config))
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: values: %w", cd.path, err)
 		}
@@ -329,31 +330,6 @@ func nestedString(m map[string]any, path ...string) (string, bool, error) {
 	}
 	s, ok := cur.(string)
 	return s, ok, nil
-}
-
-func deepCopy(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopyValue(v)
-	}
-	return out
-}
-
-func deepCopyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		return deepCopy(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = deepCopyValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {

@@ -1,9 +1,6 @@
 package upgrade
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -12,11 +9,9 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 	"helm.sh/helm/v3/pkg/chart"
 
+	"github.com/k0rdent/kbook/internal/helmvalues"
 	"github.com/k0rdent/kbook/internal/template"
 )
 
@@ -131,27 +126,9 @@ func schemaOf(ch *chart.Chart) valuesSchema {
 	if len(ch.Schema) == 0 {
 		return valuesSchema{}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(ch.Schema))
-	if err != nil {
-		return valuesSchema{err: err}
-	}
-	comp := jsonschema.NewCompiler()
-	refuse := offline{}
-	comp.UseLoader(jsonschema.SchemeURLLoader{"file": refuse, "http": refuse, "https": refuse})
-	if err := comp.AddResource("file:///values.schema.json", doc); err != nil {
-		return valuesSchema{err: err}
-	}
-	s, err := comp.Compile("file:///values.schema.json")
+	s, err := helmvalues.CompileSchema(ch.Schema)
 	return valuesSchema{s: s, err: err}
 }
-
-type offline struct{}
-
-func (offline) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external schema %s is not loaded (kbook works offline)", url)
-}
-
-var printer = message.NewPrinter(language.English)
 
 // schemaErr is one violation of a values schema.
 type schemaErr struct {
@@ -160,60 +137,21 @@ type schemaErr struct {
 	required bool
 }
 
-// validate returns the schema's violations by the values, one per path.
+// validate returns the schema's violations by the values, one per path,
+// a missing required key at its own path.
 func (vs valuesSchema) validate(vals map[string]any) []schemaErr {
 	if vs.s == nil {
 		return nil
 	}
-	data, err := json.Marshal(vals)
-	if err != nil {
-		return []schemaErr{{msg: "values cannot be encoded as JSON: " + err.Error()}}
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return []schemaErr{{msg: err.Error()}}
-	}
-	var ve *jsonschema.ValidationError
-	if err := vs.s.Validate(doc); err == nil || !errors.As(err, &ve) {
-		return nil
-	}
 	var out []schemaErr
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		for _, c := range e.Causes {
-			walk(c)
+	for _, e := range helmvalues.Validate(vs.s, vals, helmvalues.SplitRequired()) {
+		p := make(vpath, len(e.Path))
+		for i, s := range e.Path {
+			p[i] = fmt.Sprint(s)
 		}
-		if len(e.Causes) > 0 {
-			return
-		}
-		p := vpath(slices.Clone(e.InstanceLocation))
-		switch k := e.ErrorKind.(type) {
-		case *kind.AdditionalProperties:
-			for _, prop := range k.Properties {
-				out = append(out, schemaErr{path: p.child(prop), msg: "not allowed: the schema does not declare it and forbids other keys"})
-			}
-			return
-		case *kind.Required:
-			for _, prop := range k.Missing {
-				out = append(out, schemaErr{path: p.child(prop), msg: "required", required: true})
-			}
-			return
-		}
-		out = append(out, schemaErr{path: p, msg: e.ErrorKind.LocalizedString(printer)})
+		out = append(out, schemaErr{path: p, msg: e.Message, required: e.Required})
 	}
-	walk(ve)
-	slices.SortStableFunc(out, func(a, b schemaErr) int { return strings.Compare(a.path.String(), b.path.String()) })
-	merged := out[:0]
-	for _, e := range out {
-		if n := len(merged); n > 0 && slices.Equal(merged[n-1].path, e.path) {
-			if !strings.Contains(merged[n-1].msg, e.msg) {
-				merged[n-1].msg += "; or " + e.msg
-			}
-			continue
-		}
-		merged = append(merged, e)
-	}
-	return merged
+	return out
 }
 
 // declares reports whether the schema lets p exist: declared on the way
@@ -225,7 +163,7 @@ func (vs valuesSchema) declares(p vpath) bool {
 	}
 	schemas := []*jsonschema.Schema{vs.s}
 	for _, k := range p {
-		schemas = expand(schemas)
+		schemas = helmvalues.Applicable(schemas)
 		var next []*jsonschema.Schema
 		structured := false
 		for _, s := range schemas {
@@ -262,33 +200,6 @@ func (vs valuesSchema) declares(p vpath) bool {
 		schemas = next
 	}
 	return true
-}
-
-// expand adds what applies to the same value: $ref, allOf, anyOf, oneOf,
-// then, else.
-func expand(in []*jsonschema.Schema) []*jsonschema.Schema {
-	var out []*jsonschema.Schema
-	seen := map[*jsonschema.Schema]bool{}
-	var add func(s *jsonschema.Schema)
-	add = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		out = append(out, s)
-		add(s.Ref)
-		for _, l := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, b := range l {
-				add(b)
-			}
-		}
-		add(s.Then)
-		add(s.Else)
-	}
-	for _, s := range in {
-		add(s)
-	}
-	return out
 }
 
 func isInjected(p vpath) bool { return len(p) > 0 && slices.Contains(injected, p[0]) }
@@ -362,7 +273,7 @@ func (c *checker) valuesChecks() {
 // ignoredByNew renders the target without p: when nothing changes, the
 // target chart does not use the setting.
 func (c *checker) ignoredByNew(p vpath) bool {
-	without := deepCopy(c.in.Deployment.Config)
+	without := helmvalues.DeepCopy(c.in.Deployment.Config)
 	parent, _ := lookupPath(without, p[:len(p)-1])
 	if m, ok := parent.(map[string]any); ok {
 		delete(m, p[len(p)-1])
