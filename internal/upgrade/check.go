@@ -239,7 +239,7 @@ func (c *checker) render() {
 	case c.oldErr != nil:
 		c.add(note{Rule: ruleRenderOld, File: c.from.path, Message: fmt.Sprintf("the current chart %s does not render with this config, so the objects are not compared: %v", c.rep.From.ChartName+" "+c.rep.From.ChartVersion, c.oldErr)})
 	case c.newErr != nil:
-		c.add(note{Rule: ruleRenderNew, File: c.to.path, Message: fmt.Sprintf("the target chart %s does not render with this config, which the current chart renders: the Helm upgrade fails (HelmRelease Ready=False): %v", c.rep.To.ChartName+" "+c.rep.To.ChartVersion, c.newErr)})
+		c.add(note{Rule: ruleRenderNew, File: c.to.path, KCM: kcmConfigCheck, Message: fmt.Sprintf("the target chart %s does not render with this config, which the current chart renders: %v", c.rep.To.ChartName+" "+c.rep.To.ChartVersion, c.newErr)})
 	}
 }
 

@@ -70,7 +70,7 @@ func TestCheck(t *testing.T) {
 			// The default of the renamed value replaces the config's image,
 			// which changes the immutable worker machine template.
 			hazards: []string{ruleConfigRejected, ruleNewRequired, ruleImmutable},
-			message: "worker.image: not allowed: the schema does not declare it and forbids other keys: acme-k0s-1-2-0 rejects the config (Helm validates values.schema.json on upgrade), acme-k0s-1-0-0 accepted it; new in acme-k0s-1-2-0: worker.machineImage (renamed?)"},
+			message: "worker.image: not allowed: the schema does not declare it and forbids other keys: acme-k0s-1-2-0 rejects the config, acme-k0s-1-0-0 accepted it; new in acme-k0s-1-2-0: worker.machineImage (renamed?)"},
 		{name: "schema break without a config: only the new required value", from: "base", to: "schema",
 			hazards: []string{ruleNewRequired}, message: "region is required by acme-k0s-1-2-0 and has no default"},
 		{name: "a setting silently ignored", from: "base", to: "ignored", config: "extra-label.yaml",

@@ -84,18 +84,18 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryVersions, cate
 		Description: "A ServiceTemplate's `k8sConstraint` excludes the Kubernetes version the cluster runs after the upgrade. kcm checks only a declared template version; kbook checks the effective one."},
 	findings.Rule{ID: ruleVersionUnknown, Category: categoryVersions, Severity: findings.Warning, Title: "Kubernetes version not known",
 		Description: "kbook found no Kubernetes version for a side (no `spec.k8sVersion`, annotation, version value or control plane version), so the skew policy and constraints are not checked."},
-	findings.Rule{ID: rulePinAllowed, Category: categoryVersions, Severity: findings.Warning, Title: "Pinned version change allowed",
-		Description: "The upgrade leaves the pinned Kubernetes version and `--allow-k8s-change` allows it."},
+	findings.Rule{ID: rulePinAllowed, Category: categoryVersions, Severity: findings.Info, Title: "Pinned version change allowed",
+		Description: "The upgrade leaves the pinned Kubernetes version and `--allow-k8s-change` allows it: a note of the decision, not a problem."},
 	findings.Rule{ID: ruleVersionMismatch, Category: categoryVersions, Severity: findings.Warning, Title: "Declared version differs from the installed one",
 		Description: "The template declares a Kubernetes version (which kcm checks) but its values install another."},
 	findings.Rule{ID: ruleServiceMissing, Category: categoryVersions, Severity: findings.Warning, Title: "ServiceTemplate not given",
 		Description: "The deployment uses a service whose ServiceTemplate is not in `--config`, so its Kubernetes constraint is not checked."},
 	findings.Rule{ID: ruleConfigRejected, Category: categoryValues, Severity: findings.Error, Title: "Config rejected by the target schema",
-		Description: "The deployment's `spec.config` fails the target chart's `values.schema.json`: the Helm upgrade fails. kcm never checks the config against the new schema."},
+		Description: "The deployment's `spec.config` fails the target chart's `values.schema.json`. kcm's webhook never looks at the config, so it accepts the new template; kcm's controller then renders the chart with the config (`validateConfig`, a client-only Helm dry-run install) and stops before the Helm upgrade: `HelmChartReady=False` (\"failed to validate template with provided configuration\"), the ClusterDeployment not Ready, the cluster on the old chart until the config is fixed - and the chain may offer no way back."},
 	findings.Rule{ID: ruleConfigIgnored, Category: categoryValues, Severity: findings.Error, Title: "Setting silently ignored",
 		Description: "A value the config sets, used by the current chart, that the target chart neither declares nor reads: the upgrade drops the setting without an error. Confirmed by rendering the target with and without it."},
 	findings.Rule{ID: ruleNewRequired, Category: categoryValues, Severity: findings.Error, Title: "New required value without default",
-		Description: "The target schema requires a value that has no default and the config does not set."},
+		Description: "The target schema requires a value that has no default and the config does not set: kcm accepts the new template and then stops before the Helm upgrade (`HelmChartReady=False`), as for UPG020."},
 	findings.Rule{ID: ruleConfigAlreadyBad, Category: categoryValues, Severity: findings.Warning, Title: "Config already rejected",
 		Description: "The config fails the current chart's schema too: not caused by the upgrade."},
 	findings.Rule{ID: ruleDeletes, Category: categoryObjects, Severity: findings.Error, Title: "Upgrade deletes the cluster or its machines",
@@ -107,7 +107,7 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryVersions, cate
 	findings.Rule{ID: ruleWorkersBehind, Category: categoryObjects, Severity: findings.Error, Title: "Workers left behind the control plane",
 		Description: "The control plane version changes but a MachineDeployment sets no `spec.template.spec.version`: CAPI does not roll its machines, which keep the old version (kcm #1389)."},
 	findings.Rule{ID: ruleRenderNew, Category: categoryObjects, Severity: findings.Error, Title: "Target does not render",
-		Description: "The target chart does not render with the deployment's config: the Helm upgrade fails."},
+		Description: "The target chart does not render with the deployment's config (a `required` or `fail`, a template error): kcm accepts the new template and then stops before the Helm upgrade (`HelmChartReady=False`), as for UPG020."},
 	findings.Rule{ID: ruleRenderOld, Category: categoryObjects, Severity: findings.Warning, Title: "Current chart does not render",
 		Description: "The current chart does not render with the config (or neither does), so the objects are not compared: the config is likely incomplete; give the deployment's real config with `--config`."},
 	findings.Rule{ID: ruleProviderChange, Category: categoryProvider, Severity: findings.Warning, Title: "Provider or contract changes",
@@ -115,7 +115,7 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryVersions, cate
 )
 
 func sortFindings(fs []Finding) {
-	rank := map[findings.Severity]int{findings.Error: 0, findings.Warning: 1}
+	rank := map[findings.Severity]int{findings.Error: 0, findings.Warning: 1, findings.Info: 2}
 	slices.SortStableFunc(fs, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(rank[a.Severity], rank[b.Severity]), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Message, b.Message))
 	})

@@ -10,6 +10,13 @@ import (
 	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
 )
 
+// kcmConfigCheck is what kcm does with a config the new template rejects
+// or cannot render: its webhook does not look at spec.config, so the
+// change is accepted; its controller then renders the chart with the
+// config (ClusterDeploymentReconciler.validateConfig, a client-only Helm
+// dry-run install) and stops before it touches the HelmRelease.
+const kcmConfigCheck = "accepts the new template (its webhook does not read spec.config), then HelmChartReady=False: failed to validate template with provided configuration - no Helm upgrade, the cluster stays on the current chart until spec.config is fixed"
+
 // kcm predicts the answer of kcm's ClusterDeployment webhook to the new
 // spec.template (ValidateUpdate), check by check in its order; the first
 // error is what kcm answers, the later ones are what it would answer next.

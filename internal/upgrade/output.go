@@ -110,19 +110,26 @@ func short(v any) string {
 // Verdict is the last line of the text report.
 func Verdict(r *Report) string {
 	h := r.Hazards()
-	var warn int
+	var warn, info int
 	for _, f := range r.Findings {
-		if f.Severity == findings.Warning {
+		switch f.Severity {
+		case findings.Warning:
 			warn++
+		case findings.Info:
+			info++
 		}
+	}
+	infos := ""
+	if info > 0 {
+		infos = ", " + plural(info, "info")
 	}
 	switch {
 	case h > 0:
-		return fmt.Sprintf("%s, %s: the upgrade is not safe", plural(h, "hazard"), plural(warn, "warning"))
+		return fmt.Sprintf("%s, %s%s: the upgrade is not safe", plural(h, "hazard"), plural(warn, "warning"), infos)
 	case warn > 0:
-		return fmt.Sprintf("no hazards, %s", plural(warn, "warning"))
+		return fmt.Sprintf("no hazards, %s%s", plural(warn, "warning"), infos)
 	}
-	return "no hazards"
+	return "no hazards" + infos
 }
 
 func plural(n int, what string) string {

@@ -228,13 +228,13 @@ func (c *checker) valuesChecks() {
 		case oldErrs[key]:
 			c.add(note{Rule: ruleConfigAlreadyBad, File: src, Path: key, Message: fmt.Sprintf("%s: %s (the current chart rejects it too)", key, e.msg)})
 		case e.required:
-			c.add(note{Rule: ruleNewRequired, File: src, Path: key, Message: fmt.Sprintf("%s is required by %s and has no default: set it in spec.config before upgrading, or Helm rejects the upgrade", key, c.rep.To.Template)})
+			c.add(note{Rule: ruleNewRequired, File: src, Path: key, KCM: kcmConfigCheck, Message: fmt.Sprintf("%s is required by %s and has no default: set it in spec.config before upgrading", key, c.rep.To.Template)})
 		case inConfig:
-			msg := fmt.Sprintf("%s: %s: %s rejects the config (Helm validates values.schema.json on upgrade), %s accepted it", key, e.msg, c.rep.To.Template, c.rep.From.Template)
+			msg := fmt.Sprintf("%s: %s: %s rejects the config, %s accepted it", key, e.msg, c.rep.To.Template, c.rep.From.Template)
 			if !inDefaults(c.to.chart.Values, e.path) && inDefaults(c.from.chart.Values, e.path) {
 				msg += c.renamedHint(e.path)
 			}
-			c.add(note{Rule: ruleConfigRejected, File: src, Path: key, Message: msg})
+			c.add(note{Rule: ruleConfigRejected, File: src, Path: key, KCM: kcmConfigCheck, Message: msg})
 		default:
 			c.add(note{Rule: ruleConfigRejected, File: src, Path: key, Message: fmt.Sprintf("%s: %s: the values %s gets from its defaults and this config fail its own schema", key, e.msg, c.rep.To.Template)})
 		}

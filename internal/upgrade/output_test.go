@@ -1,0 +1,36 @@
+package upgrade
+
+import (
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
+)
+
+// An acknowledged state (a pin --allow-k8s-change lets go) is a note: it
+// is counted apart from warnings and never makes the upgrade unsafe.
+func TestVerdict(t *testing.T) {
+	f := func(rule string) Finding {
+		r, ok := Registry.Lookup(rule)
+		if !ok {
+			t.Fatalf("no rule %s", rule)
+		}
+		return Finding{Finding: findings.Finding{Rule: rule, Severity: r.Severity}}
+	}
+	for _, tc := range []struct {
+		findings []Finding
+		want     string
+	}{
+		{nil, "no hazards"},
+		{[]Finding{f(rulePinAllowed)}, "no hazards, 1 info"},
+		{[]Finding{f(rulePinAllowed), f(ruleProviderChange)}, "no hazards, 1 warning, 1 info"},
+		{[]Finding{f(rulePinned), f(ruleProviderChange)}, "1 hazard, 1 warning: the upgrade is not safe"},
+	} {
+		r := &Report{Findings: tc.findings}
+		if got := Verdict(r); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.findings, got, tc.want)
+		}
+	}
+	if r, _ := Registry.Lookup(rulePinAllowed); r.Severity != findings.Info {
+		t.Errorf("%s is %s, want info", rulePinAllowed, r.Severity)
+	}
+}
