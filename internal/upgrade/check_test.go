@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/k0rdent/kbook/internal/findings"
 )
 
@@ -84,7 +86,7 @@ func TestCheck(t *testing.T) {
 			message: "acme-k0s-1-6-0 no longer renders the MachineDeployment dev-1-md"},
 		{name: "chart renamed", from: "base", to: "renamed", hazards: []string{ruleChartRenamed}},
 		{name: "Recreate strategy rolls the control plane", from: "base", to: "recreate",
-			rollouts: []string{"MachineDeployment dev-1-md (cluster.x-k8s.io)", "K0sControlPlane dev-1-cp (controlplane.cluster.x-k8s.io)"}},
+			rollouts: []string{"K0sControlPlane dev-1-cp (controlplane.cluster.x-k8s.io)", "MachineDeployment dev-1-md (cluster.x-k8s.io)"}},
 		{name: "service constraint: kcm cannot see it, kbook can", from: "base", to: "minor", config: "services.yaml",
 			hazards:  []string{ruleServiceK8s},
 			rollouts: []string{"MachineDeployment dev-1-md (cluster.x-k8s.io)"},
@@ -241,6 +243,45 @@ func TestParsePin(t *testing.T) {
 		}
 		if err != nil || pin.Allows != tc.allows {
 			t.Errorf("%q: %+v %v, want %s", tc.value, pin, err, tc.allows)
+		}
+	}
+}
+
+// Workers roll after the control plane when it changes version (CAPI's
+// MachineSet preflight checks), with CAPI's default strategy spelled out.
+func TestRolloutOrder(t *testing.T) {
+	r := check(t, "base", "recreate", "", nil)
+	if len(r.Rollouts) != 2 {
+		t.Fatalf("rollouts %v\n%s", r.Rollouts, dump(r))
+	}
+	cp, md := r.Rollouts[0], r.Rollouts[1]
+	if cp.After != "" {
+		t.Errorf("control plane waits for %q", cp.After)
+	}
+	if want := "K0sControlPlane render-test-cp is at v1.32.2+k0s.0 (CAPI's MachineSet preflight checks hold new machines until then)"; md.After != want {
+		t.Errorf("workers after %q, want %q", md.After, want)
+	}
+	if want := "RollingUpdate maxSurge 1 maxUnavailable 0 (a new machine before an old one goes)"; md.Strategy != want {
+		t.Errorf("strategy %q, want %q", md.Strategy, want)
+	}
+}
+
+func TestSkipsPreflight(t *testing.T) {
+	for _, tc := range []struct {
+		annotation string
+		want       bool
+	}{
+		{"", false},
+		{"All", true},
+		{"ControlPlaneIsStable", false},
+		{"KubernetesVersionSkew, ControlPlaneIsStable", true},
+	} {
+		u := &unstructured.Unstructured{Object: map[string]any{}}
+		if tc.annotation != "" {
+			u.SetAnnotations(map[string]string{skipPreflightAnnotation: tc.annotation})
+		}
+		if got := skipsPreflight(u); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.annotation, got, tc.want)
 		}
 	}
 }

@@ -36,8 +36,11 @@ type Rollout struct {
 	Replicas string `json:"replicas"`
 	// Why lists what makes the controller roll it.
 	Why []string `json:"why"`
-	// Strategy is how, when the object says.
+	// Strategy is how, as the object says or CAPI defaults it.
 	Strategy string `json:"strategy,omitempty"`
+	// After says what the rollout waits for: workers roll only once the
+	// control plane is at its new version.
+	After string `json:"after,omitempty"`
 }
 
 // Impact is a change that reaches the cluster without replacing machines.
@@ -324,8 +327,24 @@ func (c *checker) workers(oldBy, newBy map[objKey]template.Object) {
 
 // rollouts predicts which machines the controllers replace, and why, as
 // CAPI and the control plane providers decide it.
+//
+// The control plane comes first: while it changes version, CAPI's
+// MachineSet preflight checks (ControlPlaneIsStable, KubernetesVersionSkew;
+// internal/controllers/machineset/machineset_preflight.go, on by default)
+// hold every new worker machine until it is at the new version, so the
+// workers roll after it.
 func (c *checker) rollouts(oldBy, newBy map[objKey]template.Object) {
 	ns := c.in.Deployment.Namespace
+	var cpWait string
+	if newCP, ok := controlPlane(newBy, ns); ok {
+		if o, ok := oldBy[keyOf(newCP, ns)]; ok {
+			c.controlPlaneRollout(o.Unstructured, newCP)
+			_, ov := cpVersion(o.Unstructured)
+			if _, nv := cpVersion(newCP); nv != "" && ov != nv {
+				cpWait = fmt.Sprintf("%s %s is at %s", newCP.GetKind(), newCP.GetName(), nv)
+			}
+		}
+	}
 	for _, n := range machineSets(newBy) {
 		o, ok := oldBy[keyOf(n.Unstructured, ns)]
 		if !ok {
@@ -336,22 +355,32 @@ func (c *checker) rollouts(oldBy, newBy map[objKey]template.Object) {
 			continue
 		}
 		u := n.Unstructured
-		r := Rollout{Object: describeObj(u), Replicas: replicas(u), Why: why, Strategy: mdStrategy(u)}
+		r := Rollout{Object: describeObj(u), Replicas: replicas(u), Why: why}
 		if u.GetKind() == "MachinePool" {
-			r.Strategy = cmp.Or(r.Strategy, "the infrastructure provider replaces the pool's nodes")
+			r.Strategy = "the infrastructure provider replaces the pool's nodes"
+		} else {
+			r.Strategy = mdStrategy(u)
+			if cpWait != "" && !skipsPreflight(u) {
+				r.After = cpWait + " (CAPI's MachineSet preflight checks hold new machines until then)"
+			}
 		}
 		c.rep.Rollouts = append(c.rep.Rollouts, r)
 	}
-	newCP, ok := controlPlane(newBy, ns)
-	if !ok {
-		return
-	}
-	o, ok := oldBy[keyOf(newCP, ns)]
-	if !ok {
-		return
-	}
-	c.controlPlaneRollout(o.Unstructured, newCP)
 }
+
+// skipsPreflight reports whether a MachineDeployment skips the MachineSet
+// preflight checks that order the rollout after the control plane (its
+// annotations are copied to its MachineSets).
+func skipsPreflight(u *unstructured.Unstructured) bool {
+	skip := map[string]bool{}
+	for _, s := range strings.Split(u.GetAnnotations()[skipPreflightAnnotation], ",") {
+		skip[strings.TrimSpace(s)] = true
+	}
+	return skip["All"] || (skip["ControlPlaneIsStable"] && skip["KubernetesVersionSkew"])
+}
+
+// skipPreflightAnnotation is CAPI's MachineSetSkipPreflightChecksAnnotation.
+const skipPreflightAnnotation = "machineset.cluster.x-k8s.io/skip-preflight-checks"
 
 // machineTemplateChanges is CAPI's MachineTemplateUpToDate
 // (internal/controllers/machinedeployment/mdutil): version, bootstrap,
@@ -392,25 +421,37 @@ func replicas(u *unstructured.Unstructured) string {
 	return "all"
 }
 
+// mdStrategy is a MachineDeployment's rollout strategy with CAPI's
+// defaults filled in (internal/webhooks/machinedeployment.go: RollingUpdate,
+// maxSurge 1, maxUnavailable 0).
 func mdStrategy(u *unstructured.Unstructured) string {
+	var s map[string]any
 	for _, path := range [][]string{{"spec", "rollout", "strategy"}, {"spec", "strategy"}} {
-		s, ok, _ := unstructured.NestedMap(u.Object, path...)
-		if !ok {
-			continue
+		if m, ok, _ := unstructured.NestedMap(u.Object, path...); ok {
+			s = m
+			break
 		}
-		typ, _ := s["type"].(string)
-		out := cmp.Or(typ, "RollingUpdate")
-		if ru, ok := s["rollingUpdate"].(map[string]any); ok {
-			if v, ok := ru["maxSurge"]; ok {
-				out += fmt.Sprintf(" maxSurge %v", v)
-			}
-			if v, ok := ru["maxUnavailable"]; ok {
-				out += fmt.Sprintf(" maxUnavailable %v", v)
-			}
-		}
-		return out
 	}
-	return ""
+	typ, _ := s["type"].(string)
+	typ = cmp.Or(typ, "RollingUpdate")
+	if typ != "RollingUpdate" {
+		return typ
+	}
+	ru, _ := s["rollingUpdate"].(map[string]any)
+	surge, unavailable := cmp.Or(fmt.Sprint(orNil(ru["maxSurge"])), "1"), cmp.Or(fmt.Sprint(orNil(ru["maxUnavailable"])), "0")
+	out := fmt.Sprintf("%s maxSurge %s maxUnavailable %s", typ, surge, unavailable)
+	if surge == "1" && unavailable == "0" {
+		out += " (a new machine before an old one goes)"
+	}
+	return out
+}
+
+// orNil is v, or "" for nil, for fmt.Sprint.
+func orNil(v any) any {
+	if v == nil {
+		return ""
+	}
+	return v
 }
 
 // controlPlaneRollout predicts what the control plane provider does.

@@ -51,6 +51,9 @@ func WriteText(w io.Writer, r *Report) {
 				fmt.Fprintf(w, " [%s]", ro.Strategy)
 			}
 			fmt.Fprintln(w)
+			if ro.After != "" {
+				fmt.Fprintf(w, "    after %s\n", ro.After)
+			}
 		}
 	}
 	if len(r.Impacts) > 0 {
