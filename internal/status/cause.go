@@ -3,14 +3,26 @@ package status
 import (
 	"fmt"
 	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/duration"
 )
+
+// Stuck is how long a machine may be provisioning or deleting before
+// kbook status calls it a likely cause rather than progress. CAPI's own
+// default for a machine to become healthy (MachineHealthCheck's
+// nodeStartupTimeout) is 10 minutes.
+const Stuck = 10 * time.Minute
+
+// movingPhases are the Machine phases on the way to Running or gone.
+var movingPhases = map[string]bool{"Pending": true, "Provisioning": true, "Provisioned": true, "Deleting": true}
 
 // causes names the likely causes of a failing tree, most fundamental
 // first: what kcm needs before it installs anything (the template, the
 // Credential, the providers), then the Helm release (a chart that does not
-// render), then the first failing CAPI object.
-func causes(root *Node) []string {
-	var out []string
+// render), then the first failing CAPI object. Machines being provisioned
+// or deleted for less than Stuck are progress, not causes.
+func causes(root *Node, now time.Time) (out, progress []string) {
 	add := func(s string) {
 		for _, o := range out {
 			if o == s {
@@ -54,6 +66,10 @@ func causes(root *Node) []string {
 			add("credential not ready: " + cond.Message)
 		case cond.Type == "TemplateReady" && cond.Message != "":
 			add("template not ready: " + cond.Message)
+		case cond.Type == "HelmChartReady" && configRejected(cond.Message):
+			add(fmt.Sprintf("config rejected by the template: kcm rendered the chart with spec.config before updating the HelmRelease, and it failed: %s", Compact(cond.Message)))
+		case cond.Type == "HelmChartReady" && cond.Message != "":
+			add("chart not ready: " + Compact(cond.Message))
 		}
 	}
 	if hr := find(kindHelmRelease); hr != nil && hr.Ready == "False" {
@@ -71,20 +87,124 @@ func causes(root *Node) []string {
 			add(fmt.Sprintf("no CAPI Cluster: the chart installed but rendered no Cluster named %s", cl.Name))
 		}
 	}
+	walk(root, func(n *Node) {
+		if n.Kind != kindMachine || n.Ready == "True" {
+			return
+		}
+		if p, stuck := moving(n, now); p != "" && !stuck {
+			progress = append(progress, p)
+		}
+	})
 	if len(out) == 0 {
-		if n := firstFailing(root); n != nil && n != root {
-			what := n.Kind + " " + n.Name
-			if n.Role != "" {
-				what = n.Role + " " + what
+		if n := firstFailing(root, now); n != nil && n != root {
+			if p, stuck := moving(n, now); stuck {
+				add(p)
+			} else {
+				what := n.Kind + " " + n.Name
+				if n.Role != "" {
+					what = n.Role + " " + what
+				}
+				msg := n.Message
+				if msg == "" && len(n.Events) > 0 {
+					msg = n.Events[0].Reason + ": " + n.Events[0].Message
+				}
+				add(fmt.Sprintf("%s is not ready%s", strings.TrimSpace(what), colon(Compact(msg))))
 			}
-			msg := n.Message
-			if msg == "" && len(n.Events) > 0 {
-				msg = n.Events[0].Reason + ": " + n.Events[0].Message
-			}
-			add(fmt.Sprintf("%s is not ready%s", strings.TrimSpace(what), colon(msg)))
 		}
 	}
-	return out
+	return out, progress
+}
+
+// moving describes a machine on its way (provisioning, or being deleted),
+// and whether it has been so for longer than Stuck; "" for any other.
+func moving(n *Node, now time.Time) (desc string, stuck bool) {
+	if n.Kind != kindMachine {
+		return "", false
+	}
+	var since time.Time
+	var is, has, detail string
+	switch {
+	case n.Deleting != nil:
+		since, is, has = *n.Deleting, "being deleted", "deleting"
+		for _, c := range n.Conditions {
+			if c.Type == "Deleting" && c.Status == "True" && c.Message != "" {
+				detail = " (" + Compact(c.Message) + ")"
+			}
+		}
+	case n.Created != nil && (movingPhases[n.Phase] || n.Phase == "" && n.Ready == "Unknown" || now.Sub(*n.Created) <= Stuck):
+		// Provisioning, or created and not yet ready for less than Stuck
+		// (a machine that was Ready and fails within its first minutes is
+		// named a cause once Stuck has passed, as a MachineHealthCheck's
+		// nodeStartupTimeout would).
+		since, is, has = *n.Created, "provisioning", "provisioning"
+		switch n.Phase {
+		case "", "Provisioning":
+		case "Running":
+			is, has = "starting", "starting"
+		default:
+			detail = " (phase " + n.Phase + ")"
+		}
+		if n.Message != "" {
+			detail += ": " + Compact(n.Message)
+		}
+	default:
+		return "", false
+	}
+	if age := now.Sub(since); age > Stuck {
+		return fmt.Sprintf("Machine %s has been %s for %s, longer than the %s a machine normally takes%s", n.Name, has, duration.HumanDuration(age), duration.HumanDuration(Stuck), detail), true
+	}
+	return fmt.Sprintf("Machine %s is %s%s", n.Name, is, detail), false
+}
+
+func walk(n *Node, f func(*Node)) {
+	f(n)
+	for _, c := range n.Children {
+		walk(c, f)
+	}
+}
+
+// Compact puts a condition message on one line: Cluster API v1beta2
+// aggregates its conditions as Markdown lists ("* InfrastructureReady:\n
+// * VMProvisioned: WaitingForBootstrapData"), which become "InfrastructureReady:
+// VMProvisioned: WaitingForBootstrapData, NodeProvisioned: ...; NodeHealthy: ...".
+func Compact(msg string) string {
+	var items []string
+	var cur strings.Builder
+	nested := false
+	for _, line := range strings.Split(msg, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		item, bullet := strings.CutPrefix(trimmed, "* ")
+		switch {
+		case bullet && indent == 0:
+			if cur.Len() > 0 {
+				items = append(items, cur.String())
+			}
+			cur.Reset()
+			cur.WriteString(item)
+			nested = false
+		case bullet && cur.Len() > 0:
+			if nested {
+				cur.WriteString(", ")
+			} else {
+				cur.WriteString(" ")
+			}
+			cur.WriteString(item)
+			nested = true
+		default:
+			if cur.Len() > 0 {
+				cur.WriteString(" ")
+			}
+			cur.WriteString(item)
+		}
+	}
+	if cur.Len() > 0 {
+		items = append(items, cur.String())
+	}
+	return strings.Join(items, "; ")
 }
 
 func colon(s string) string {
@@ -92,6 +212,14 @@ func colon(s string) string {
 		return ""
 	}
 	return ": " + s
+}
+
+// configRejected recognises the failure of kcm's own check of spec.config
+// (ClusterDeploymentReconciler.validateConfig, kcm v1.11: a client-only
+// Helm dry-run install of the template's chart with the deployment's
+// values), which stops it before it updates the HelmRelease.
+func configRejected(msg string) bool {
+	return strings.Contains(msg, "failed to validate template with provided configuration") || rendersBadly(msg)
 }
 
 // rendersBadly recognises Helm's template and schema errors in a
@@ -106,15 +234,30 @@ func rendersBadly(msg string) bool {
 }
 
 // firstFailing is the deepest first node that is not ready, so the cause
-// is the object that fails, not the ones that wait for it.
-func firstFailing(n *Node) *Node {
+// is the object that fails, not the ones that wait for it. Machines on
+// their way (for less than Stuck) are progress, and so are the objects
+// above them that are not ready while they are.
+func firstFailing(n *Node, now time.Time) *Node {
 	for _, c := range n.Children {
-		if f := firstFailing(c); f != nil {
+		if f := firstFailing(c, now); f != nil {
 			return f
 		}
 	}
-	if n.Ready == "False" && n.Kind != "Workers" && n.Kind != "Other machines" {
-		return n
+	if n.Ready != "False" || n.Kind == "Workers" || n.Kind == "Other machines" || waiting(n, now) {
+		return nil
 	}
-	return nil
+	return n
+}
+
+// waiting reports whether n is, or has below it, a machine on its way.
+func waiting(n *Node, now time.Time) bool {
+	if p, stuck := moving(n, now); p != "" {
+		return !stuck
+	}
+	for _, c := range n.Children {
+		if waiting(c, now) {
+			return true
+		}
+	}
+	return false
 }

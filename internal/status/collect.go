@@ -70,7 +70,7 @@ func Collect(ctx context.Context, c *Client, namespace, name string) (*Tree, err
 		col.clusterBranch(cluster)
 	}
 	col.explain(root)
-	t.Causes = causes(root)
+	t.Causes, t.Progress = causes(root, t.Time)
 	t.Upgrade = col.upgrade(cd, tpl, hr, cluster)
 	t.Ready = readyTree(root) && (t.Upgrade == nil || t.Upgrade.Done)
 	return t, nil
@@ -138,6 +138,14 @@ func (col *collector) node(u *unstructured.Unstructured, role string) *Node {
 		n.Version = templateChartVersion(u)
 	case n.Kind == kindMachine:
 		n.Version, _, _ = unstructured.NestedString(u.Object, "spec", "version")
+		n.Phase, _, _ = unstructured.NestedString(u.Object, "status", "phase")
+		if n.Ready != "True" && movingPhases[n.Phase] {
+			// CAPI's generic NotReady says less than the phase.
+			n.Reason = n.Phase
+		}
+	}
+	if dt := u.GetDeletionTimestamp(); dt != nil {
+		n.Deleting = &dt.Time
 	}
 	col.keep(n, u)
 	return n
@@ -217,6 +225,10 @@ func (col *collector) replicas(n *Node, u *unstructured.Unstructured, versionPat
 		if upToDate != nil && fmt.Sprint(upToDate) != fmt.Sprint(spec) {
 			s += fmt.Sprintf(", %v up to date", upToDate)
 		}
+		if have, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "replicas"); ok && fmt.Sprint(have) != fmt.Sprint(spec) {
+			// A rollout's surge, or machines on their way out.
+			s += fmt.Sprintf(", %v machines", have)
+		}
 		n.Replicas = s
 	}
 	want, _, _ := unstructured.NestedString(u.Object, versionPath...)
@@ -250,7 +262,10 @@ func firstField(u *unstructured.Unstructured, paths ...[]string) any {
 // machines adds machines under n: ready ones grouped when identical,
 // others one by one.
 func (col *collector) machines(n *Node, ms []*unstructured.Unstructured) {
-	type key struct{ ready, reason, message, version string }
+	type key struct {
+		ready, reason, message, version string
+		deleting                        bool
+	}
 	groups := map[key]*Node{}
 	var order []key
 	for _, m := range ms {
@@ -259,7 +274,7 @@ func (col *collector) machines(n *Node, ms []*unstructured.Unstructured) {
 			n.Children = append(n.Children, mn)
 			continue
 		}
-		k := key{mn.Ready, mn.Reason, mn.Message, mn.Version}
+		k := key{mn.Ready, mn.Reason, mn.Message, mn.Version, mn.Deleting != nil}
 		if g, ok := groups[k]; ok {
 			g.Count++
 			g.Children = nil

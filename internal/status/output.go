@@ -26,8 +26,11 @@ func WriteText(w io.Writer, t *Tree, now time.Time) {
 			from = "chart " + u.ChartFrom
 		}
 		state := "in progress"
-		if u.Done {
+		switch {
+		case u.Done:
 			state = "done"
+		case u.Failed != "":
+			state = "stopped"
 		}
 		fmt.Fprintf(w, "Upgrade %s: %s → %s", state, from, u.To)
 		if u.ChartFrom != "" && u.ChartTo != "" && u.ChartFrom != u.ChartTo {
@@ -44,6 +47,15 @@ func WriteText(w io.Writer, t *Tree, now time.Time) {
 				fmt.Fprintf(w, " (%s)", s.Note)
 			}
 			fmt.Fprintln(w)
+		}
+		if u.Failed != "" {
+			fmt.Fprintf(w, "  %s\n", u.Failed)
+		}
+	}
+	if len(t.Progress) > 0 {
+		fmt.Fprintln(w, "In progress:")
+		for _, p := range t.Progress {
+			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
 	if len(t.Causes) > 0 {
@@ -77,8 +89,8 @@ func writeNode(w io.Writer, n *Node, prefix, childPrefix string, now time.Time) 
 			detail = childPrefix + "│"
 		}
 		for _, c := range n.Conditions {
-			if c.Status == "False" && c.Type != "Ready" && c.Type != "Available" {
-				fmt.Fprintf(w, "%s\t\t\t\t\t\tcondition %s=False %s: %s\n", detail, c.Type, c.Reason, oneLine(c.Message))
+			if c.Type != "Ready" && c.Type != "Available" && c.Status == bad(c.Type) {
+				fmt.Fprintf(w, "%s\t\t\t\t\t\tcondition %s=%s %s: %s\n", detail, c.Type, c.Status, c.Reason, oneLine(c.Message))
 			}
 		}
 		for _, e := range n.Events {
@@ -125,8 +137,21 @@ func label(n *Node) string {
 	return s
 }
 
+// negative are the condition types for which True is the notable state
+// (Cluster API v1beta2's negative polarity conditions, kstatus'
+// Reconciling and Stalled): False is how they should be.
+var negative = map[string]bool{"Paused": true, "Deleting": true, "Updating": true, "RollingOut": true, "ScalingUp": true, "ScalingDown": true, "Remediating": true, "Reconciling": true, "Stalled": true}
+
+// bad is the status of a condition type worth showing on a failing object.
+func bad(typ string) string {
+	if negative[typ] {
+		return "True"
+	}
+	return "False"
+}
+
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(Compact(s)), " ")
 	if len(s) > 160 {
 		s = s[:157] + "..."
 	}

@@ -39,6 +39,10 @@ type Node struct {
 	// Since is when Ready last changed; Created when the object was.
 	Since   *time.Time `json:"since,omitempty"`
 	Created *time.Time `json:"created,omitempty"`
+	// Phase is a Machine's status.phase (Provisioning, Running,
+	// Deleting...); Deleting is set once the object is being deleted.
+	Phase    string     `json:"phase,omitempty"`
+	Deleting *time.Time `json:"deleting,omitempty"`
 	// Version is the Kubernetes (or chart) version it is at, and Replicas
 	// a summary such as "2/3 ready, 1 up to date".
 	Version  string `json:"version,omitempty"`
@@ -73,6 +77,10 @@ type Tree struct {
 	Root *Node `json:"root"`
 	// Causes are the likely causes of what fails, most fundamental first.
 	Causes []string `json:"causes"`
+	// Progress lists what is on its way rather than failing: machines
+	// being provisioned or deleted (by a rollout, a scale), for as long as
+	// that takes no longer than Stuck.
+	Progress []string `json:"progress,omitempty"`
 	// Upgrade is set while the deployment moves to another template.
 	Upgrade *Upgrade `json:"upgrade,omitempty"`
 	// Ready reports whether the deployment and everything below is ready
@@ -93,6 +101,9 @@ type Upgrade struct {
 	// Steps say how far each part got, in order.
 	Steps []Step `json:"steps"`
 	Done  bool   `json:"done"`
+	// Failed says why the upgrade cannot go on without a change to the
+	// ClusterDeployment (kcm rejected its config for the new template).
+	Failed string `json:"failed,omitempty"`
 }
 
 // Step is one part of an upgrade.

@@ -230,6 +230,9 @@ func follow(ctx context.Context, c *status.Client, o ApplyOptions, res *Result, 
 		if tree.Ready {
 			return nil
 		}
+		if u := tree.Upgrade; u != nil && u.Failed != "" {
+			return &Refusal{Reason: "the upgrade stopped: " + u.Failed + "; fix spec.config for the new template (kbook upgrade check shows what it rejects)"}
+		}
 		if !now().Before(deadline) {
 			return &Refusal{Reason: fmt.Sprintf("timed out after %s waiting for %s/%s to be ready and up to date", timeout, o.Target.Namespace, o.Target.Name)}
 		}
@@ -260,8 +263,11 @@ func summary(t *status.Tree) string {
 		}
 	}
 	parts = append(parts, fmt.Sprintf("ClusterDeployment Ready=%s", t.Root.Ready))
+	if len(t.Progress) > 0 {
+		parts = append(parts, "now: "+strings.Join(t.Progress, ", "))
+	}
 	if len(t.Causes) > 0 {
-		parts = append(parts, "likely cause: "+t.Causes[0])
+		parts = append(parts, "likely cause: "+status.Compact(t.Causes[0]))
 	}
 	return strings.Join(parts, "; ")
 }
