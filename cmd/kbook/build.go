@@ -113,12 +113,16 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	if err != nil {
 		return usageError(siteError(dir, err))
 	}
-	if err := checkProjectLinks(proj, f.out, f.version); err != nil {
-		return err
-	}
 	if f.allVersions {
 		return buildAllVersions(cmd, dir, proj, f)
 	}
+	if err := checkProjectLinks(proj, f.out, f.version); err != nil {
+		return err
+	}
+	// The build's work folder is recorded while it exists: the next kbook
+	// removes it if this one is killed.
+	procs, closeProcs := openProcs(siteLogger{cmd})
+	defer closeProcs()
 	out := cmd.OutOrStdout()
 	rep, runErr := siteResults(cmd, proj, f.reports, f.noRun, &f.run)
 	var ee *exitError
@@ -131,7 +135,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	}
 	v := &site.Version{Name: f.version, Title: f.title, Aliases: f.aliases, Project: proj, Results: rep,
 		Lastmod: site.Lastmod(dir, proj.Config.Content, proj.Config.Runbooks)}
-	res, err := site.Build(cmd.Context(), []*site.Version{v}, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}})
+	res, err := site.Build(cmd.Context(), []*site.Version{v}, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs})
 	if err != nil {
 		var se *site.Error
 		if errors.As(err, &se) {
@@ -217,6 +221,9 @@ type siteLogger struct{ cmd *cobra.Command }
 
 func (l siteLogger) Warn(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: warning: %s\n", msg) }
 func (l siteLogger) Info(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: %s\n", msg) }
+func (l siteLogger) Infof(format string, args ...any) {
+	fmt.Fprintf(l.cmd.ErrOrStderr(), format+"\n", args...)
+}
 
 // checkProjectLinks fails on broken internal links and anchors, naming
 // each at its file:line (exit 2).
@@ -285,7 +292,9 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 	if f.reports != nil || cmd.Flags().Changed("version") || f.aliases != nil {
 		return usageError(fmt.Errorf("--all-versions takes the versions, aliases and refs from kbook.yaml: drop --version, --alias and --report"))
 	}
-	cos, cleanup, err := site.CheckoutVersions(dir, f.out, proj.Config)
+	procs, closeProcs := openProcs(siteLogger{cmd})
+	defer closeProcs()
+	cos, cleanup, err := site.CheckoutVersions(dir, f.out, proj.Config, procs)
 	defer cleanup()
 	if err != nil {
 		return usageError(siteError(dir, err))
@@ -330,7 +339,7 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 	if !f.noSearch {
 		search = site.FindPagefind(dir)
 	}
-	res, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}})
+	res, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs})
 	if err != nil {
 		var se *site.Error
 		if errors.As(err, &se) {

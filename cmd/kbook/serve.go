@@ -68,7 +68,11 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if err != nil {
 		return usageError(siteError(dir, err))
 	}
-	out, err := os.MkdirTemp("", "kbook-serve-")
+	// The served folder lives in kbook's process registry: the next kbook
+	// removes it if this one is killed.
+	procs, closeProcs := openProcs(siteLogger{cmd})
+	defer closeProcs()
+	out, err := procs.MkdirTemp("kbook-serve-")
 	if err != nil {
 		return err
 	}
@@ -107,7 +111,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 		results := rep
 		mu.Unlock()
 		v := &site.Version{Name: f.version, Project: p, Results: results, Lastmod: site.Lastmod(dir, p.Config.Content, p.Config.Runbooks)}
-		_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: out, Search: search, LiveReload: siteserve.EventsPath})
+		_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: out, Search: search, LiveReload: siteserve.EventsPath, Dirs: procs})
 		return siteError(dir, err)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }

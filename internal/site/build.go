@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +26,17 @@ type Options struct {
 	LiveReload string
 	// Logger receives warnings and progress; nil discards them.
 	Logger Logger
+	// Dirs records the build's work folder while it exists, so that a
+	// killed build's is removed by the next kbook (proc.Registry does);
+	// nil: untracked.
+	Dirs DirTracker
+}
+
+// DirTracker records directories that must not outlive kbook;
+// *proc.Registry is one.
+type DirTracker interface {
+	TrackDir(path string) error
+	ForgetDir(path string)
 }
 
 // Logger receives what a build has to say.
@@ -107,12 +117,11 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
-	reapStale(opts.Out)
-	work, err := os.MkdirTemp(opts.Out, ".kbook-build-")
+	work, err := trackedTemp(opts.Dirs, opts.Out, ".kbook-build-")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(work)
+	defer removeTracked(opts.Dirs, work)
 
 	root := strings.TrimSuffix(relRoot(cfg.BaseURL), "/") + "/"
 	params := map[string]any{
@@ -127,9 +136,6 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		"search":       opts.Search != nil && opts.Search.Available(),
 		"contentDir":   cfg.Content,
 		"repoPrefix":   repoPrefix(vs[0].Project.Dir),
-	}
-	if err := os.WriteFile(filepath.Join(work, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
 	}
 	g, err := generate(work, vs, &cfg, params)
 	if err != nil {
@@ -216,20 +222,24 @@ func countHTML(dir string) int {
 	return n
 }
 
-// reapStale removes build folders left by a killed build: those whose
-// pid file names a process that is gone.
-func reapStale(out string) {
-	entries, _ := os.ReadDir(out)
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".kbook-build-") {
-			continue
-		}
-		dir := filepath.Join(out, e.Name())
-		data, err := os.ReadFile(filepath.Join(dir, "pid"))
-		pid, perr := strconv.Atoi(strings.TrimSpace(string(data)))
-		if err != nil || perr != nil || !processAlive(pid) {
-			_ = os.RemoveAll(dir)
-		}
+// trackedTemp makes a temporary folder in dir and records it in dirs.
+func trackedTemp(dirs DirTracker, dir, pattern string) (string, error) {
+	d, err := os.MkdirTemp(dir, pattern)
+	if err != nil || dirs == nil {
+		return d, err
+	}
+	if err := dirs.TrackDir(d); err != nil {
+		os.RemoveAll(d)
+		return "", err
+	}
+	return d, nil
+}
+
+// removeTracked removes a folder made by trackedTemp.
+func removeTracked(dirs DirTracker, d string) {
+	_ = os.RemoveAll(d)
+	if dirs != nil {
+		dirs.ForgetDir(d)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -23,9 +22,9 @@ type Checkout struct {
 // CheckoutVersions prepares every version of cfg.Versions: the working
 // tree for next, a detached git worktree for every other ref, nothing for
 // tagged versions already built into out. The worktrees live in a folder
-// of out that the returned cleanup removes (and the next build reaps if
-// this one is killed).
-func CheckoutVersions(dir, out string, cfg *Config) ([]Checkout, func(), error) {
+// of out that the returned cleanup removes; dirs records it meanwhile, so
+// that the next kbook removes it if this one is killed (nil: untracked).
+func CheckoutVersions(dir, out string, cfg *Config, dirs DirTracker) ([]Checkout, func(), error) {
 	if len(cfg.Versions) == 0 {
 		return nil, func() {}, &Error{File: ConfigFile, Msg: "--all-versions: kbook.yaml lists no versions (versions: [{name: v0.1, ref: v0.1}, {name: next}])"}
 	}
@@ -39,18 +38,16 @@ func CheckoutVersions(dir, out string, cfg *Config) ([]Checkout, func(), error) 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, func() {}, err
 	}
-	reapStale(out)
-	wt, err := os.MkdirTemp(out, ".kbook-build-worktrees-")
+	wt, err := trackedTemp(dirs, out, ".kbook-build-worktrees-")
 	if err != nil {
 		return nil, func() {}, err
 	}
-	_ = os.WriteFile(filepath.Join(wt, "pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 	var made []string
 	cleanup := func() {
 		for _, d := range made {
 			_, _ = git(root, "worktree", "remove", "--force", d)
 		}
-		_ = os.RemoveAll(wt)
+		removeTracked(dirs, wt)
 		_, _ = git(root, "worktree", "prune")
 	}
 	var cos []Checkout
