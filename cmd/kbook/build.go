@@ -116,7 +116,9 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	if f.allVersions {
 		return buildAllVersions(cmd, dir, proj, f)
 	}
-	if err := checkProjectLinks(proj, f.out, f.version); err != nil {
+	v := &site.Version{Name: f.version, Title: f.title, Aliases: f.aliases, Project: proj,
+		Lastmod: site.Lastmod(dir, proj.Config.Content, proj.Config.Runbooks)}
+	if err := checkProjectLinks(proj, f.out, []*site.Version{v}, ""); err != nil {
 		return err
 	}
 	// The build's work folder is recorded while it exists: the next kbook
@@ -133,8 +135,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	if !f.noSearch {
 		search = site.FindPagefind(dir)
 	}
-	v := &site.Version{Name: f.version, Title: f.title, Aliases: f.aliases, Project: proj, Results: rep,
-		Lastmod: site.Lastmod(dir, proj.Config.Content, proj.Config.Runbooks)}
+	v.Results = rep
 	res, err := site.Build(cmd.Context(), []*site.Version{v}, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs})
 	if err != nil {
 		var se *site.Error
@@ -226,19 +227,22 @@ func (l siteLogger) Infof(format string, args ...any) {
 }
 
 // checkProjectLinks fails on broken internal links and anchors, naming
-// each at its file:line (exit 2).
-func checkProjectLinks(p *site.Project, out string, version string) error {
-	fs := site.CheckLinks(p, out, version)
+// each at its file:line (exit 2). built are the versions this run builds;
+// ref, when set, names the files as git does (v0.1:content/a.md), for a
+// version built from a worktree.
+func checkProjectLinks(p *site.Project, out string, built []*site.Version, ref string) error {
+	fs := site.CheckLinks(p, out, built...)
 	if len(fs) == 0 {
 		return nil
 	}
-	var b strings.Builder
-	for _, f := range fs {
-		f.File = underDir(p.Dir, f.File)
-		b.WriteString(f.String())
-		b.WriteByte('\n')
+	for i := range fs {
+		if ref != "" {
+			fs[i].File = ref + ":" + fs[i].File
+		} else {
+			fs[i].File = underDir(p.Dir, fs[i].File)
+		}
 	}
-	return usageError(fmt.Errorf("%d broken links:\n%s", len(fs), strings.TrimSuffix(b.String(), "\n")))
+	return usageError(site.LinkError(fs))
 }
 
 // docsLinkFindings checks the links of the docs repository the paths
@@ -300,8 +304,13 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 		return usageError(siteError(dir, err))
 	}
 	out := cmd.OutOrStdout()
-	var vs []*site.Version
-	failed := false
+	// Every version is loaded and its links checked before anything runs:
+	// a link into another version of this run is checked against that
+	// version's pages.
+	var (
+		vs   []*site.Version
+		refs = map[*site.Version]string{}
+	)
 	for _, co := range cos {
 		if co.Kept {
 			fmt.Fprintf(out, "kbook build: %s: kept (tag %s, already built)\n", co.Spec.Name, co.Spec.Ref)
@@ -310,26 +319,33 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 		p := proj
 		if co.Dir != dir {
 			if p, err = site.Load(co.Dir); err != nil {
-				return usageError(fmt.Errorf("version %s: %w", co.Spec.Name, err))
+				return usageError(fmt.Errorf("version %s (git ref %s): %w", co.Spec.Name, co.Spec.Ref, err))
 			}
 		}
-		if err := checkProjectLinks(p, f.out, co.Spec.Name); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "kbook build: %s: runbooks\n", co.Spec.Name)
-		rep, runErr := siteResults(cmd, p, nil, f.noRun, &f.run)
-		var ee *exitError
-		if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
-			return runErr
-		}
-		failed = failed || runErr != nil
-		v := &site.Version{Name: co.Spec.Name, Title: co.Spec.Title, Aliases: co.Spec.Aliases, Project: p, Results: rep,
+		v := &site.Version{Name: co.Spec.Name, Title: co.Spec.Title, Aliases: co.Spec.Aliases, Project: p,
 			Lastmod: site.Lastmod(co.Dir, p.Config.Content, p.Config.Runbooks)}
 		if co.Dir == dir {
 			vs = append([]*site.Version{v}, vs...)
 		} else {
 			vs = append(vs, v)
+			refs[v] = co.Spec.Ref
 		}
+	}
+	for _, v := range vs {
+		if err := checkProjectLinks(v.Project, f.out, vs, refs[v]); err != nil {
+			return err
+		}
+	}
+	failed := false
+	for _, v := range vs {
+		fmt.Fprintf(out, "kbook build: %s: runbooks\n", v.Name)
+		rep, runErr := siteResults(cmd, v.Project, nil, f.noRun, &f.run)
+		var ee *exitError
+		if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+			return runErr
+		}
+		failed = failed || runErr != nil
+		v.Results = rep
 	}
 	if len(vs) == 0 {
 		fmt.Fprintln(out, "kbook build: every version is already built")

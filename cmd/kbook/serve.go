@@ -93,7 +93,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 		if err != nil {
 			return siteError(dir, err)
 		}
-		if err := checkProjectLinks(p, out, f.version); err != nil {
+		if err := checkProjectLinks(p, out, []*site.Version{{Name: f.version, Project: p}}, ""); err != nil {
 			return err
 		}
 		if f.run {

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,11 +11,38 @@ import (
 	"github.com/k0rdent/kbook/internal/sitelinks"
 )
 
-// CheckLinks checks every internal link and anchor of the project as the
-// version being built, with links into other versions checked against
-// the versions already in out ("" skips them).
-func CheckLinks(p *Project, out string, building ...string) []findings.Finding {
-	s := &sitelinks.Site{Out: out}
+// CheckLinks checks every internal link and anchor of the project. A link
+// into one of the versions built in this run (built; p's own among them)
+// is checked against that version's pages and anchors; a link into
+// another version against what out holds ("" skips those).
+func CheckLinks(p *Project, out string, built ...*Version) []findings.Finding {
+	s := linkSite(p)
+	if list, err := ReadVersions(out); err == nil {
+		for _, e := range list {
+			s.Versions = append(s.Versions, e.Version)
+			s.Versions = append(s.Versions, e.Aliases...)
+		}
+	}
+	if len(built) > 0 {
+		s.Built = map[string]*sitelinks.Site{}
+		for _, v := range built {
+			vs := s
+			if v.Project != p {
+				vs = linkSite(v.Project)
+			}
+			for _, name := range append([]string{v.Name}, v.Aliases...) {
+				s.Built[name] = vs
+			}
+		}
+	}
+	s.Out = out
+	return sitelinks.Check(s)
+}
+
+// linkSite is what the link checker sees of a project: its pages with
+// their step anchors, the pages kbook generates and the files it may link.
+func linkSite(p *Project) *sitelinks.Site {
+	s := &sitelinks.Site{}
 	have := map[string]bool{}
 	for _, pg := range p.Pages {
 		base := filepath.Base(pg.Path)
@@ -35,28 +63,7 @@ func CheckLinks(p *Project, out string, building ...string) []findings.Finding {
 	s.Files = append(s.Files, "verification.json", "versions.json")
 	s.Files = append(s.Files, filesBelow(filepath.Join(p.Dir, p.Config.Content), true)...)
 	s.Files = append(s.Files, filesBelow(filepath.Join(p.Dir, p.Config.Site, "static"), false)...)
-	if list, err := ReadVersions(out); err == nil {
-		for _, e := range list {
-			s.Versions = append(s.Versions, e.Version)
-			s.Versions = append(s.Versions, e.Aliases...)
-		}
-	}
-	var fs []findings.Finding
-	for _, f := range sitelinks.Check(s) {
-		if !contains(building, firstSegment(f.Message)) {
-			fs = append(fs, f)
-		}
-	}
-	return fs
-}
-
-func firstSegment(msg string) string {
-	i := strings.Index(msg, `"/`)
-	if i < 0 {
-		return ""
-	}
-	seg, _, _ := strings.Cut(msg[i+2:], "/")
-	return seg
+	return s
 }
 
 // filesBelow lists the files below dir, relative to it (non-Markdown
@@ -99,4 +106,22 @@ func FindRoot(paths []string) string {
 		return "."
 	}
 	return ""
+}
+
+// LinkError is one error listing the broken links, each at its file:line
+// (nil for none).
+func LinkError(fs []findings.Finding) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	what := "broken links"
+	if len(fs) == 1 {
+		what = "broken link"
+	}
+	return fmt.Errorf("%d %s:\n%s", len(fs), what, strings.TrimSuffix(b.String(), "\n"))
 }

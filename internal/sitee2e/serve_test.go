@@ -22,7 +22,7 @@ func startServe(t testing.TB, dir string) *siteserve.Server {
 		if err != nil {
 			return err
 		}
-		if fs := site.CheckLinks(p, out, "next"); len(fs) > 0 {
+		if fs := site.CheckLinks(p, out, &site.Version{Name: "next", Project: p}); len(fs) > 0 {
 			return &site.Error{File: fs[0].File, Line: fs[0].Line, Msg: fs[0].Message}
 		}
 		_, err = site.Build(ctx, []*site.Version{{Name: "next", Project: p}}, site.Options{Out: out, LiveReload: siteserve.EventsPath})

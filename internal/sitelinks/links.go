@@ -67,6 +67,10 @@ type Site struct {
 	// first segment ("/v0.1/guide/"); Out is where their built pages are.
 	Versions []string
 	Out      string
+	// Built are the versions built in the same run, by version and alias
+	// folder (this one's own among them): a link into one of them is
+	// checked against its pages, not against what Out held before.
+	Built map[string]*Site
 }
 
 var md = goldmark.New(
@@ -84,16 +88,23 @@ type parsed struct {
 	links   []link
 }
 
-// Check returns a finding for every internal link that does not resolve.
-func Check(s *Site) []findings.Finding {
-	byURL := map[string]*Page{}
-	byFile := map[string]*Page{}
-	info := map[*Page]*parsed{}
+// index is one version's pages and files, parsed once.
+type index struct {
+	pages  []*Page
+	byURL  map[string]*Page
+	byFile map[string]*Page
+	info   map[*Page]*parsed
+	files  map[string]bool
+}
+
+func newIndex(s *Site) *index {
+	x := &index{byURL: map[string]*Page{}, byFile: map[string]*Page{}, info: map[*Page]*parsed{}, files: map[string]bool{}}
 	for i := range s.Pages {
 		p := &s.Pages[i]
-		byURL[p.URL] = p
-		byFile[p.File] = p
-		info[p] = parse(p)
+		x.pages = append(x.pages, p)
+		x.byURL[p.URL] = p
+		x.byFile[p.File] = p
+		x.info[p] = parse(p)
 	}
 	// Hugo makes a section page for every folder of pages.
 	for i := range s.Pages {
@@ -104,26 +115,38 @@ func Check(s *Site) []findings.Finding {
 			if u == "." {
 				key = ""
 			}
-			if _, ok := byURL[key]; !ok {
+			if _, ok := x.byURL[key]; !ok {
 				p := &Page{File: "(section /" + key + ")", URL: key}
-				byURL[key] = p
-				info[p] = parse(p)
+				x.byURL[key] = p
+				x.info[p] = parse(p)
 			}
 		}
 	}
-	files := map[string]bool{}
 	for _, f := range s.Files {
-		files[strings.TrimPrefix(f, "/")] = true
+		x.files[strings.TrimPrefix(f, "/")] = true
 	}
-	versions := map[string]bool{}
+	return x
+}
+
+// checker resolves the links of one site.
+type checker struct {
+	self     *index
+	versions map[string]bool
+	out      string
+	built    map[string]*Site
+	indexes  map[*Site]*index
+}
+
+// Check returns a finding for every internal link that does not resolve.
+func Check(s *Site) []findings.Finding {
+	c := &checker{self: newIndex(s), versions: map[string]bool{}, out: s.Out, built: s.Built, indexes: map[*Site]*index{}}
 	for _, v := range s.Versions {
-		versions[v] = true
+		c.versions[v] = true
 	}
 	var out []findings.Finding
-	for i := range s.Pages {
-		p := &s.Pages[i]
-		for _, l := range info[p].links {
-			if msg := resolve(p, l.dest, byURL, byFile, info, files, versions, s.Out); msg != "" {
+	for _, p := range c.self.pages {
+		for _, l := range c.self.info[p].links {
+			if msg := c.resolve(p, l.dest); msg != "" {
 				rule := RuleBrokenLink
 				if strings.Contains(msg, "no anchor") {
 					rule = RuleBrokenAnchor
@@ -136,8 +159,22 @@ func Check(s *Site) []findings.Finding {
 	return out
 }
 
+// version is the index of a version built in the same run (nil if none).
+func (c *checker) version(folder string) *index {
+	s := c.built[folder]
+	if s == nil {
+		return nil
+	}
+	x := c.indexes[s]
+	if x == nil {
+		x = newIndex(s)
+		c.indexes[s] = x
+	}
+	return x
+}
+
 // resolve returns why dest, a link on page p, does not resolve ("" if it does).
-func resolve(p *Page, dest string, byURL, byFile map[string]*Page, info map[*Page]*parsed, files, versions map[string]bool, out string) string {
+func (c *checker) resolve(p *Page, dest string) string {
 	u, err := url.Parse(dest)
 	if err != nil {
 		return fmt.Sprintf("link %q does not parse: %v", dest, err)
@@ -147,29 +184,34 @@ func resolve(p *Page, dest string, byURL, byFile map[string]*Page, info map[*Pag
 	}
 	frag := u.Fragment
 	target := p
+	x, of := c.self, ""
 	switch {
 	case u.Path == "":
 	case strings.HasSuffix(strings.ToLower(u.Path), ".md") && !strings.HasPrefix(u.Path, "/"):
 		// A path to the Markdown file, relative to the source file (as
 		// on GitHub) or to the page's place in the site (as in Hugo).
 		f := path.Clean(path.Join(path.Dir(p.File), u.Path))
-		target = byFile[f]
+		target = x.byFile[f]
 		if target == nil {
 			base := strings.TrimSuffix(p.URL, "/")
 			if !p.Index {
 				base = path.Dir(base)
 			}
-			target = byURL[pageURL(path.Clean(path.Join(base, u.Path)))]
+			target = x.byURL[pageURL(path.Clean(path.Join(base, u.Path)))]
 		}
 		if target == nil {
 			return fmt.Sprintf("link %q: no page %s", dest, f)
 		}
 	default:
 		var abs string
+		where := "in this version"
 		if strings.HasPrefix(u.Path, "/") {
 			abs = strings.TrimPrefix(path.Clean(u.Path), "/")
-			if first, rest, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); versions[first] {
-				return checkBuilt(dest, out, first, rest, frag)
+			if first, rest, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/"); c.built[first] != nil {
+				x, where, of = c.version(first), "in version "+first, " of version "+first
+				abs = strings.TrimPrefix(path.Clean("/"+rest), "/")
+			} else if c.versions[first] {
+				return checkBuilt(dest, c.out, first, rest, frag)
 			}
 		} else {
 			abs = strings.TrimPrefix(path.Clean(path.Join("/"+p.URL, u.Path)), "/")
@@ -181,19 +223,19 @@ func resolve(p *Page, dest string, byURL, byFile map[string]*Page, info map[*Pag
 		if key != "" {
 			key += "/"
 		}
-		target = byURL[strings.ToLower(key)]
+		target = x.byURL[strings.ToLower(key)]
 		if target == nil {
-			if files[abs] {
+			if x.files[abs] {
 				return ""
 			}
-			return fmt.Sprintf("link %q: no page /%s in this version", dest, key)
+			return fmt.Sprintf("link %q: no page /%s %s", dest, key, where)
 		}
 	}
 	if frag == "" {
 		return ""
 	}
-	if a := info[target].anchors; !a[frag] {
-		return fmt.Sprintf("link %q: page %s has no anchor #%s%s", dest, target.File, frag, suggest(a, frag))
+	if a := x.info[target].anchors; !a[frag] {
+		return fmt.Sprintf("link %q: page %s%s has no anchor #%s%s", dest, target.File, of, frag, suggest(a, frag))
 	}
 	return ""
 }

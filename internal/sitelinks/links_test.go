@@ -69,6 +69,52 @@ func prefix(ws []string) []string {
 	return out
 }
 
+// TestCheckBuiltTogether: a link into a version built in the same run is
+// checked against that version's pages, whatever Out holds (here a stale
+// v0.2 without the new page, and no v0.3 at all).
+func TestCheckBuiltTogether(t *testing.T) {
+	out := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(out, "v0.2", "guide"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "v0.2", "guide", "index.html"), []byte(`<h2 id="stale">Stale</h2>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v02 := &Site{Pages: []Page{
+		{File: "content/guide/_index.md", URL: "guide/", Index: true, Source: []byte("# Guide\n\n## Fresh\n")},
+		{File: "content/guide/new.md", URL: "guide/new/", Source: []byte("# New\n")},
+	}}
+	v03 := &Site{Pages: []Page{
+		{File: "content/guide/_index.md", URL: "guide/", Index: true, Source: []byte("# Guide\n\n## Newest\n")},
+	}}
+	v01 := &Site{
+		Out:      out,
+		Versions: []string{"v0.1", "v0.2", "latest"},
+		Built:    map[string]*Site{"v0.2": v02, "latest": v02, "v0.3": v03},
+		Pages: []Page{{File: "content/_index.md", URL: "", Index: true, Source: []byte(`# Home
+
+[new](/v0.2/guide/new/) [fresh](/v0.2/guide/#fresh) [latest](/latest/guide/new/) [newest](/v0.3/guide/#newest)
+[stale](/v0.2/guide/#stale) [gone](/v0.3/guide/new/) [no anchor](/latest/guide/#nope)
+`)}},
+	}
+	// v0.1 itself is built too: its own absolute links are checked.
+	v01.Built["v0.1"] = v01
+	v01.Pages = append(v01.Pages, Page{File: "content/a.md", URL: "a/", Source: []byte("[self](/v0.1/) [self bad](/v0.1/b/)\n")})
+	var got []string
+	for _, f := range Check(v01) {
+		got = append(got, f.String())
+	}
+	want := []string{
+		`content/_index.md:4: link "/latest/guide/#nope": page content/guide/_index.md of version latest has no anchor #nope`,
+		`content/_index.md:4: link "/v0.2/guide/#stale": page content/guide/_index.md of version v0.2 has no anchor #stale`,
+		`content/_index.md:4: link "/v0.3/guide/new/": no page /guide/new/ in version v0.3`,
+		`content/a.md:1: link "/v0.1/b/": no page /b/ in version v0.1`,
+	}
+	if strings.Join(got, "\n") != strings.Join(prefix(want), "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(prefix(want), "\n"))
+	}
+}
+
 func TestAnchor(t *testing.T) {
 	for in, want := range map[string]string{
 		"Getting started":          "getting-started",
