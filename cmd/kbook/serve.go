@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
-	"sync"
 
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/site"
@@ -78,74 +76,36 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	}
 	defer os.RemoveAll(out)
 
-	var (
-		mu  sync.Mutex
-		rep *report.Report
-	)
 	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf)
 	var ee *exitError
 	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
 		return runErr
 	}
 	search := site.FindPagefind(dir)
-	build := func(ctx context.Context, changed []string) error {
-		p, err := site.Load(dir)
-		if err != nil {
-			return siteError(dir, err)
-		}
-		if err := checkProjectLinks(p, out, []*site.Version{{Name: f.version, Project: p}}, ""); err != nil {
-			return err
-		}
-		if f.run {
-			if rbs := changedRunbooks(p, changed); len(rbs) > 0 {
-				r, err := runSome(cmd, rbs, &f.rf)
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				rep = mergeReports(rep, r)
-				mu.Unlock()
-			}
-		}
-		mu.Lock()
-		results := rep
-		mu.Unlock()
-		v := &site.Version{Name: f.version, Project: p, Results: results, Lastmod: site.Lastmod(dir, p.Config.Content, p.Config.Runbooks)}
-		_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: out, Search: search, LiveReload: siteserve.EventsPath, Dirs: procs})
-		return siteError(dir, err)
-	}
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
+	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: siteserve.EventsPath, Dirs: procs, Log: logf}
+	live.SetResults(rep)
+	if f.run {
+		live.Run = func(ctx context.Context, files []string) (*report.Report, error) { return runSome(cmd, files, &f.rf) }
+	}
 	srv, err := siteserve.New(siteserve.Options{
 		Root:  dir,
 		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
 		Dir:   out,
 		Addr:  net.JoinHostPort(f.bind, strconv.Itoa(f.port)),
-		Build: build,
+		Build: func(ctx context.Context, changed []string) error { return siteError(dir, live.Build(ctx, changed)) },
 		Log:   logf,
 	})
 	if err != nil {
 		return usageError(err)
 	}
+	live.Rebuild = func() { srv.Rebuild() }
+	defer live.Wait()
 	if !search.Available() {
 		logf("note: %s", search.Why)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "kbook serve: serving %s on %s (Ctrl-C to stop)\n", dir, srv.URL())
 	return srv.Serve(cmd.Context())
-}
-
-// changedRunbooks are the runbooks among the changed files.
-func changedRunbooks(p *site.Project, changed []string) []string {
-	var out []string
-	for _, c := range changed {
-		rel, err := filepath.Rel(p.Dir, c)
-		if err != nil {
-			continue
-		}
-		if rb := p.Runbook(filepath.ToSlash(rel)); rb != nil {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // runSome runs the given runbook files and returns their report.
@@ -164,29 +124,4 @@ func runSome(cmd *cobra.Command, files []string, rf *runFlags) (*report.Report, 
 		return nil, err
 	}
 	return report.ReadJSON(tmp.Name())
-}
-
-// mergeReports puts the runbooks of r in place of the same paths in base.
-func mergeReports(base, r *report.Report) *report.Report {
-	if base == nil {
-		return r
-	}
-	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
-	byPath := map[string]*report.Runbook{}
-	for _, rb := range r.Runbooks {
-		byPath[abs(rb.Path)] = rb
-	}
-	out := *base
-	out.Runbooks = nil
-	for _, rb := range base.Runbooks {
-		if n, ok := byPath[abs(rb.Path)]; ok {
-			rb = n
-			delete(byPath, abs(rb.Path))
-		}
-		out.Runbooks = append(out.Runbooks, rb)
-	}
-	for _, rb := range byPath {
-		out.Runbooks = append(out.Runbooks, rb)
-	}
-	return &out
 }

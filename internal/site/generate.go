@@ -30,6 +30,9 @@ type Version struct {
 	// Lastmod maps docs-relative file paths to their last commit time
 	// (RFC 3339); nil outside git.
 	Lastmod map[string]string
+	// Running are the runbooks (docs-relative paths) being run for a
+	// newer result (kbook serve --run): their pages say so.
+	Running map[string]bool
 }
 
 // generated is a Hugo project written into a build directory.
@@ -140,6 +143,9 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			} else {
 				ver, res := Verify(pg.Runbook, results[pg.Runbook.Path])
 				ver.URL = pg.URL()
+				if v.Running[pg.Runbook.Path] && ver.Status == Unverified {
+					ver.Reason += "; kbook serve is running it now"
+				}
 				rows = append(rows, ver)
 				var err error
 				data, offset, err = runbookPage(pg, ver, res)

@@ -9,29 +9,42 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/siteserve"
 )
 
-// startServe runs kbook serve's server on the fixture, on a free port.
-func startServe(t testing.TB, dir string) *siteserve.Server {
+// startServe runs kbook serve's server on the fixture, on a free port,
+// with kbook serve's site.Live; run re-runs changed runbooks in-process,
+// as kbook serve --run does.
+func startServe(t testing.TB, dir string, run bool) *siteserve.Server {
 	t.Helper()
-	out := t.TempDir()
-	build := func(ctx context.Context, changed []string) error {
+	live := &site.Live{Dir: dir, Out: t.TempDir(), LiveReload: siteserve.EventsPath}
+	if run {
 		p, err := site.Load(dir)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if fs := site.CheckLinks(p, out, &site.Version{Name: "next", Project: p}); len(fs) > 0 {
-			return &site.Error{File: fs[0].File, Line: fs[0].Line, Msg: fs[0].Message}
+		live.SetResults(results(t, p))
+		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
+			rbs, err := runbook.Load(files)
+			if err != nil {
+				return nil, err
+			}
+			r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
+			if err != nil {
+				return nil, err
+			}
+			return r.Run(ctx, rbs), nil
 		}
-		_, err = site.Build(ctx, []*site.Version{{Name: "next", Project: p}}, site.Options{Out: out, LiveReload: siteserve.EventsPath})
-		return err
 	}
-	srv, err := siteserve.New(siteserve.Options{Root: dir, Watch: []string{"content", "runbooks", "site"}, Dir: out, Addr: "127.0.0.1:0", Build: build})
+	srv, err := siteserve.New(siteserve.Options{Root: dir, Watch: []string{"content", "runbooks", "site"}, Dir: live.Out, Addr: "127.0.0.1:0", Build: live.Build})
 	if err != nil {
 		t.Fatal(err)
 	}
+	live.Rebuild = func() { srv.Rebuild() }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx) }()
@@ -40,6 +53,7 @@ func startServe(t testing.TB, dir string) *siteserve.Server {
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
+		live.Wait()
 	})
 	return srv
 }
@@ -68,7 +82,7 @@ func TestServeLiveReload(t *testing.T) {
 	}
 	ctx := browser(t)
 	dir := fixture(t)
-	srv := startServe(t, dir)
+	srv := startServe(t, dir, false)
 	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/guide/intro/"), chromedp.WaitVisible(css(".kb-content")))
 	time.Sleep(300 * time.Millisecond) // the event stream connects
 
@@ -111,4 +125,49 @@ func TestServeLiveReload(t *testing.T) {
 	waitText(t, ctx, ".kb-content", "See more.", 15*time.Second)
 	run(t, ctx, "follow", chromedp.Click(css(`.kb-content a[href$="/extra/more/"]`)))
 	waitText(t, ctx, ".kb-content", "More text here.", 15*time.Second)
+}
+
+// TestServeRun: with --run, saving a runbook runs it again and its page
+// shows the new result (the badge, the captured output) without a reload
+// by hand.
+func TestServeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short")
+	}
+	ctx := browser(t)
+	dir := fixture(t)
+	srv := startServe(t, dir, true)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/runbooks/hello/"), chromedp.WaitVisible(css(".kb-verify")))
+	if got := get(t, ctx, "first output", chromedp.Text(css("#step-1 .kb-out"))); got != "hello" {
+		t.Fatalf("first step's output %q, want hello", got)
+	}
+	time.Sleep(300 * time.Millisecond) // the event stream connects
+
+	file := filepath.Join(dir, "runbooks", "hello.md")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(strings.Replace(string(src), "exec echo hello", "exec echo goodbye", 1), "```text file=want.txt\nhello", "```text file=want.txt\ngoodbye", 1)
+	if edited == string(src) {
+		t.Fatal("the fixture runbook changed: nothing to edit")
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	took := waitText(t, ctx, "#step-1 .kb-out", "goodbye", 60*time.Second)
+	t.Logf("save-to-new-result: %s", took.Round(time.Millisecond))
+	if badge := get(t, ctx, "badge", chromedp.Text(css(".kb-verify .kb-badge"))); badge != "Verified" {
+		t.Errorf("badge after the re-run %q, want Verified", badge)
+	}
+
+	// A failing edit: the page shows the failure.
+	failing := strings.Replace(edited, "exec echo goodbye", "exec echo farewell", 1)
+	if err := os.WriteFile(file, []byte(failing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "#step-1 .kb-out", "farewell", 60*time.Second)
+	if badge := get(t, ctx, "badge", chromedp.Text(css(".kb-verify .kb-badge"))); badge != "Failed" {
+		t.Errorf("badge after a failing re-run %q, want Failed", badge)
+	}
 }

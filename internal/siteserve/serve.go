@@ -53,10 +53,14 @@ type Server struct {
 	ln      net.Listener
 	watcher *fsnotify.Watcher
 
-	mu      sync.Mutex
-	clients map[chan event]bool
-	lastErr string
-	builds  int
+	// kick wakes Serve for the builds Rebuild asks for (requested).
+	kick chan struct{}
+
+	mu        sync.Mutex
+	clients   map[chan event]bool
+	lastErr   string
+	builds    int
+	requested []string
 }
 
 type event struct{ name, data string }
@@ -76,7 +80,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	s := &Server{opts: opts, watcher: w, clients: map[chan event]bool{}}
+	s := &Server{opts: opts, watcher: w, clients: map[chan event]bool{}, kick: make(chan struct{}, 1)}
 	for _, p := range opts.Watch {
 		if err := s.add(filepath.Join(opts.Root, p)); err != nil {
 			w.Close()
@@ -100,6 +104,19 @@ func New(opts Options) (*Server, error) {
 
 // URL is the address the site is served at.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/" }
+
+// Rebuild asks for a build as though the files had changed, for changes
+// that are no saves (a runbook's run finished); open pages reload after it.
+// It does not wait.
+func (s *Server) Rebuild(files ...string) {
+	s.mu.Lock()
+	s.requested = append(s.requested, files...)
+	s.mu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
 
 // add watches a directory tree; a missing path is ignored (the root watch
 // sees it appear).
@@ -133,7 +150,7 @@ func (s *Server) add(path string) error {
 // Serve builds the site, serves it and rebuilds on change until ctx ends.
 func (s *Server) Serve(ctx context.Context) error {
 	defer s.watcher.Close()
-	s.build(ctx, nil)
+	s.build(ctx, nil, false)
 	srv := &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.ln) }()
@@ -181,6 +198,12 @@ func (s *Server) Serve(ctx context.Context) error {
 				timer.Reset(s.opts.Debounce)
 			}
 			fire = timer.C
+		case <-s.kick:
+			s.mu.Lock()
+			changed := s.requested
+			s.requested = nil
+			s.mu.Unlock()
+			s.build(ctx, changed, true)
 		case <-fire:
 			fire = nil
 			var changed []string
@@ -188,7 +211,7 @@ func (s *Server) Serve(ctx context.Context) error {
 				changed = append(changed, p)
 			}
 			pending = map[string]bool{}
-			s.build(ctx, changed)
+			s.build(ctx, changed, true)
 		}
 	}
 }
@@ -234,7 +257,8 @@ func TempFile(name string) bool {
 	return false
 }
 
-func (s *Server) build(ctx context.Context, changed []string) {
+// build runs a build; reload tells open pages to reload after a good one.
+func (s *Server) build(ctx context.Context, changed []string, reload bool) {
 	start := time.Now()
 	err := s.opts.Build(ctx, changed)
 	if ctx.Err() != nil {
@@ -255,7 +279,7 @@ func (s *Server) build(ctx context.Context, changed []string) {
 		return
 	}
 	s.opts.Log("build %d done in %s", n, time.Since(start).Round(time.Millisecond))
-	if len(changed) > 0 {
+	if reload {
 		s.broadcast(event{"reload", fmt.Sprint(n)})
 	}
 }

@@ -1,0 +1,91 @@
+package site
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
+)
+
+// TestLiveRerun: a saved runbook whose source has no result is run once in
+// the background; meanwhile its page says so, afterwards it shows the new
+// result; saving it again unchanged runs nothing.
+func TestLiveRerun(t *testing.T) {
+	dir := fixture(t)
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	ran := make(chan []string, 4)
+	rebuilt := make(chan struct{}, 4)
+	live := &Live{Dir: dir, Out: t.TempDir(),
+		Run: func(ctx context.Context, files []string) (*report.Report, error) {
+			ran <- files
+			<-release
+			rbs, err := runbook.Load(files)
+			if err != nil {
+				return nil, err
+			}
+			r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
+			if err != nil {
+				return nil, err
+			}
+			return r.Run(ctx, rbs), nil
+		},
+		Rebuild: func() { rebuilt <- struct{}{} },
+	}
+	live.SetResults(runAll(t, p))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); live.Wait() }()
+	page := filepath.Join(live.Out, "next", "runbooks", "hello", "index.html")
+
+	if err := live.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "the first page", read(t, page), "kb-badge-verified", ">hello<")
+
+	file := filepath.Join(dir, "runbooks", "hello.md")
+	src := read(t, file)
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(src, "hello\n", "goodbye\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.Build(ctx, []string{file, filepath.Join(dir, "content", "guide", "intro.md")}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case files := <-ran:
+		if len(files) != 1 || files[0] != file {
+			t.Errorf("ran %v, want only %s", files, file)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the changed runbook was not run")
+	}
+	mustContain(t, "the page while it runs", read(t, page), "kb-badge-unverified", "changed since its last result", "kbook serve is running it now")
+
+	close(release)
+	select {
+	case <-rebuilt:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no rebuild was asked for after the run")
+	}
+	if err := live.Build(ctx, []string{file}); err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, page)
+	mustContain(t, "the page after the run", got, "kb-badge-verified", ">goodbye<")
+	if strings.Contains(got, "running it now") {
+		t.Error("the page still says the runbook is running")
+	}
+	select {
+	case files := <-ran:
+		t.Errorf("an unchanged runbook ran again: %v", files)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
