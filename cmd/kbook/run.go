@@ -92,7 +92,7 @@ Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	fl.StringVar(&f.json, "json", "", "write the JSON report to `FILE`")
 	fl.BoolVar(&f.keepWork, "keep-work", false, "keep each runbook's $WORK directory and print where it is")
-	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment (repeatable)")
+	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every command and its output")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty or plain")
 	fl.BoolVar(&f.keep, "keep", false, "keep each runbook's namespace and the objects it created")
@@ -128,9 +128,19 @@ func (f *runFlags) check(cmd *cobra.Command) (*checkedRun, error) {
 			return nil, err
 		}
 	}
-	for _, kv := range f.env {
-		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return nil, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+	// --env KEY passes kbook's own value of KEY, as docker run -e does:
+	// scripts inherit no variable of kbook's environment otherwise.
+	for i, kv := range f.env {
+		k, _, ok := strings.Cut(kv, "=")
+		if k == "" || strings.ContainsAny(k, " \t") {
+			return nil, fmt.Errorf("--env %q: want KEY=VALUE or KEY", kv)
+		}
+		if !ok {
+			v, set := os.LookupEnv(k)
+			if !set {
+				return nil, fmt.Errorf("--env %s: %s is not set in kbook's environment (give a value with --env %s=VALUE)", k, k, k)
+			}
+			f.env[i] = k + "=" + v
 		}
 	}
 	if f.parallel < 0 {

@@ -136,9 +136,26 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 		if failure == nil {
 			res.Failure = &report.Failure{File: x.rb.Path, Message: lastLine(clean.String())}
 		}
+		if failedID >= 0 && failure != nil {
+			if hint := unsetHint(x.emptyBefore(failedID)); hint != "" {
+				res.Failure.Message += " (" + hint + ")"
+			}
+		}
 		res.Reason = res.Failure.Message
 		res.Log = x.masker.Mask(clean.String())
 	}
+}
+
+// emptyBefore lists the empty variables named by the commands of the
+// failed command's step, up to it: one of them may have produced what the
+// failed command found wrong. The caller holds x.mu.
+func (x *execution) emptyBefore(failedID int) []string {
+	var out []string
+	st := x.plan.cmds[failedID].step
+	for id := failedID; id >= 0 && x.plan.cmds[id].step == st; id-- {
+		out = append(out, x.empty[id]...)
+	}
+	return out
 }
 
 // markerEcho recognises the line testscript echoes for a marker,

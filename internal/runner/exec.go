@@ -45,8 +45,9 @@ type execution struct {
 	workdir string
 	fired   []time.Time // marker fire time per command; zero: did not run
 	ends    []time.Time
-	rec     []capture // output recorded when the next marker fired
-	last    int       // last fired command, -1 before the first
+	rec     []capture  // output recorded when the next marker fired
+	empty   [][]string // per command: the variables it names that were empty
+	last    int        // last fired command, -1 before the first
 	// finished is true once the end marker ran: the script was not
 	// cut short by stop.
 	finished bool
@@ -90,7 +91,7 @@ func (x *execution) run() *report.Runbook {
 		return failed(res, fmt.Sprintf("write script: %v", err))
 	}
 	n := len(x.plan.cmds)
-	x.fired, x.ends, x.rec, x.last = make([]time.Time, n), make([]time.Time, n), make([]capture, n), -1
+	x.fired, x.ends, x.rec, x.empty, x.last = make([]time.Time, n), make([]time.Time, n), make([]capture, n), make([][]string, n), -1
 
 	timeout := x.r.timeout(x.rb)
 	deadline := start.Add(timeout)
@@ -249,6 +250,10 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: bad marker %q", markerCmd, args[1])
 	}
 	now := time.Now()
+	var empty []string
+	if id < len(x.plan.cmds) {
+		empty = emptyVars(ts, x.plan.cmds[id].line.Text)
+	}
 	x.mu.Lock()
 	if x.last >= 0 {
 		x.rec[x.last] = capture{stdout: ts.ReadFile("stdout"), stderr: ts.ReadFile("stderr"), known: true}
@@ -259,7 +264,7 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 		x.mu.Unlock()
 		return
 	}
-	x.fired[id], x.last = now, id
+	x.fired[id], x.last, x.empty[id] = now, id, empty
 	x.mu.Unlock()
 	if c := x.plan.cmds[id]; c.first {
 		x.r.obs.StepStarted(x.rb, c.step)
