@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/plural"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,7 +148,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 		}
 		return &exitError{exitFailed, err}
 	}
-	fmt.Fprintf(out, "kbook build: wrote %s (%d pages, Hugo %s)\n", filepath.Join(f.out, f.version), res.Pages, res.Hugo.Round(time.Millisecond))
+	fmt.Fprintf(out, "kbook build: wrote %s (%s, Hugo %s)\n", filepath.Join(f.out, f.version), plural.Count(res.Pages, "page"), res.Hugo.Round(time.Millisecond))
 	fmt.Fprintf(out, "  verification: %s\n", verificationLine(res.Versions[f.version]))
 	if res.Search != "" && search != nil && !search.Available() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kbook build: note: %s\n", res.Search)
@@ -214,8 +215,8 @@ func verificationLine(rows []site.Verification) string {
 	for _, r := range rows {
 		n[r.Status]++
 	}
-	return fmt.Sprintf("%d runbooks: %d verified, %d partially verified, %d failed, %d not verified",
-		len(rows), n[site.Verified], n[site.Partial], n[site.Failed], n[site.Unverified])
+	return fmt.Sprintf("%s: %d verified, %d partially verified, %d failed, %d not verified",
+		plural.Count(len(rows), "runbook"), n[site.Verified], n[site.Partial], n[site.Failed], n[site.Unverified])
 }
 
 type siteLogger struct{ cmd *cobra.Command }
@@ -260,7 +261,7 @@ func docsLinkFindings(paths []string) (fs []findings.Finding, pages string, err 
 	for i := range fs {
 		fs[i].File = underDir(root, fs[i].File)
 	}
-	return fs, fmt.Sprintf(" and the links of %d pages", len(p.Pages)), nil
+	return fs, " and the links of " + plural.Count(len(p.Pages), "page"), nil
 }
 
 // underDir shows a docs-relative file relative to the current directory.

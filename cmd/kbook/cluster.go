@@ -108,8 +108,12 @@ func newClusterUpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a cluster that keeps running",
-		Example: `  # A local API server with the k0rdent and Cluster API CRDs
-  kbook cluster up --crds crds/k0rdent --crds crds/capi
+		Example: `  # A local API server serving k0rdent v1.11.4's CRDs (k0rdent, Flux, Sveltos, Cluster API)
+  kbook cluster up --k0rdent v1.11.4 --k0rdent-api-only
+  export KUBECONFIG=$(kbook cluster kubeconfig --path)
+
+  # ...or with the CRD files you have
+  kbook cluster up --crds ./my-crds
   export KUBECONFIG=$(kbook cluster kubeconfig --path)
 
   # A local API server running the real k0rdent v1.11.4 controllers

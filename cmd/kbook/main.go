@@ -11,6 +11,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/go-logr/logr"
@@ -107,6 +108,7 @@ func handleSignals(cancel context.CancelCauseFunc) {
 
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string) int {
+	args = compatArgs(args, os.Stderr)
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -124,6 +126,27 @@ func run(ctx context.Context, args []string) int {
 	fmt.Fprintln(os.Stderr, "Error:", err)
 	fmt.Fprintf(os.Stderr, "Run '%s --help' for usage.\n", root.CommandPath())
 	return exitUsage
+}
+
+// compatArgs keeps "kbook -v", which once printed the version, working
+// with a note: -v means verbose (kbook run -v), as in kubectl, where it
+// goes before or after the command: "kbook -v run x.md" is "kbook run -v
+// x.md".
+func compatArgs(args []string, stderr io.Writer) []string {
+	if len(args) == 0 || args[0] != "-v" {
+		return args
+	}
+	if len(args) == 1 {
+		fmt.Fprintln(stderr, "kbook: -v for the version is deprecated (-v means --verbose, as in kbook run -v): use kbook version or kbook --version")
+		return []string{"--version"}
+	}
+	// The command's own flags: before a "--" that ends them.
+	rest := append([]string(nil), args[1:]...)
+	end := slices.Index(rest, "--")
+	if end < 0 {
+		end = len(rest)
+	}
+	return slices.Concat(rest[:end], []string{"-v"}, rest[end:])
 }
 
 // normalizeArgs accepts go test's single-dash spelling of -run.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/plural"
 	"io"
 	"os"
 	"strings"
@@ -299,7 +300,7 @@ passed, 1 a check failed, 2 bad input.`,
 				for _, n := range res.Notes {
 					fmt.Fprintln(out, "note: "+n)
 				}
-				fmt.Fprintf(out, "%d checks, %d failed (on %s)\n", len(res.Checks), res.Failed(), c.Backend())
+				fmt.Fprintf(out, "%s, %d failed (on %s)\n", plural.Count(len(res.Checks), "check"), res.Failed(), c.Backend())
 			}
 			if res.Failed() > 0 {
 				return &exitError{exitFailed, nil}

@@ -30,6 +30,9 @@ checks custom Cluster API providers.`,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("kbook {{.Version}}\n")
+	// --version without the -v shorthand cobra would give it: -v is
+	// verbose, as in kubectl and in kbook run (see compatArgs).
+	root.Flags().Bool("version", false, "print the kbook version")
 	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
 	root.AddCommand(newBuildCmd(), newServeCmd(), newInitCmd())
 	root.AddCommand(newProviderCmd())

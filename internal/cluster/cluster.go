@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/plural"
 	"os"
 	"path/filepath"
 	"sort"
@@ -139,7 +140,7 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log Logg
 	if err != nil {
 		return fmt.Errorf("install CRDs from %s: %w", strings.Join(paths, ", "), err)
 	}
-	log.Infof("installed %d CRDs from %s in %s", len(crds), strings.Join(paths, ", "), time.Since(start).Round(time.Millisecond))
+	log.Infof("installed %s from %s in %s", plural.Count(len(crds), "CRD"), strings.Join(paths, ", "), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -4,6 +4,7 @@ package console
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/plural"
 	"io"
 	"sort"
 	"strings"
@@ -210,9 +211,4 @@ func Summary(rep *report.Report) string {
 }
 
 // Count says "1 runbook", "2 runbooks", "0 errors".
-func Count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func Count(n int, noun string) string { return plural.Count(n, noun) }

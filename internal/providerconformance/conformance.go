@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/plural"
 	"reflect"
 	"slices"
 	"strings"
@@ -248,7 +249,7 @@ func (r *runner) installCRDs(ctx context.Context) error {
 			return fmt.Errorf("CRD %s is not established after a minute: %w", name, err)
 		}
 	}
-	r.o.Logger.Infof("installed %d CRDs (%d new; CRDs stay installed)", len(r.set.CRDs()), len(r.created))
+	r.o.Logger.Infof("installed %s (%d new; CRDs stay installed)", plural.Count(len(r.set.CRDs()), "CRD"), len(r.created))
 	return nil
 }
 
