@@ -38,17 +38,31 @@ func newProviderInitCmd() *cobra.Command {
 	var o providerinit.Options
 	cmd := &cobra.Command{
 		Use:   "init NAME",
-		Short: "Scaffold a ProviderTemplate chart for a custom infrastructure provider",
+		Short: "Scaffold a ProviderTemplate chart, and with --controller a Go provider, for a custom infrastructure provider",
 		Long: `Write a k0rdent ProviderTemplate chart for the infrastructure provider NAME
 into cluster-api-provider-NAME/ (or --dir): Chart.yaml with the provider and
 contract annotations kcm reads, the cluster-api-operator InfrastructureProvider
 with a fetchConfig, the ProviderInterface, the ClusterRoles aggregated to
-Cluster API's and kcm's managers, and a credential resource template. The
-chart passes kbook provider validate as written. The directory must not
+Cluster API's and kcm's managers, and a credential resource template.
+
+With --controller, write a Go provider around it (the chart goes to chart/):
+a controller-runtime module implementing the Cluster API v1beta2 contract
+(NAMECluster, NAMEMachine, NAMEMachineTemplate, NAMEClusterTemplate and their
+reconcilers), the CRDs with their contract labels, deepcopy and the manager's
+ClusterRole as controller-gen ` + providerinit.ControllerToolsVersion + ` generates them, the release's
+infrastructure-components.yaml, clusterctl's metadata.yaml and a Makefile.
+It builds as written (go build ./...) with controller-runtime ` + providerinit.ControllerRuntimeVersion + ` and the
+Kubernetes ` + providerinit.KubernetesVersion + ` libraries, as kbook's example provider does; Cluster
+API's Cluster and Machine are read at the v1beta2 contract's paths.
+
+Either passes kbook provider validate as written. The directory must not
 exist; nothing is written on error.`,
 		Example: `  kbook provider init acme
   kbook provider init acme --group infrastructure.acme.io --api-version v1beta1 \
-      --components-url https://github.com/acme/cluster-api-provider-acme/releases/download/v0.3.0/infrastructure-components.yaml --version v0.3.0`,
+      --components-url https://github.com/acme/cluster-api-provider-acme/releases/download/v0.3.0/infrastructure-components.yaml --version v0.3.0
+  kbook provider init acme --controller --module github.com/acme/cluster-api-provider-acme \
+      --group infrastructure.acme.io --image registry.acme.io/capi/acme-controller
+  cd cluster-api-provider-acme && make build validate`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
@@ -61,7 +75,11 @@ exist; nothing is written on error.`,
 			for _, f := range files {
 				fmt.Fprintf(out, "  %s\n", f)
 			}
-			fmt.Fprintf(out, "next: kbook provider validate %s infrastructure-components.yaml metadata.yaml\n", dir)
+			if o.Controller {
+				fmt.Fprintf(out, "next: cd %s && make build && kbook provider validate infrastructure-components.yaml metadata.yaml chart\n", dir)
+			} else {
+				fmt.Fprintf(out, "next: kbook provider validate %s infrastructure-components.yaml metadata.yaml\n", dir)
+			}
 			return nil
 		},
 	}
@@ -72,6 +90,9 @@ exist; nothing is written on error.`,
 	fl.StringVar(&o.Kind, "kind", "", "kind `prefix`: <prefix>Cluster, <prefix>Machine (default NAME in CamelCase)")
 	fl.StringVar(&o.Version, "version", "", "provider release the chart installs, `vX.Y.Z` (default v0.1.0)")
 	fl.StringVar(&o.ComponentsURL, "components-url", "", "`URL` of the release's infrastructure-components.yaml")
+	fl.BoolVar(&o.Controller, "controller", false, "also write a Go provider (controller-runtime, v1beta2 contract) around the chart")
+	fl.StringVar(&o.Module, "module", "", "with --controller: Go module `path` (default example.com/cluster-api-provider-NAME)")
+	fl.StringVar(&o.Image, "image", "", "with --controller: controller image `repository` (default registry.example.com/cluster-api-provider-NAME)")
 	return cmd
 }
 
