@@ -147,7 +147,8 @@ func goCmd(t *testing.T, ctx context.Context, dir string, args ...string) string
 
 // TestControllerBuilds: a controller scaffold is what controller-gen
 // generates from its types and markers (deepcopy, CRDs, ClusterRole), its
-// go.mod and go.sum are tidy, and it builds and vets. With -update it
+// go.mod and go.sum are tidy, and it builds, vets and passes its own
+// reconciler tests. With -update it
 // rewrites those files of the skeleton from the first sample instead.
 func TestControllerBuilds(t *testing.T) {
 	if testing.Short() {
@@ -186,6 +187,7 @@ func TestControllerBuilds(t *testing.T) {
 			}
 			goCmd(t, ctx, dir, "build", "./...")
 			goCmd(t, ctx, dir, "vet", "./...")
+			goCmd(t, ctx, dir, "test", "./...")
 		})
 	}
 }
