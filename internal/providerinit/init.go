@@ -133,6 +133,9 @@ func Init(o Options) (string, []string, error) {
 	case !strings.HasPrefix(o.ComponentsURL, "https://") && !strings.HasPrefix(o.ComponentsURL, "http://"):
 		return "", nil, fmt.Errorf("--components-url %q: want an https:// URL of infrastructure-components.yaml", o.ComponentsURL)
 	}
+	if !o.Controller && (o.Module != "" || o.Image != "") {
+		return "", nil, fmt.Errorf("--module and --image describe the Go provider: add --controller, or leave them out for the chart alone")
+	}
 	if o.Module == "" {
 		o.Module = "example.com/cluster-api-provider-" + o.Name
 	}

@@ -43,6 +43,9 @@ func TestInitBadInput(t *testing.T) {
 	for _, o := range []Options{
 		{Name: "Acme"}, {Name: "acme", Group: "nogroup"}, {Name: "acme", APIVersion: "1.0"},
 		{Name: "acme", Version: "0.1"}, {Name: "acme", Kind: "acme"}, {Name: "acme", ComponentsURL: "ftp://x"},
+		{Name: "acme", Module: "github.com/acme/x"}, {Name: "acme", Image: "registry.acme.io/x"},
+		{Name: "acme", Controller: true, Module: "bad mod"}, {Name: "acme", Controller: true, Image: "Registry/x:tag"},
+		{Name: "acme", Controller: true, Version: "v0.1"},
 	} {
 		o.Dir = filepath.Join(dir, "x")
 		if _, _, err := Init(o); err == nil {
