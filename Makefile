@@ -43,7 +43,7 @@ AXE        := axe-core@4.14.1
 site-tools:
 	@test -x $(NPM_DIR)/node_modules/.bin/pagefind -a -f $(NPM_DIR)/node_modules/axe-core/axe.min.js || \
 	  { echo "== npm install $(PAGEFIND) $(AXE) into $(NPM_DIR)"; mkdir -p $(NPM_DIR) && \
-	    npm install --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error $(PAGEFIND) $(AXE) >/dev/null || \
+	    npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-update-notifier --loglevel=error $(PAGEFIND) $(AXE) >/dev/null || \
 	    echo "site-tools: npm could not install Pagefind and axe-core: search and accessibility tests will skip"; }
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
 	  { echo "== apt-get install chromium (browser tests)"; \
@@ -57,20 +57,21 @@ screenshots: site site-tools
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves
 test: lint build site-tools
-	@echo "== local API server binaries"
+	@echo "== local API server binaries ($$(date +%T))"
 	@assets=$(ASSETS) && echo "$$assets" && \
-	echo "== k0rdent $(K0RDENT) controllers" && \
+	echo "== k0rdent $(K0RDENT) controllers ($$(date +%T))" && \
 	./$(BIN) cluster assets --k0rdent $(K0RDENT) && \
-	echo "== go test" && \
+	echo "== go test ($$(date +%T))" && \
 	KUBEBUILDER_ASSETS=$$assets $(GO) test $(PKGS) && \
-	echo "== kbook check" && \
+	echo "== kbook check ($$(date +%T))" && \
 	./$(BIN) check runbooks/ && \
-	echo "== kbook run" && \
+	echo "== kbook run ($$(date +%T))" && \
 	KUBEBUILDER_ASSETS=$$assets ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
-	echo "== kbook run --k0rdent $(K0RDENT)" && \
+	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
 	KUBEBUILDER_ASSETS=$$assets ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml $(K0RDENT_RUNBOOKS) && \
-	echo "== kbook build (the docs site, from the results of that run)" && \
-	./$(BIN) build --report bin/runbooks.json --out bin/site .
+	echo "== kbook build (the docs site, from the results of that run) ($$(date +%T))" && \
+	./$(BIN) build --report bin/runbooks.json --out bin/site . && \
+	echo "== make test passed ($$(date +%T))"
 
 ## site: build kbook's own docs site into bin/site (runbooks run first, cached when unchanged)
 site: build
@@ -85,6 +86,7 @@ test-short:
 	$(GO) test -short $(PKGS)
 
 lint:
+	@echo "== gofmt, go vet ($$(date +%T))"
 	@fmt=$$(gofmt -l cmd internal site); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet $(PKGS)
 
