@@ -18,7 +18,7 @@ ASSETS = $$(./$(BIN) cluster assets)
 # local backend runs with --k0rdent: built once into kbook's cache (about 25
 # minutes on 2 cores the first time), and the runbooks that need them.
 K0RDENT          ?= v1.11.4
-K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md
+K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
 .PHONY: all build run test test-short lint docs bench fuzz cross clean site serve site-tools screenshots
 
