@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"time"
@@ -61,44 +60,32 @@ Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist.`,
 			if f, ok := out.(interface{ Fd() uintptr }); ok {
 				tty = term.IsTerminal(int(f.Fd()))
 			}
-			var last []byte
-			for {
-				tree, err := status.Collect(cmd.Context(), c, c.Namespace, args[0])
-				if err != nil {
-					if errors.Is(err, status.ErrNotFound) {
-						return usageError(fmt.Errorf("ClusterDeployment %s not found in namespace %s", args[0], c.Namespace))
+			show := func(tree *status.Tree, first bool) {
+				if watch && tty {
+					fmt.Fprint(out, "\033[H\033[2J")
+				} else if watch && !first {
+					fmt.Fprintf(out, "--- %s\n", time.Now().Format(time.RFC3339))
+				}
+				status.WriteText(out, tree, time.Now())
+			}
+			if watch {
+				err = status.Watch(cmd.Context(), c, c.Namespace, args[0], interval, show)
+			} else {
+				var tree *status.Tree
+				if tree, err = status.Collect(cmd.Context(), c, c.Namespace, args[0]); err == nil {
+					if output == "json" {
+						return status.WriteJSON(out, tree)
 					}
-					if cmd.Context().Err() != nil {
-						return nil
-					}
-					return &exitError{exitUsage, err}
-				}
-				if output == "json" {
-					return status.WriteJSON(out, tree)
-				}
-				var buf bytes.Buffer
-				status.WriteText(&buf, tree, time.Now())
-				if !watch {
-					_, err := out.Write(buf.Bytes())
-					return err
-				}
-				// Redraw when something other than the ages changed.
-				key := stripAges(tree)
-				if !bytes.Equal(key, last) {
-					if tty {
-						fmt.Fprint(out, "\033[H\033[2J")
-					} else if last != nil {
-						fmt.Fprintf(out, "--- %s\n", time.Now().Format(time.RFC3339))
-					}
-					out.Write(buf.Bytes())
-					last = key
-				}
-				select {
-				case <-cmd.Context().Done():
-					return nil
-				case <-time.After(interval):
+					show(tree, true)
 				}
 			}
+			switch {
+			case err == nil || cmd.Context().Err() != nil:
+				return nil
+			case errors.Is(err, status.ErrNotFound):
+				return usageError(fmt.Errorf("ClusterDeployment %s not found in namespace %s", args[0], c.Namespace))
+			}
+			return &exitError{exitUsage, err}
 		},
 	}
 	live.add(cmd)
@@ -106,12 +93,4 @@ Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist.`,
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the status")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	return cmd
-}
-
-// stripAges renders the tree at its own collection time so that ages
-// alone do not count as a change.
-func stripAges(t *status.Tree) []byte {
-	var buf bytes.Buffer
-	status.WriteText(&buf, t, t.Time)
-	return buf.Bytes()
 }

@@ -121,3 +121,49 @@ func TestPrintExample(t *testing.T) {
 	now, _ := time.Parse(time.RFC3339, "2025-06-01T10:10:00Z")
 	status.WriteText(os.Stdout, tree, now)
 }
+
+// TestWatch: the tree is shown once, again when an object changes, and
+// not for ages alone; Watch ends with its context.
+func TestWatch(t *testing.T) {
+	c := client(t, "status-watch")
+	statustest.Apply(t, c, "status-watch", "testdata/objects.yaml", "testdata/status.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type shown struct {
+		tree  *status.Tree
+		first bool
+	}
+	trees := make(chan shown, 10)
+	done := make(chan error, 1)
+	go func() {
+		done <- status.Watch(ctx, c, "status-watch", "dev-1", 50*time.Millisecond, func(tree *status.Tree, first bool) {
+			trees <- shown{tree, first}
+		})
+	}()
+	if s := <-trees; !s.first || s.tree.Ready {
+		t.Fatalf("first %v, ready %v", s.first, s.tree.Ready)
+	}
+	// Ages change between reads; nothing else does.
+	time.Sleep(300 * time.Millisecond)
+	if n := len(trees); n != 0 {
+		t.Fatalf("%d redraws without a change", n)
+	}
+	statustest.WriteStatus(t, c, "status-watch", "testdata/watch-status.yaml")
+	select {
+	case s := <-trees:
+		if s.first {
+			t.Error("the redraw says first")
+		}
+		for _, n := range s.tree.Root.Children {
+			if n.Kind == "HelmRelease" && n.Ready != "True" {
+				t.Errorf("after the change the HelmRelease is Ready=%s", n.Ready)
+			}
+		}
+	case <-ctx.Done():
+		t.Fatal("no redraw after the HelmRelease changed")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch after cancel: %v", err)
+	}
+}
