@@ -730,6 +730,13 @@ func (p *Plane) LogDir() string {
 	return p.sup.logDir
 }
 
+// Release is the k0rdent release the plane runs.
+func (p *Plane) Release() *assets.K0rdentRelease { return p.opts.Release }
+
+// APIOnly tells whether the plane serves the k0rdent APIs without
+// controllers.
+func (p *Plane) APIOnly() bool { return p.opts.APIOnly }
+
 // CRDCount is the number of CRDs installed.
 func (p *Plane) CRDCount() int { return p.crds }
 

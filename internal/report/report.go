@@ -83,6 +83,31 @@ type Environment struct {
 	// APIs are the group/versions of the CustomResourceDefinitions the
 	// cluster served ("k0rdent.mirantis.com/v1beta1").
 	APIs []string `json:"apis,omitempty"`
+	// K0rdent is the k0rdent management plane the cluster ran, when it
+	// ran one (the local plane of --k0rdent, or a Management kcm made).
+	K0rdent *K0rdent `json:"k0rdent,omitempty"`
+}
+
+// K0rdent is what a verification says of the k0rdent a runbook ran on.
+type K0rdent struct {
+	// Version is the k0rdent release ("v1.11.4").
+	Version string `json:"version,omitempty"`
+	// Release is the Release object the Management reports
+	// (status.release, "kcm-1-11-0").
+	Release string `json:"release,omitempty"`
+	// Mode is how it ran: "controllers (local)", "API only (local)", or
+	// empty for a cluster kbook did not start.
+	Mode string `json:"mode,omitempty"`
+	// Components are the controllers and their versions (the local
+	// plane's binaries, built from pinned modules) or, on a cluster kbook
+	// did not start, the Management's components and their templates.
+	Components []Component `json:"components,omitempty"`
+}
+
+// Component is one controller of a k0rdent plane and its version.
+type Component struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // Step is the result of one testscript block.

@@ -108,11 +108,11 @@ type Starter interface {
 }
 
 // Describer is implemented by targets that can tell what a runbook ran
-// against, for the result's Environment: the server version and the
-// CustomResourceDefinition group/versions served. It is asked only after
-// a runbook ran, so it never starts a cluster.
+// against, for the result's Environment: the server version, the
+// CustomResourceDefinition group/versions served and the k0rdent plane.
+// It is asked only after a runbook ran, so it never starts a cluster.
 type Describer interface {
-	Describe(ctx context.Context) (server string, apis []string)
+	Describe(ctx context.Context, env *report.Environment)
 }
 
 // Target is what runbooks run against: a cluster backend. The runner asks
@@ -292,7 +292,7 @@ func (r *Runner) environment(ctx context.Context, usedTarget bool) *report.Envir
 		env.Backend = "none"
 	}
 	if d, ok := r.opts.Target.(Describer); ok && usedTarget {
-		env.Server, env.APIs = d.Describe(ctx)
+		d.Describe(ctx, env)
 	}
 	return env
 }

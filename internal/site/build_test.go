@@ -210,3 +210,42 @@ func asError(err error, target **Error) bool {
 	}
 	return ok
 }
+
+// TestBuildK0rdentEnvironment: a result recorded on a k0rdent plane
+// states the release and controller versions on the badge, on the
+// Verification page and in verification.json, besides the backend, the
+// Kubernetes version and the APIs served.
+func TestBuildK0rdentEnvironment(t *testing.T) {
+	dir := fixture(t)
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	k := &report.K0rdent{Version: "v1.11.4", Release: "kcm-1-11-0", Mode: "controllers (local)",
+		Components: []report.Component{{Name: "kcm", Version: "v1.11.4"}, {Name: "source-controller", Version: "v1.9.3"}}}
+	// What runcluster.Describe records on the local plane (its own test
+	// checks that against a running plane).
+	rep.Runbooks[0].Env = &report.Environment{Kbook: "test", Backend: "local", Server: "v1.34.1",
+		APIs: []string{"cluster.x-k8s.io/v1beta2", "k0rdent.mirantis.com/v1beta1"}, K0rdent: k}
+	out := t.TempDir()
+	if _, err := Build(context.Background(), []*Version{{Name: "v0.1", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "runbook page", read(t, filepath.Join(out, "v0.1", "runbooks", "hello", "index.html")),
+		`<dt>Backend</dt><dd>local</dd>`, `<dt>Kubernetes</dt><dd>v1.34.1</dd>`,
+		`<dt>k0rdent</dt><dd>v1.11.4 controllers (local), Release <code>kcm-1-11-0</code><br><small>kcm v1.11.4, source-controller v1.9.3</small>`,
+		`k0rdent.mirantis.com/v1beta1`)
+	mustContain(t, "verification page", read(t, filepath.Join(out, "v0.1", "verification", "index.html")),
+		`k0rdent v1.11.4 controllers (local), Release kcm-1-11-0`)
+	var doc struct {
+		Runbooks []Verification `json:"runbooks"`
+	}
+	if err := json.Unmarshal([]byte(read(t, filepath.Join(out, "v0.1", "verification.json"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runbooks) != 1 || doc.Runbooks[0].K0rdent == nil || doc.Runbooks[0].K0rdent.Release != "kcm-1-11-0" ||
+		len(doc.Runbooks[0].K0rdent.Components) != 2 || doc.Runbooks[0].Server != "v1.34.1" {
+		t.Errorf("verification.json runbooks = %+v", doc.Runbooks)
+	}
+}

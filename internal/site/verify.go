@@ -29,14 +29,17 @@ type Verification struct {
 	// Reason explains a status other than verified.
 	Reason string `json:"reason,omitempty"`
 	// Date is when the result was produced (RFC 3339), empty without one.
-	Date     string   `json:"date,omitempty"`
-	Kbook    string   `json:"kbook,omitempty"`
-	Backend  string   `json:"backend,omitempty"`
-	Server   string   `json:"server,omitempty"`
-	APIs     []string `json:"apis,omitempty"`
-	Host     string   `json:"host,omitempty"`
-	Duration string   `json:"duration,omitempty"`
-	Cached   bool     `json:"cached,omitempty"`
+	Date    string   `json:"date,omitempty"`
+	Kbook   string   `json:"kbook,omitempty"`
+	Backend string   `json:"backend,omitempty"`
+	Server  string   `json:"server,omitempty"`
+	APIs    []string `json:"apis,omitempty"`
+	Host    string   `json:"host,omitempty"`
+	// K0rdent is the k0rdent plane the runbook ran on: release and
+	// controller versions (nil when the cluster ran none).
+	K0rdent  *report.K0rdent `json:"k0rdent,omitempty"`
+	Duration string          `json:"duration,omitempty"`
+	Cached   bool            `json:"cached,omitempty"`
 	// Steps counts the runbook's steps by outcome.
 	StepsTotal   int `json:"stepsTotal"`
 	StepsPassed  int `json:"stepsPassed"`
@@ -85,7 +88,7 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 	}
 	v.Cached = res.Cached
 	if e := res.Env; e != nil {
-		v.Kbook, v.Backend, v.Server, v.APIs, v.Host = e.Kbook, e.Backend, e.Server, e.APIs, e.Host
+		v.Kbook, v.Backend, v.Server, v.APIs, v.Host, v.K0rdent = e.Kbook, e.Backend, e.Server, e.APIs, e.Host, e.K0rdent
 	}
 	for _, s := range res.Steps {
 		switch s.Status {
