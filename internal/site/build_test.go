@@ -167,6 +167,12 @@ func TestBuildBadInput(t *testing.T) {
 		name, file, content, want string
 	}{
 		{"front matter", "runbooks/bad.md", "---\ntitle: [x\n---\n```testscript\nexec true\n```\n", "runbooks/bad.md:2:"},
+		{"page front matter syntax", "content/bad.md", "---\ntitle: ok\ndescription: [x\n---\nbody\n", "content/bad.md:3: front matter: did not find expected ',' or ']'"},
+		{"page front matter unclosed", "content/bad.md", "---\ntitle: ok\n", "content/bad.md:1: front matter opened with --- is never closed"},
+		{"page weight", "content/bad.md", "---\ntitle: ok\nweight: heavy\n---\n", `content/bad.md:3: front matter: weight must be a whole number, got "heavy"`},
+		{"page draft", "content/guide/bad.md", "---\ndraft: maybe\n---\n", `content/guide/bad.md:2: front matter: draft must be true or false, got "maybe"`},
+		{"page title", "content/bad.md", "---\ntitle:\n  a: b\n---\n", `content/bad.md:3: front matter: title must be text`},
+		{"page not a mapping", "content/bad.md", "---\n- a\n---\n", `content/bad.md:2: front matter: want key: value lines`},
 		{"config", "kbook.yaml", "title: x\nbogus: 1\n", "kbook.yaml:2: field bogus not found"},
 		{"collision", "content/runbooks/hello.md", "---\ntitle: x\n---\n", "page /runbooks/hello/ is also made by"},
 	} {

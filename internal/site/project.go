@@ -77,6 +77,9 @@ func Load(dir string) (*Project, error) {
 		return nil
 	}
 	if err := walkMarkdown(dir, cfg.Content, func(rel, file string, src []byte) error {
+		if err := checkFrontMatter(file, src); err != nil {
+			return err
+		}
 		return add(&Page{File: file, Path: rel, Source: src})
 	}); err != nil {
 		return nil, err
