@@ -221,7 +221,11 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("switch version, stay on the page, see the banner", func(t *testing.T) {
+		// The search left the browser on this very page: a blank page
+		// first, or the waits below may match the old document while the
+		// new one loads (seen: the switcher null mid-navigation).
 		run(t, ctx, "switch",
+			chromedp.Navigate("about:blank"),
 			chromedp.Navigate(srv.URL+"/v0.2/guide/intro/"),
 			chromedp.WaitReady(css(`#kb-versions option[value="v0.1"]`)),
 			chromedp.SetValue(css("#kb-versions"), "v0.1"),
