@@ -11,6 +11,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/site"
@@ -127,6 +128,9 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	procs, closeProcs := openProcs(siteLogger{cmd})
 	defer closeProcs()
 	out := cmd.OutOrStdout()
+	if err := checkTemplates(cmd, dir, []*site.Version{v}, f, procs); err != nil {
+		return err
+	}
 	rep, runErr := siteResults(cmd, proj, f.reports, f.noRun, &f.run)
 	var ee *exitError
 	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
@@ -159,6 +163,31 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 		return &exitError{exitFailed, fmt.Errorf("a runbook failed; the site shows the failure (--allow-failures to exit 0)")}
 	}
 	return nil
+}
+
+// checkTemplates renders the versions without results before runbooks
+// run, so that a template error (exit 2, file:line) does not wait for
+// them; with nothing to run (--no-run, --report, no runbooks) the build
+// itself finds it as soon.
+func checkTemplates(cmd *cobra.Command, dir string, vs []*site.Version, f *buildFlags, procs *proc.Registry) error {
+	runs := false
+	for _, v := range vs {
+		runs = runs || len(v.Project.Runbooks) > 0
+	}
+	if !runs || f.noRun || len(f.reports) > 0 {
+		return nil
+	}
+	_, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Dirs: procs, CheckOnly: true})
+	var se *site.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return usageError(siteError(dir, err))
+	case cmd.Context().Err() != nil:
+		return &exitError{exitInterrupted, fmt.Errorf("interrupted")}
+	}
+	return &exitError{exitFailed, err}
 }
 
 // siteResults gets the results the site shows: from reports, else from a
@@ -334,6 +363,11 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 	}
 	for _, v := range vs {
 		if err := checkProjectLinks(v.Project, f.out, vs, refs[v]); err != nil {
+			return err
+		}
+	}
+	if len(vs) > 0 {
+		if err := checkTemplates(cmd, dir, vs, f, procs); err != nil {
 			return err
 		}
 	}

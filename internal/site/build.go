@@ -30,6 +30,9 @@ type Options struct {
 	// killed build's is removed by the next kbook (proc.Registry does);
 	// nil: untracked.
 	Dirs DirTracker
+	// CheckOnly renders the site in a temporary folder and writes nothing
+	// to Out: a template error is found before the runbooks run.
+	CheckOnly bool
 }
 
 // DirTracker records directories that must not outlive kbook;
@@ -114,10 +117,13 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 			}
 		}
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	parent := opts.Out
+	if opts.CheckOnly {
+		parent = "" // os.TempDir(): Out is left as it is
+	} else if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}
-	work, err := trackedTemp(opts.Dirs, opts.Out, ".kbook-build-")
+	work, err := trackedTemp(opts.Dirs, parent, ".kbook-build-")
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +163,9 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if opts.CheckOnly {
+		return res, nil
 	}
 	list := existing
 	for _, v := range vs {
