@@ -59,7 +59,7 @@ Either passes kbook provider validate as written. The directory must not
 exist; nothing is written on error.`,
 		Example: `  kbook provider init acme
   kbook provider init acme --group infrastructure.acme.io --api-version v1beta1 \
-      --components-url https://github.com/acme/cluster-api-provider-acme/releases/download/v0.3.0/infrastructure-components.yaml --version v0.3.0
+      --components-url https://github.com/acme/cluster-api-provider-acme/releases/v0.3.0/infrastructure-components.yaml --version v0.3.0
   kbook provider init acme --controller --module github.com/acme/cluster-api-provider-acme \
       --group infrastructure.acme.io --image registry.acme.io/capi/acme-controller
   cd cluster-api-provider-acme && make build validate`,
@@ -89,7 +89,7 @@ exist; nothing is written on error.`,
 	fl.StringVar(&o.APIVersion, "api-version", "", "CRD `version` implementing the v1beta2 contract (default v1alpha1)")
 	fl.StringVar(&o.Kind, "kind", "", "kind `prefix`: <prefix>Cluster, <prefix>Machine (default NAME in CamelCase)")
 	fl.StringVar(&o.Version, "version", "", "provider release the chart installs, `vX.Y.Z` (default v0.1.0)")
-	fl.StringVar(&o.ComponentsURL, "components-url", "", "`URL` of the release's infrastructure-components.yaml")
+	fl.StringVar(&o.ComponentsURL, "components-url", "", "`URL` of the release's infrastructure-components.yaml, as clusterctl reads it: a GitHub release (https://github.com/OWNER/REPO/releases/VERSION/FILE), a GitLab package or file:// (default: the --module's GitHub repository, else a placeholder)")
 	fl.BoolVar(&o.Controller, "controller", false, "also write a Go provider (controller-runtime, v1beta2 contract) around the chart")
 	fl.StringVar(&o.Module, "module", "", "with --controller: Go module `path` (default example.com/cluster-api-provider-NAME)")
 	fl.StringVar(&o.Image, "image", "", "with --controller: controller image `repository` (default registry.example.com/cluster-api-provider-NAME)")

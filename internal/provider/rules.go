@@ -72,6 +72,7 @@ const (
 	RuleOperatorProvider  = "KCM007"
 	RuleResourceTemplate  = "KCM008"
 	RuleTemplateContract  = "KCM009"
+	RuleFetchURL          = "KCM010"
 
 	RuleRBACWildcard      = "SEC101"
 	RuleRBACEscalation    = "SEC102"
@@ -176,6 +177,8 @@ var rules = []findings.Rule{
 		Description: "kcm aggregates ClusterRoles labelled `k0rdent.mirantis.com/aggregate-to-manager: \"true\"`. It gets and patches a ClusterDeployment's InfraCluster to remove its blocking finalizer on deletion (`clusterdeployment_controller.go`) and reads identity objects to validate and copy Credentials to regions (`internal/controller/credential`): get, list, watch, patch on every InfraCluster kind, get, list, watch on every non-core identity kind."},
 	{ID: RuleOperatorProvider, Category: CategoryKCM, Severity: findings.Error, Title: "The chart renders the cluster-api-operator object, with a fetchConfig when clusterctl does not know the provider",
 		Description: "k0rdent installs providers through the cluster-api-operator: a ProviderTemplate chart renders an `operator.cluster.x-k8s.io/v1alpha2` `InfrastructureProvider` (`BootstrapProvider`, `ControlPlaneProvider`...) named after the provider. The operator fetches the components of providers clusterctl knows by name; any other needs `spec.fetchConfig` (`url`, `oci` or `selector`)."},
+	{ID: RuleFetchURL, Category: CategoryKCM, Severity: findings.Error, Title: "fetchConfig.url is a repository URL clusterctl can read",
+		Description: "The cluster-api-operator hands `spec.fetchConfig.url` to clusterctl's repository client as the provider's URL (cluster-api-operator `internal/controller/phase_initialize.go`), which reads only three forms (cluster-api `cmd/clusterctl/client/repository/client.go`, `repositoryFactory`): a GitHub release, `https://github.com/{owner}/{repo}/releases/{latest|version-tag}/{components.yaml}` (`releases/download/{tag}/...` also works: the version comes from `spec.version`); a GitLab generic package, `https://gitlab.{domain}/api/v4/projects/{project}/packages/generic/{package}/{version}/{components.yaml}`; or a path on the operator's filesystem, `file:///{basepath}/{provider}/{version}/{components.yaml}`. Any other host (\"Only GitHub and GitLab are supported for https\"), `http://` or a GitHub URL without `releases` fails when the operator installs the provider; serve other locations as an OCI artifact (`fetchConfig.oci`) or ConfigMaps (`fetchConfig.selector`)."},
 	{ID: RuleResourceTemplate, Category: CategoryKCM, Severity: findings.Error, Title: "Credential resource templates are Sveltos templates",
 		Description: "With `propagateCredentials`, kcm has Sveltos deploy the ConfigMap named `<identity name>-resource-template`, in the identity's namespace, to the workload cluster (`serviceset_controller.go`, `projectPolicyRefs`); it must be annotated `projectsveltos.io/template: \"true\"` to be rendered with the identity and its Secret."},
 

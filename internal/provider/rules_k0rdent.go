@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -373,6 +374,12 @@ func (c *checker) checkOperatorObjects(ch *Chart, providers []string) {
 				Hint:    fmt.Sprintf("add a %s/v1alpha2 %s named %s with spec.version and spec.fetchConfig", operatorGroup, kind, name)})
 			continue
 		}
+		if u := str(obj.Root, "spec", "fetchConfig", "url"); u != "" {
+			if err := CheckFetchURL(u); err != nil {
+				c.at(RuleFetchURL, obj, findings.Path{"spec", "fetchConfig", "url"}, fmt.Sprintf("%s %s: spec.fetchConfig.url %s", kind, name, err),
+					"publish the components as a GitHub release (https://github.com/OWNER/REPO/releases/VERSION/infrastructure-components.yaml) or GitLab generic package, or use fetchConfig.oci or fetchConfig.selector")
+			}
+		}
 		if slices.Contains(clusterctlProviders[kind], name) {
 			continue
 		}
@@ -454,4 +461,37 @@ func (c *checker) checkKCMRole(ch *Chart, providers []string) {
 			}
 		}
 	}
+}
+
+// CheckFetchURL says why clusterctl's repository client, which the
+// cluster-api-operator gives spec.fetchConfig.url to, cannot read u
+// (cluster-api cmd/clusterctl/client/repository: repositoryFactory,
+// NewGitHubRepository, NewGitLabRepository, newLocalRepository), or nil.
+func CheckFetchURL(u string) error {
+	r, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("%q does not parse: %v", u, err)
+	}
+	switch {
+	case r.Scheme == "https" && r.Host == "github.com":
+		parts := strings.Split(strings.TrimPrefix(r.Path, "/"), "/")
+		if len(parts) < 5 || parts[2] != "releases" {
+			return fmt.Errorf("%q is not a GitHub release URL: clusterctl reads https://github.com/{owner}/{repo}/releases/{latest|version-tag}/{components.yaml}", u)
+		}
+	case r.Scheme == "https" && strings.HasPrefix(r.Host, "gitlab.") && strings.HasPrefix(r.EscapedPath(), "/api/v4/projects/"):
+		parts := strings.Split(strings.TrimPrefix(r.EscapedPath(), "/"), "/")
+		if len(parts) != 9 || parts[4] != "packages" || parts[5] != "generic" {
+			return fmt.Errorf("%q is not a GitLab package URL: clusterctl reads https://{host}/api/v4/projects/{project}/packages/generic/{package}/{version}/{components.yaml}", u)
+		}
+	case r.Scheme == "https":
+		return fmt.Errorf("%q: clusterctl reads https URLs of GitHub releases and GitLab packages only (\"Only GitHub and GitLab are supported for https schema\"), not of %s", u, r.Host)
+	case r.Scheme == "file" || r.Scheme == "":
+		p := r.Path
+		if !strings.HasPrefix(p, "/") || len(strings.Split(strings.TrimPrefix(p, "/"), "/")) < 3 {
+			return fmt.Errorf("%q: a local repository must be an absolute path {basepath}/{provider}/{version}/{components.yaml} on the operator's filesystem", u)
+		}
+	default:
+		return fmt.Errorf("%q: clusterctl has no repository for %s:// URLs (GitHub and GitLab over https, or file://)", u, r.Scheme)
+	}
+	return nil
 }

@@ -195,3 +195,25 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFetchURL: the URL forms clusterctl's repository client reads
+// (cluster-api cmd/clusterctl/client/repository), and ones it refuses.
+func TestCheckFetchURL(t *testing.T) {
+	for u, ok := range map[string]bool{
+		"https://github.com/acme/cluster-api-provider-acme/releases/v0.1.0/infrastructure-components.yaml":                   true,
+		"https://github.com/acme/cluster-api-provider-acme/releases/latest/infrastructure-components.yaml":                   true,
+		"https://github.com/telekom/cluster-api-ipam-provider-infoblox/releases/download/v0.1.0/ipam-components.yaml":        true, // kcm v1.11.4's infoblox template
+		"https://gitlab.example.com/api/v4/projects/acme%2Fcapa/packages/generic/capa/v0.1.0/infrastructure-components.yaml": true,
+		"file:///var/lib/providers/infrastructure-acme/v0.1.0/infrastructure-components.yaml":                                true,
+		"https://github.com/acme/cluster-api-provider-acme/infrastructure-components.yaml":                                   false,
+		"https://releases.acme.example/cluster-api-provider-acme/v0.1.0/infrastructure-components.yaml":                      false,
+		"http://github.com/acme/cluster-api-provider-acme/releases/v0.1.0/infrastructure-components.yaml":                    false,
+		"https://gitlab.example.com/api/v4/projects/acme/packages/npm/capa/v0.1.0/infrastructure-components.yaml":            false,
+		"file://relative/infrastructure-components.yaml":                                                                     false,
+		"oci://registry.acme.io/capi/acme-components":                                                                        false,
+	} {
+		if err := CheckFetchURL(u); (err == nil) != ok {
+			t.Errorf("CheckFetchURL(%s) = %v, want ok %v", u, err, ok)
+		}
+	}
+}

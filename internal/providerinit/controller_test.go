@@ -106,6 +106,14 @@ func TestControllerVersions(t *testing.T) {
 	if ControllerToolsVersion != controllergen.Version {
 		t.Errorf("ControllerToolsVersion %s, controllergen.Version %s", ControllerToolsVersion, controllergen.Version)
 	}
+	// The chart installs the release of the module's GitHub repository.
+	vals, err := os.ReadFile(filepath.Join(scaffoldController(t, samples[1]), "chart", "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `url: "https://github.com/acme/cluster-api-provider-acme/releases/v0.1.0/infrastructure-components.yaml"`; !bytes.Contains(vals, []byte(want)) {
+		t.Errorf("chart/values.yaml: want %s:\n%s", want, vals)
+	}
 	dir := scaffoldController(t, samples[0])
 	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/scaffold"
 )
 
@@ -54,7 +55,8 @@ type Options struct {
 	// Version is the provider release the chart installs (default v0.1.0).
 	Version string
 	// ComponentsURL is where the operator fetches the release's
-	// components (default a placeholder under releases.example.com).
+	// components (default: the GitHub release of Module's repository, else a
+	// placeholder), in a form clusterctl reads (provider.CheckFetchURL).
 	ComponentsURL string
 	// Kind is the kinds' prefix (default: Name in CamelCase): <Kind>Cluster, <Kind>Machine.
 	Kind string
@@ -118,8 +120,17 @@ func Init(o Options) (string, []string, error) {
 			o.Kind += strings.ToUpper(p[:1]) + p[1:]
 		}
 	}
+	if !o.Controller && (o.Module != "" || o.Image != "") {
+		return "", nil, fmt.Errorf("--module and --image describe the Go provider: add --controller, or leave them out for the chart alone")
+	}
+	if o.Module == "" {
+		o.Module = "example.com/cluster-api-provider-" + o.Name
+	}
+	if o.Image == "" {
+		o.Image = "registry.example.com/cluster-api-provider-" + o.Name
+	}
 	if o.ComponentsURL == "" {
-		o.ComponentsURL = fmt.Sprintf("https://releases.example.com/cluster-api-provider-%s/%s/infrastructure-components.yaml", o.Name, o.Version)
+		o.ComponentsURL = defaultComponentsURL(o)
 	}
 	switch {
 	case !groupRE.MatchString(o.Group):
@@ -130,17 +141,9 @@ func Init(o Options) (string, []string, error) {
 		return "", nil, fmt.Errorf("--version %q: want vMAJOR.MINOR.PATCH", o.Version)
 	case !kindRE.MatchString(o.Kind):
 		return "", nil, fmt.Errorf("--kind %q: want a CamelCase kind prefix such as Acme", o.Kind)
-	case !strings.HasPrefix(o.ComponentsURL, "https://") && !strings.HasPrefix(o.ComponentsURL, "http://"):
-		return "", nil, fmt.Errorf("--components-url %q: want an https:// URL of infrastructure-components.yaml", o.ComponentsURL)
 	}
-	if !o.Controller && (o.Module != "" || o.Image != "") {
-		return "", nil, fmt.Errorf("--module and --image describe the Go provider: add --controller, or leave them out for the chart alone")
-	}
-	if o.Module == "" {
-		o.Module = "example.com/cluster-api-provider-" + o.Name
-	}
-	if o.Image == "" {
-		o.Image = "registry.example.com/cluster-api-provider-" + o.Name
+	if err := provider.CheckFetchURL(o.ComponentsURL); err != nil {
+		return "", nil, fmt.Errorf("--components-url: %w; the cluster-api-operator would not install the provider", err)
 	}
 	switch {
 	case o.Controller && !moduleRE.MatchString(o.Module):
@@ -280,4 +283,15 @@ func sortRules(src []byte) []byte {
 	items := rules[1:]
 	slices.SortStableFunc(items, func(a, b string) int { return strings.Compare(key(a), key(b)) })
 	return []byte(head + "\nrules:\n" + rules[0] + "- apiGroups:\n" + strings.Join(items, "- apiGroups:\n"))
+}
+
+// defaultComponentsURL is where the release's components are, as
+// clusterctl's repository client reads it (a GitHub release): the
+// module's repository when it is on GitHub, else a placeholder to replace.
+func defaultComponentsURL(o Options) string {
+	repo := "example/cluster-api-provider-" + o.Name
+	if parts := strings.Split(o.Module, "/"); o.Controller && len(parts) >= 3 && parts[0] == "github.com" {
+		repo = parts[1] + "/" + parts[2]
+	}
+	return fmt.Sprintf("https://github.com/%s/releases/%s/infrastructure-components.yaml", repo, o.Version)
 }

@@ -46,6 +46,7 @@ func TestInitBadInput(t *testing.T) {
 		{Name: "acme", Module: "github.com/acme/x"}, {Name: "acme", Image: "registry.acme.io/x"},
 		{Name: "acme", Controller: true, Module: "bad mod"}, {Name: "acme", Controller: true, Image: "Registry/x:tag"},
 		{Name: "acme", Controller: true, Version: "v0.1"},
+		{Name: "acme", ComponentsURL: "https://releases.acme.example/v0.1.0/infrastructure-components.yaml"},
 	} {
 		o.Dir = filepath.Join(dir, "x")
 		if _, _, err := Init(o); err == nil {
