@@ -40,6 +40,13 @@ func (r *siteRun) command(dir string, args ...string) *exec.Cmd {
 // want; the rest of the output is drained.
 func (r *siteRun) startUntil(dir, want string, args ...string) *exec.Cmd {
 	r.t.Helper()
+	cmd, _ := r.startLine(dir, want, args...)
+	return cmd
+}
+
+// startLine is startUntil that also returns the line containing want.
+func (r *siteRun) startLine(dir, want string, args ...string) (*exec.Cmd, string) {
+	r.t.Helper()
 	cmd := r.command(dir, args...)
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -73,7 +80,7 @@ func (r *siteRun) startUntil(dir, want string, args ...string) *exec.Cmd {
 					for range lines {
 					}
 				}()
-				return cmd
+				return cmd, l
 			}
 		case <-deadline:
 			r.t.Fatalf("kbook %s never printed %q", strings.Join(args, " "), want)
