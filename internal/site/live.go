@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 )
 
@@ -44,6 +45,23 @@ type Live struct {
 	// pending are the docs-relative paths queued or running.
 	pending map[string]bool
 	wg      sync.WaitGroup
+}
+
+// RunInProcess is a Live.Run that runs the runbook files with the runner
+// in this process (kbook serve --run goes through kbook run instead, for
+// its cluster flags and cache).
+func RunInProcess(o runner.Options) func(ctx context.Context, files []string) (*report.Report, error) {
+	return func(ctx context.Context, files []string) (*report.Report, error) {
+		rbs, err := runbook.Load(files)
+		if err != nil {
+			return nil, err
+		}
+		r, err := runner.New(o)
+		if err != nil {
+			return nil, err
+		}
+		return r.Run(ctx, rbs), nil
+	}
 }
 
 // SetResults sets the results the pages show (those of the first run).

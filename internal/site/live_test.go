@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/report"
-	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 )
 
@@ -29,15 +28,7 @@ func TestLiveRerun(t *testing.T) {
 		Run: func(ctx context.Context, files []string) (*report.Report, error) {
 			ran <- files
 			<-release
-			rbs, err := runbook.Load(files)
-			if err != nil {
-				return nil, err
-			}
-			r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
-			if err != nil {
-				return nil, err
-			}
-			return r.Run(ctx, rbs), nil
+			return RunInProcess(runner.Options{Parallel: 1, Version: "test"})(ctx, files)
 		},
 		Rebuild: func() { rebuilt <- struct{}{} },
 	}

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/k0rdent/kbook/internal/report"
-	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/siteserve"
@@ -28,17 +26,7 @@ func startServe(t testing.TB, dir string, run bool) *siteserve.Server {
 			t.Fatal(err)
 		}
 		live.SetResults(results(t, p))
-		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
-			rbs, err := runbook.Load(files)
-			if err != nil {
-				return nil, err
-			}
-			r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
-			if err != nil {
-				return nil, err
-			}
-			return r.Run(ctx, rbs), nil
-		}
+		live.Run = site.RunInProcess(runner.Options{Parallel: 1, Version: "test"})
 	}
 	srv, err := siteserve.New(siteserve.Options{Root: dir, Watch: []string{"content", "runbooks", "site"}, Dir: live.Out, Addr: "127.0.0.1:0", Build: live.Build})
 	if err != nil {
