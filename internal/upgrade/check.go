@@ -94,16 +94,19 @@ type Input struct {
 
 // Report is what Check predicts.
 type Report struct {
-	Deployment string          `json:"deployment"`
-	From       SideReport      `json:"from"`
-	To         SideReport      `json:"to"`
-	KCM        KCMVerdict      `json:"kcm"`
-	Pin        *Pin            `json:"pin,omitempty"`
-	Findings   []Finding       `json:"findings"`
-	Rollouts   []Rollout       `json:"rollouts"`
-	Impacts    []Impact        `json:"impacts"`
-	Objects    []ObjectDiff    `json:"objects"`
-	Defaults   []DefaultChange `json:"defaultChanges"`
+	Deployment string     `json:"deployment"`
+	From       SideReport `json:"from"`
+	To         SideReport `json:"to"`
+	KCM        KCMVerdict `json:"kcm"`
+	Pin        *Pin       `json:"pin,omitempty"`
+	// Providers are what the target template needs, against what the
+	// Management (or Region) exposes; nil when that is not known.
+	Providers *ProvidersReport `json:"providers,omitempty"`
+	Findings  []Finding        `json:"findings"`
+	Rollouts  []Rollout        `json:"rollouts"`
+	Impacts   []Impact         `json:"impacts"`
+	Objects   []ObjectDiff     `json:"objects"`
+	Defaults  []DefaultChange  `json:"defaultChanges"`
 }
 
 // SideReport describes one end of the upgrade.
@@ -113,6 +116,27 @@ type SideReport struct {
 	ChartName    string             `json:"chartName"`
 	ChartVersion string             `json:"chartVersion"`
 	K8s          kubeversion.Source `json:"k8s"`
+}
+
+// ProvidersReport compares the providers and CAPI contracts a template
+// needs with what its parent exposes (status.availableProviders and
+// status.capiContracts), as kcm's webhook does.
+type ProvidersReport struct {
+	// Parent is "Management kcm" or "Region NAME".
+	Parent string         `json:"parent"`
+	Needed []ProviderNeed `json:"needed"`
+}
+
+// ProviderNeed is one provider the template needs.
+type ProviderNeed struct {
+	Name string `json:"name"`
+	// Contract is the contract version the template names for it, if any.
+	Contract string `json:"contract,omitempty"`
+	Exposed  bool   `json:"exposed"`
+	// Offered are the versions the parent's capiContracts list for it.
+	Offered []string `json:"offered,omitempty"`
+	// Satisfied is false when Contract is not among Offered.
+	Satisfied bool `json:"satisfied"`
 }
 
 // KCMVerdict is what kcm's admission webhook answers to the patch.

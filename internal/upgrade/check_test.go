@@ -285,3 +285,34 @@ func TestSkipsPreflight(t *testing.T) {
 		}
 	}
 }
+
+// The providers the target needs, against what the Management in the
+// config exposes, one line each.
+func TestProvidersReport(t *testing.T) {
+	r := check(t, "base", "provider", "services.yaml", nil)
+	if r.Providers == nil {
+		t.Fatalf("no providers report\n%s", dump(r))
+	}
+	var got []string
+	for _, n := range r.Providers.Needed {
+		got = append(got, describeNeed(n))
+	}
+	want := []string{
+		"bootstrap-k0sproject-k0smotron v1beta2: exposed",
+		"control-plane-k0sproject-k0smotron v1beta2: exposed, offers v1beta1 v1beta2",
+		"infrastructure-aws v1beta2: not exposed",
+	}
+	if r.Providers.Parent != "Management kcm" || !slices.Equal(got, want) {
+		t.Errorf("%s: %q, want %q", r.Providers.Parent, got, want)
+	}
+	if r := check(t, "base", "provider", "", nil); r.Providers != nil {
+		t.Errorf("offline without a Management: %+v", r.Providers)
+	}
+}
+
+func TestDescribeNeed(t *testing.T) {
+	n := ProviderNeed{Name: "infrastructure-docker", Contract: "v1beta2", Exposed: true, Offered: []string{"v1beta1"}, Satisfied: false}
+	if got, want := describeNeed(n), "infrastructure-docker v1beta2: exposed, but offers only v1beta1"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

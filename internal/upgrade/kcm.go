@@ -110,6 +110,8 @@ func (c *checker) providerCompatibility() string {
 		return ""
 	}
 	required, contracts := c.templateProviders()
+	rep := &ProvidersReport{Parent: ex.Parent, Needed: []ProviderNeed{}}
+	c.rep.Providers = rep
 	var missing, nonSatisfying []string
 	for _, p := range required {
 		if !slices.Contains(ex.Providers, p) {
@@ -128,6 +130,29 @@ func (c *checker) providerCompatibility() string {
 		if !slices.Contains(offered, contracts[name]) {
 			nonSatisfying = append(nonSatisfying, "provider "+name+" does not support "+contracts[name])
 		}
+	}
+	names := slices.Clone(required)
+	for name := range contracts {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		n := ProviderNeed{Name: name, Contract: contracts[name], Exposed: slices.Contains(ex.Providers, name), Satisfied: true}
+		for _, versions := range ex.Contracts[name] {
+			for _, v := range strings.Split(versions, "_") {
+				if !slices.Contains(n.Offered, v) {
+					n.Offered = append(n.Offered, v)
+				}
+			}
+		}
+		slices.Sort(n.Offered)
+		if _, ok := ex.Contracts[name]; ok && n.Contract != "" {
+			// kcm checks a contract only for a provider it has contracts of.
+			n.Satisfied = slices.Contains(n.Offered, n.Contract)
+		}
+		rep.Needed = append(rep.Needed, n)
 	}
 	var merr error
 	if len(missing) > 0 {

@@ -33,6 +33,12 @@ func WriteText(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "  - %s\n", u)
 		}
 	}
+	if p := r.Providers; p != nil && len(p.Needed) > 0 {
+		fmt.Fprintf(w, "Providers %s needs, as %s exposes them:\n", r.To.Template, p.Parent)
+		for _, n := range p.Needed {
+			fmt.Fprintf(w, "  %s\n", describeNeed(n))
+		}
+	}
 	for _, f := range r.Findings {
 		loc := ""
 		if f.File != "" {
@@ -108,6 +114,24 @@ func short(v any) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// describeNeed is one provider line: "infrastructure-docker v1beta2:
+// exposed, offers v1beta1 v1beta2".
+func describeNeed(n ProviderNeed) string {
+	name := n.Name
+	if n.Contract != "" {
+		name += " " + n.Contract
+	}
+	switch {
+	case !n.Exposed:
+		return name + ": not exposed"
+	case len(n.Offered) == 0:
+		return name + ": exposed"
+	case !n.Satisfied:
+		return fmt.Sprintf("%s: exposed, but offers only %s", name, strings.Join(n.Offered, " "))
+	}
+	return fmt.Sprintf("%s: exposed, offers %s", name, strings.Join(n.Offered, " "))
 }
 
 // Verdict is the last line of the text report.
