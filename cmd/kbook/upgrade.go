@@ -85,7 +85,7 @@ func liveError(err error) error {
 	var r *upgrade.Refusal
 	switch {
 	case errors.Is(err, context.Canceled):
-		return &exitError{exitInterrupted, errors.New("interrupted: nothing was patched after the interrupt")}
+		return &exitError{exitInterrupted, errors.New("interrupted")}
 	case errors.As(err, &r):
 		return &exitError{exitFailed, err}
 	case errors.Is(err, upgrade.ErrBadTarget), errors.Is(err, status.ErrNotFound):
@@ -307,6 +307,12 @@ timed out, 2 bad input or error.`,
 				if werr := writeApply(w, output, res, err); werr != nil {
 					return werr
 				}
+			}
+			if err != nil && cmd.Context().Err() != nil {
+				if res != nil && res.Applied {
+					return &exitError{exitInterrupted, fmt.Errorf("interrupted while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", target.Namespace, target.Name, to, target.Name, target.Namespace)}
+				}
+				return &exitError{exitInterrupted, errors.New("interrupted before the patch: nothing changed")}
 			}
 			if err != nil {
 				return liveError(err)

@@ -3,6 +3,7 @@ package upgrade_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +179,31 @@ func TestApplyWaitTimesOut(t *testing.T) {
 	var r *upgrade.Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "timed out after 1s") || res.Status == nil || res.Status.Upgrade == nil {
 		t.Fatalf("wait: %+v %v", res, err)
+	}
+}
+
+// An interrupt while following the upgrade: the patch is applied, and the
+// error says the context ended (kbook upgrade apply tells the user the
+// upgrade goes on).
+func TestApplyWaitInterrupted(t *testing.T) {
+	c, target := setup(t, "upgrade-apply-interrupt", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// The first progress line comes after the patch: interrupt there.
+	log := cancelOnProgress{cancel: cancel}
+	res, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Wait: true, Timeout: time.Minute, Poll: 100 * time.Millisecond, Log: log})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted wait: %v", err)
+	}
+	if res == nil || !res.Applied {
+		t.Fatalf("the patch was sent before the wait: %+v", res)
+	}
+}
+
+type cancelOnProgress struct{ cancel func() }
+
+func (l cancelOnProgress) Infof(format string, args ...any) {
+	if strings.HasPrefix(fmt.Sprintf(format, args...), "upgrade to ") {
+		l.cancel()
 	}
 }
