@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/duration"
 )
@@ -145,7 +146,7 @@ func moving(n *Node, now time.Time) (desc string, stuck bool) {
 			detail = " (phase " + n.Phase + ")"
 		}
 		if n.Message != "" {
-			detail += ": " + Compact(n.Message)
+			detail += ": " + clip(Compact(n.Message), 120)
 		}
 	default:
 		return "", false
@@ -170,7 +171,6 @@ func walk(n *Node, f func(*Node)) {
 func Compact(msg string) string {
 	var items []string
 	var cur strings.Builder
-	nested := false
 	for _, line := range strings.Split(msg, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" {
@@ -185,15 +185,15 @@ func Compact(msg string) string {
 			}
 			cur.Reset()
 			cur.WriteString(item)
-			nested = false
 		case bullet && cur.Len() > 0:
-			if nested {
-				cur.WriteString(", ")
-			} else {
+			// A nested item follows its heading ("InfrastructureReady:")
+			// after a space, its siblings after a comma.
+			if strings.HasSuffix(cur.String(), ":") {
 				cur.WriteString(" ")
+			} else {
+				cur.WriteString(", ")
 			}
 			cur.WriteString(item)
-			nested = true
 		default:
 			if cur.Len() > 0 {
 				cur.WriteString(" ")
@@ -205,6 +205,18 @@ func Compact(msg string) string {
 		items = append(items, cur.String())
 	}
 	return strings.Join(items, "; ")
+}
+
+// clip shortens s to at most n bytes, on a rune boundary, with "...".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 func colon(s string) string {

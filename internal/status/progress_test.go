@@ -16,6 +16,9 @@ func TestCompact(t *testing.T) {
 		{"* Deleting: Machine deletion in progress, stage: WaitingForInfrastructureDeletion\n* Control plane components: Machine is deleting",
 			"Deleting: Machine deletion in progress, stage: WaitingForInfrastructureDeletion; Control plane components: Machine is deleting"},
 		{"Helm upgrade failed:\nvalues don't meet the specifications", "Helm upgrade failed: values don't meet the specifications"},
+		// Three levels, as a Cluster's WorkerMachinesReady aggregates them.
+		{"* Machines dev-1-md-a, dev-1-md-b:\n  * BootstrapConfigReady:\n    * DataSecretAvailable: Waiting for Cluster control plane to be initialized\n    * CertificatesAvailable: Condition not yet reported\n  * InfrastructureReady:\n    * VMProvisioned: WaitingForControlPlaneInitialized",
+			"Machines dev-1-md-a, dev-1-md-b: BootstrapConfigReady: DataSecretAvailable: Waiting for Cluster control plane to be initialized, CertificatesAvailable: Condition not yet reported, InfrastructureReady: VMProvisioned: WaitingForControlPlaneInitialized"},
 	} {
 		if got := Compact(tc.in); got != tc.want {
 			t.Errorf("Compact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
@@ -79,5 +82,21 @@ func TestMachinesBehind(t *testing.T) {
 	}
 	if got := machinesBehind(cp, ""); got != 0 {
 		t.Errorf("behind %d without a version, want 0", got)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdefghijkl", 10, "abcdefg..."},
+		{"abcdef→ghijkl", 10, "abcdef..."}, // never half a rune
+	} {
+		if got := clip(tc.in, tc.n); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
 	}
 }

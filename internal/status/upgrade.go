@@ -38,7 +38,8 @@ func (col *collector) upgrade(cd *unstructured.Unstructured, tpl, hr, cluster *N
 	}
 	if msg, ok := rejectedConfig(cd); ok && !hrDone {
 		// kcm checks the config against the new chart and stops; it
-		// tries again only when the ClusterDeployment changes.
+		// retries with backoff, and the same config fails the same way
+		// until spec.config changes (the chart is immutable).
 		note += "; kcm has not updated it: HelmChartReady=False"
 		u.Failed = fmt.Sprintf("kcm rejected spec.config for %s and left the HelmRelease on chart %s: %s", to, h.version, Compact(msg))
 	}
