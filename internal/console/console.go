@@ -58,6 +58,24 @@ func (p *Printer) StepStarted(rb *runbook.Runbook, st *runbook.Step) {
 	p.drawStatus()
 }
 
+// Progress implements runner.Progresser: what a command waits for, on the
+// status line of a TTY, as a line of its own elsewhere.
+func (p *Printer) Progress(rb *runbook.Runbook, line int, msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := rb.Path
+	if line > 0 {
+		at = fmt.Sprintf("%s:%d", rb.Path, line)
+	}
+	if !p.tty {
+		fmt.Fprintf(p.w, "    %s: %s\n", at, msg)
+		return
+	}
+	p.clearStatus()
+	fmt.Fprintf(p.w, "%s: %s\n", at, msg)
+	p.drawStatus()
+}
+
 // RunbookFinished implements runner.Observer.
 func (p *Printer) RunbookFinished(res *report.Runbook) {
 	p.mu.Lock()

@@ -271,6 +271,10 @@ func (c *Client) assert(ctx context.Context, a assertArgs, exps []expectation, n
 		return err
 	}
 	deadline := time.Now().Add(a.timeout)
+	w := c.waiter("assert", a.timeout)
+	if neg {
+		w = c.waiter("error", a.timeout)
+	}
 	for {
 		outs := make([]outcome, len(rs))
 		allMatch := true
@@ -289,6 +293,16 @@ func (c *Client) assert(ctx context.Context, a assertArgs, exps []expectation, n
 				return stillMatches(a, rs)
 			}
 			return assertFailure(a, rs, outs)
+		}
+		for i, o := range outs {
+			if o.matched == neg {
+				seen := "still matches"
+				if !neg {
+					seen, _, _ = strings.Cut(strings.TrimSpace(o.problem), "\n")
+				}
+				w.tell("for "+rs[i].display, seen)
+				break
+			}
 		}
 		if err := sleep(ctx, min(a.interval, time.Until(deadline))); err != nil {
 			return fmt.Errorf("stopped: %w", err)

@@ -244,6 +244,7 @@ func (c *Client) await(ctx context.Context, a awaitArgs, neg bool, out io.Writer
 		return err
 	}
 	deadline := time.Now().Add(a.timeout)
+	w := c.waiter("await", a.timeout)
 	for {
 		var all []observation
 		allMet := true
@@ -271,6 +272,14 @@ func (c *Client) await(ctx context.Context, a awaitArgs, neg bool, out io.Writer
 				return nil
 			}
 			return awaitFailure(a, all)
+		}
+		if !neg {
+			for _, o := range all {
+				if !o.met {
+					w.tell("for "+a.cond.text+": "+o.name, o.seen)
+					break
+				}
+			}
 		}
 		if err := sleep(ctx, min(a.interval, time.Until(deadline))); err != nil {
 			return fmt.Errorf("stopped waiting for %s: %w%s", a.cond.text, err, lastSeen(all))

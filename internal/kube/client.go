@@ -28,6 +28,9 @@ type Client struct {
 	// Namespace is the runbook's own namespace: the default for namespaced
 	// objects that name none.
 	Namespace string
+	// Progress, if set, is told while await, assert and error wait (see
+	// waiter): their default limit is 30 s, long enough to look hung.
+	Progress func(msg string)
 
 	dyn    dynamic.Interface
 	mapper *restmapper.DeferredDiscoveryRESTMapper

@@ -273,6 +273,7 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 	if s.client, err = kube.NewClient(ctx, cfg, s.namespace); err != nil {
 		return nil, err
 	}
+	s.client.Progress, _ = env.Values[runner.ProgressKey{}].(func(string))
 	env.Values[kube.ClientKey{}] = s.client
 	// Where the machine has no kubectl, the one built with the local
 	// backend's binaries serves.

@@ -30,6 +30,10 @@ type execKey struct{}
 // commands that wait (they must stop when the run is cancelled).
 type ContextKey struct{}
 
+// ProgressKey is the Env.Values key of a func(msg string) that commands
+// which wait call to say so while the runbook runs (see Progresser).
+type ProgressKey struct{}
+
 // execution is one runbook being run.
 type execution struct {
 	r      *Runner
@@ -203,6 +207,7 @@ func (x *execution) setup(env *testscript.Env) error {
 	x.mu.Unlock()
 	env.Values[execKey{}] = x
 	env.Values[ContextKey{}] = x.cmdCtx
+	env.Values[ProgressKey{}] = x.progress
 	for _, f := range x.plan.extra {
 		p := filepath.Join(env.WorkDir, filepath.FromSlash(f.Name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -237,6 +242,22 @@ func (x *execution) setup(env *testscript.Env) error {
 	}
 	x.masker.AddLiterals(mask.SecretValues(env.Vars)...)
 	return nil
+}
+
+// progress passes a waiting command's message to the observer, at the
+// command's runbook line.
+func (x *execution) progress(msg string) {
+	p, ok := x.r.obs.(Progresser)
+	if !ok {
+		return
+	}
+	x.mu.Lock()
+	line := 0
+	if x.last >= 0 {
+		line = x.plan.cmds[x.last].line.Num
+	}
+	x.mu.Unlock()
+	p.Progress(x.rb, line, x.masker.Mask(msg))
 }
 
 // marker is the command behind every inserted marker line.

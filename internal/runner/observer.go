@@ -18,6 +18,12 @@ type Observer interface {
 	Warn(msg string)
 }
 
+// Progresser is an Observer that is also told what a running command is
+// waiting for (await, assert), at its runbook line.
+type Progresser interface {
+	Progress(rb *runbook.Runbook, line int, msg string)
+}
+
 // NopObserver ignores everything.
 type NopObserver struct{}
 
