@@ -229,13 +229,13 @@ func (c *config) ensureCache(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("envtest assets: %w", err)
 	}
-	unlock, err := lockFile(ctx, dir+".lock", func() {
-		c.log.Infof("waiting for another kbook process to finish building %s…", dir)
-	})
+	lk, err := lockFile(ctx, dir+".lock", "building kube-apiserver and etcd into "+dir, func(msg string) { c.log.Infof("%s", msg) })
 	if err != nil {
 		return "", fmt.Errorf("envtest assets: lock %s: %w", dir, err)
 	}
-	defer unlock()
+	defer lk.Unlock()
+	// Processes waiting for the lock read what this one is building.
+	c.log = lk.Logger(c.log)
 	// Another process may have built it while we waited.
 	if complete(dir, kubectl) {
 		return dir, nil

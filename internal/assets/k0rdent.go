@@ -253,13 +253,13 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
-	unlock, err := lockFile(ctx, p.Dir+".lock", func() {
-		c.log.Infof("waiting for another kbook process to finish preparing %s…", p.Dir)
-	})
+	lk, err := lockFile(ctx, p.Dir+".lock", "preparing k0rdent "+r.Version+" in "+p.Dir, func(msg string) { c.log.Infof("%s", msg) })
 	if err != nil {
 		return p, fmt.Errorf("k0rdent assets: lock %s: %w", p.Dir, err)
 	}
-	defer unlock()
+	defer lk.Unlock()
+	// Processes waiting for the lock read what this one is building.
+	c.log = lk.Logger(c.log)
 
 	goBin, err := exec.LookPath("go")
 	if err != nil {

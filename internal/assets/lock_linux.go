@@ -10,31 +10,38 @@ import (
 )
 
 // lockFile takes an exclusive flock on path (created if needed), waiting
-// until it is free or ctx is done; waiting is called once if it must wait.
-// The lock also excludes other goroutines of this process, since each call
-// opens the file anew.
-func lockFile(ctx context.Context, path string, waiting func()) (unlock func(), err error) {
+// until it is free or ctx is done. While it waits it calls waiting with a
+// line saying which process holds the lock, what it is doing (what, then
+// its latest progress message, see heldLock.Logger) and for how long: at
+// once, then every lockReport. The lock also excludes other goroutines of
+// this process, since each call opens the file anew.
+func lockFile(ctx context.Context, path, what string, waiting func(msg string)) (*heldLock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	fd := int(f.Fd())
-	told := false
+	start := time.Now()
+	var told time.Time
 	for {
 		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
-			return func() {
+			l := &heldLock{f: f, holder: newHolder(what)}
+			l.doing(what)
+			l.unlock = func() {
+				_ = f.Truncate(0)
 				_ = syscall.Flock(fd, syscall.LOCK_UN)
 				_ = f.Close()
-			}, nil
+			}
+			return l, nil
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			_ = f.Close()
 			return nil, err
 		}
-		if !told {
-			waiting()
-			told = true
+		if now := time.Now(); told.IsZero() || now.Sub(told) >= lockReport {
+			waiting(waitMessage(path, what, now.Sub(start), now))
+			told = now
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,80 @@
+//go:build linux
+
+package assets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type lines struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (l *lines) Infof(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.got = append(l.got, fmt.Sprintf(format, args...))
+}
+
+// TestLockWaitSaysWhat: a process waiting for the build lock is told who
+// holds it, what it builds now and for how long; the holder's own progress
+// lines pass through.
+func TestLockWaitSaysWhat(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "envtest.lock")
+	held, err := lockFile(context.Background(), path, "building kube-apiserver and etcd into /c", func(string) { t.Error("the first lockFile waited") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own lines
+	held.Logger(&own).Infof("building %s (first run only, %s)…", "etcd v3.6.16", "about 2 minutes")
+	if len(own.got) != 1 {
+		t.Errorf("the holder's logger printed %q", own.got)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	var waits []string
+	_, err = lockFile(ctx, path, "building kube-apiserver and etcd into /c", func(msg string) { waits = append(waits, msg) })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second lockFile: %v, want the deadline", err)
+	}
+	if len(waits) != 1 {
+		t.Fatalf("told %d times in 0.7s, want once (then every %s): %q", len(waits), lockReport, waits)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("waiting for kbook (pid %d: ", os.Getpid()),
+		"), building kube-apiserver and etcd into /c for ",
+		"; now building etcd v3.6.16 (first run only, about 2 minutes)…",
+	} {
+		if !strings.Contains(waits[0], want) {
+			t.Errorf("wait message %q lacks %q", waits[0], want)
+		}
+	}
+
+	held.Unlock()
+	again, err := lockFile(context.Background(), path, "x", func(msg string) { t.Errorf("waited after Unlock: %s", msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Unlock()
+}
+
+// TestWaitMessageWithoutHolder: an older kbook writes nothing into the lock.
+func TestWaitMessageWithoutHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lock")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := waitMessage(path, "building x", 30*time.Second, time.Now()), "waiting for another kbook process to finish building x… (waited 30s)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
