@@ -76,6 +76,9 @@ func (r *leakRun) start(ready func() bool, args ...string) (*exec.Cmd, *bufio.Re
 		r.t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
+	// A process group of its own, as a shell gives a job: a terminal's
+	// Ctrl-C goes to the whole group (see double-SIGINT).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
@@ -206,14 +209,17 @@ func TestNoLeaks(t *testing.T) {
 		r.check("after SIGPIPE")
 	})
 	t.Run("double-SIGINT", func(t *testing.T) {
-		// Ctrl-C, and again 0.5 s later while kbook cleans up.
+		// Ctrl-C, and again 0.5 s later while kbook cleans up, each
+		// to kbook's whole process group as a terminal sends it (the
+		// runbook's command gets it too; the servers, in groups of
+		// their own, only from kbook).
 		r := newLeakRun(t)
 		cmd, out, _ := r.start(r.sleepRunning, "a.md", "b.md")
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(500 * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGINT) // may have exited already
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) // may have exited already
 		rest, _ := io.ReadAll(out)
 		err := cmd.Wait()
 		if code := exitCodeOf(err); code != exitInterrupted {
@@ -246,6 +252,35 @@ func TestNoLeaks(t *testing.T) {
 			t.Errorf("the next run did not say what it cleaned up:\n%s", msg)
 		}
 		r.check("after kill -9 and the next run")
+	})
+	t.Run("provider-conformance-SIGKILL", func(t *testing.T) {
+		// Every command that starts a local API server records it: kill
+		// -9 of provider conformance leaves nothing after the next run.
+		r := newLeakRun(t)
+		components, err := filepath.Abs("../../examples/providers/inventory/infrastructure-components.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := r.command("provider", "conformance", components)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		deadline := time.Now().Add(2 * time.Minute)
+		for len(r.servers()) < 2 {
+			if time.Now().After(deadline) {
+				t.Fatal("provider conformance never had both servers running (recorded below its cache directory)")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if msg, err := r.command("run", "--cluster", "none", "a.md").CombinedOutput(); err != nil {
+			t.Fatalf("next run: %v\n%s", err, msg)
+		}
+		r.check("after kill -9 of provider conformance and the next run")
 	})
 	t.Run("cluster-serve-SIGKILL", func(t *testing.T) {
 		// kill -9 of the process behind kbook cluster up: status tells

@@ -291,6 +291,11 @@ passed, 1 a check failed, 2 bad input.`,
 				co.Backend = cluster.Kubeconfig
 			}
 			co.Logger = stderrLogger{}
+			// The local API server dies with kbook, and a kill -9 is
+			// reaped by the next kbook (package proc).
+			reg, closeProcs := openProcs(stderrLogger{})
+			defer closeProcs()
+			co.Procs = reg
 			c, err := cluster.Up(cmd.Context(), co)
 			if err != nil {
 				return usageError(err)
