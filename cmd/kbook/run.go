@@ -62,8 +62,12 @@ A runbook that passed before and whose source, inputs, kbook binary and
 backend are unchanged is not run again: its result comes from the cache
 (` + "`--no-cache`" + ` to force a run).
 
+Scripts see only the variables kbook sets and those passed with --env:
+none of the shell's.
+
 Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
-130 interrupted.`,
+130 interrupted, 141 output closed (kbook run | head); whatever kbook
+started is stopped in every case.`,
 		Example: `  # Run all runbooks, four at a time
   kbook run -p 4 runbooks/
 

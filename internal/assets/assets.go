@@ -383,7 +383,9 @@ func (c *config) build(ctx context.Context, goBin, srcDir, outDir, name string) 
 	cmd.Stdout, cmd.Stderr = &out, &out
 	killGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
+	stop := still(c.log, name)
 	err := cmd.Run()
+	stop()
 	if ctx.Err() != nil {
 		return fmt.Errorf("build %s: %w", name, context.Cause(ctx))
 	}

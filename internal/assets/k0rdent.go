@@ -295,7 +295,10 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 		}
 		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(r.Controllers), ctl.Estimate)
 		t0 := time.Now()
-		if err := c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target); err != nil {
+		stop := still(c.log, ctl.Name)
+		err := c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target)
+		stop()
+		if err != nil {
 			return p, fmt.Errorf("k0rdent assets: %w", err)
 		}
 		took := time.Since(t0).Round(time.Second)

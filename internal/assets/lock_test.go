@@ -78,3 +78,30 @@ func TestWaitMessageWithoutHolder(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestStill: a long build says it is still going until it ends.
+func TestStill(t *testing.T) {
+	defer func(d time.Duration) { stillEvery = d }(stillEvery)
+	stillEvery = 20 * time.Millisecond
+	var l lines
+	stop := still(&l, "kube-apiserver")
+	time.Sleep(110 * time.Millisecond)
+	stop()
+	stop()
+	l.mu.Lock()
+	n := len(l.got)
+	first := ""
+	if n > 0 {
+		first = l.got[0]
+	}
+	l.mu.Unlock()
+	if n < 2 || !strings.HasPrefix(first, "still building kube-apiserver (") {
+		t.Fatalf("got %d lines, first %q", n, first)
+	}
+	time.Sleep(60 * time.Millisecond)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.got) != n {
+		t.Errorf("still printing after stop: %q", l.got[n:])
+	}
+}

@@ -113,3 +113,33 @@ func waitMessage(path, what string, waited time.Duration, now time.Time) string 
 	}
 	return msg + "…"
 }
+
+// stillEvery is how often a long build says it is still going (a variable
+// for the test).
+var stillEvery = time.Minute
+
+// still prints "still building NAME (2m0s)…" to log every stillEvery until
+// stop is called (it returns once no more line can come): one build takes up to ten minutes, which must not look
+// hung (and a waiting process reads it from the lock, see heldLock.Logger).
+func still(log Logger, name string) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(stillEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				log.Infof("still building %s (%s)…", name, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		<-exited
+	}
+}
