@@ -9,21 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-type lines struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func (l *lines) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.got = append(l.got, fmt.Sprintf(format, args...))
-}
 
 // TestLockWaitSaysWhat: a process waiting for the build lock is told who
 // holds it, what it builds now and for how long; the holder's own progress
@@ -34,10 +22,10 @@ func TestLockWaitSaysWhat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var own lines
+	var own recLogger
 	held.Logger(&own).Infof("building %s (first run only, %s)…", "etcd v3.6.16", "about 2 minutes")
-	if len(own.got) != 1 {
-		t.Errorf("the holder's logger printed %q", own.got)
+	if len(own.lines) != 1 {
+		t.Errorf("the holder's logger printed %q", own.lines)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
@@ -83,16 +71,16 @@ func TestWaitMessageWithoutHolder(t *testing.T) {
 func TestStill(t *testing.T) {
 	defer func(d time.Duration) { stillEvery = d }(stillEvery)
 	stillEvery = 20 * time.Millisecond
-	var l lines
+	var l recLogger
 	stop := still(&l, "kube-apiserver")
 	time.Sleep(110 * time.Millisecond)
 	stop()
 	stop()
 	l.mu.Lock()
-	n := len(l.got)
+	n := len(l.lines)
 	first := ""
 	if n > 0 {
-		first = l.got[0]
+		first = l.lines[0]
 	}
 	l.mu.Unlock()
 	if n < 2 || !strings.HasPrefix(first, "still building kube-apiserver (") {
@@ -101,7 +89,7 @@ func TestStill(t *testing.T) {
 	time.Sleep(60 * time.Millisecond)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.got) != n {
-		t.Errorf("still printing after stop: %q", l.got[n:])
+	if len(l.lines) != n {
+		t.Errorf("still printing after stop: %q", l.lines[n:])
 	}
 }
