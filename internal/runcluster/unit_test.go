@@ -132,3 +132,33 @@ func TestNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestStartFailureFails: a cluster that cannot be reached is not a reason
+// to skip a runbook that requires it (the run would pass as "all
+// skipped"): the conditions hold and Prepare fails with the start error.
+func TestStartFailureFails(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: abcd}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := New(t.Context(), cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: kc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conds := tg.Conditions()
+	for _, c := range []struct{ name, arg string }{{"kcm", ""}, {"k0rdent", ""}, {"api:", "pods"}} {
+		if ok, why := conds[c.name](c.arg); !ok {
+			t.Errorf("condition %s%s = false (%s), want true so that Prepare reports the failure", c.name, c.arg, why)
+		}
+	}
+	rb := &runbook.Runbook{Path: "k.md", Meta: runbook.Meta{Requires: []string{"kcm"}}}
+	if _, err := tg.Prepare(t.Context(), rb, nil); err == nil || !strings.Contains(err.Error(), "cannot reach the API server") {
+		t.Errorf("Prepare error = %v, want the start error", err)
+	}
+}
