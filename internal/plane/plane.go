@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -109,6 +110,9 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 			if why := checkExe(o.Paths.Binary(c.Name)); why != "" {
 				return p, fmt.Errorf("k0rdent %s: %s %s (kbook cluster assets --k0rdent %s builds it)", o.Release.Version, c.Name, why, o.Release.Version)
 			}
+		}
+		if err := capdPortFree(); err != nil {
+			return p, err
 		}
 		if pt, err = allocate(o.Release); err != nil {
 			return p, err
@@ -225,6 +229,24 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	p.Started = time.Since(begin)
 	log.Infof("k0rdent %s Management ready in %s (%s since start)", o.Release.Version, time.Since(t0).Round(time.Millisecond), p.Started.Round(time.Millisecond))
 	return p, nil
+}
+
+// capdDebugPort is where CAPD's in-memory backend always listens
+// (cluster-api test/infrastructure/inmemory/pkg/server/mux.go,
+// DefaultDebugPort; CAPD has no flag for it, nor for its workload
+// clusters' ports from 20000 up): one local plane runs per machine.
+const capdDebugPort = 19000
+
+// capdPortFree fails, before anything starts, when another plane (or
+// anything else) holds CAPD's fixed port: CAPD would otherwise crash at
+// start with an address-in-use error in its log.
+func capdPortFree() error {
+	addr := "127.0.0.1:" + strconv.Itoa(capdDebugPort)
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s is in use, and CAPD's in-memory backend always listens there, so one local k0rdent plane runs per machine: is another `kbook run --k0rdent` or `kbook cluster up --k0rdent` running? (kbook cluster status; ss -ltnp 'sport = :%d')", addr, capdDebugPort)
+	}
+	return l.Close()
 }
 
 func checkExe(p string) string {
