@@ -207,3 +207,44 @@ func (l cancelOnProgress) Infof(format string, args ...any) {
 		l.cancel()
 	}
 }
+
+// --at waits, then reads everything again: a change kcm makes meanwhile
+// (here it stops offering the target) decides. An --at outside the window
+// is refused at once.
+func TestApplyAt(t *testing.T) {
+	c, target := setup(t, "upgrade-apply-at", nil)
+	ctx := context.Background()
+	start := time.Now()
+	_, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, At: start.Add(time.Hour), Window: "daily 00:00 1m UTC",
+		Now: func() time.Time { return time.Date(2025, 6, 9, 10, 0, 0, 0, time.UTC) }})
+	var r *upgrade.Refusal
+	if !errors.As(err, &r) || !strings.Contains(r.Reason, "is outside the maintenance window") {
+		t.Fatalf("--at outside the window: %v", err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("the refusal waited %s", time.Since(start))
+	}
+
+	ri, err := c.Resource("k0rdent.mirantis.com", "ClusterDeployment", "upgrade-apply-at")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		if _, err := ri.Patch(ctx, "dev-1", "application/merge-patch+json", []byte(`{"status":{"availableUpgrades":[]}}`), metav1.PatchOptions{}, "status"); err != nil {
+			t.Error(err)
+		}
+	}()
+	wait := 1500 * time.Millisecond
+	start = time.Now()
+	_, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, At: start.Add(wait)})
+	if !errors.As(err, &r) || !strings.Contains(r.Reason, "1 hazard") {
+		t.Fatalf("after waiting, the target is no longer offered: %v", err)
+	}
+	if d := time.Since(start); d < wait {
+		t.Errorf("--at waited %s, want %s", d, wait)
+	}
+	if got := template(t, c, "upgrade-apply-at"); got != "acme-k0s-1-0-0" {
+		t.Errorf("template %s after the refusal", got)
+	}
+}
