@@ -94,11 +94,15 @@ type Input struct {
 
 // Report is what Check predicts.
 type Report struct {
-	Deployment string     `json:"deployment"`
-	From       SideReport `json:"from"`
-	To         SideReport `json:"to"`
-	KCM        KCMVerdict `json:"kcm"`
-	Pin        *Pin       `json:"pin,omitempty"`
+	Deployment string `json:"deployment"`
+	// DeploymentAssumed is set when no ClusterDeployment was given (no
+	// --config, or a plain values file): the charts are rendered under
+	// kbook template render's release name and namespace.
+	DeploymentAssumed bool       `json:"deploymentAssumed,omitempty"`
+	From              SideReport `json:"from"`
+	To                SideReport `json:"to"`
+	KCM               KCMVerdict `json:"kcm"`
+	Pin               *Pin       `json:"pin,omitempty"`
 	// Providers are what the target template needs, against what the
 	// Management (or Region) exposes; nil when that is not known.
 	Providers *ProvidersReport `json:"providers,omitempty"`
@@ -194,12 +198,13 @@ func Check(in Input) (*Report, error) {
 		return nil, err
 	}
 	d := in.Deployment
+	assumed := d.Name == ""
 	d.Name = cmp.Or(d.Name, template.DefaultReleaseName)
 	d.Namespace = cmp.Or(d.Namespace, template.DefaultNamespace)
 	in.Deployment = d
 	c := &checker{in: in, from: from, to: to, rep: &Report{
-		Deployment: d.Namespace + "/" + d.Name,
-		Findings:   []Finding{}, Rollouts: []Rollout{}, Impacts: []Impact{}, Objects: []ObjectDiff{}, Defaults: []DefaultChange{},
+		Deployment: d.Namespace + "/" + d.Name, DeploymentAssumed: assumed,
+		Findings: []Finding{}, Rollouts: []Rollout{}, Impacts: []Impact{}, Objects: []ObjectDiff{}, Defaults: []DefaultChange{},
 	}}
 	for _, cd := range []*chartData{from, to} {
 		vals, err := chartutil.CoalesceValues(cd.chart, helmvalues.DeepCopy(d.Config))

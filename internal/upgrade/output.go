@@ -13,7 +13,11 @@ import (
 // hazards and warnings, the predicted rollouts, the other changes, and a
 // verdict line.
 func WriteText(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "Upgrade of ClusterDeployment %s\n", r.Deployment)
+	if r.DeploymentAssumed {
+		fmt.Fprintf(w, "Upgrade of ClusterDeployment %s (none given: rendered as kbook template render does)\n", r.Deployment)
+	} else {
+		fmt.Fprintf(w, "Upgrade of ClusterDeployment %s\n", r.Deployment)
+	}
 	fmt.Fprintf(w, "  from %s\n", describeSide(r.From))
 	fmt.Fprintf(w, "  to   %s\n", describeSide(r.To))
 	if r.Pin != nil {

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -32,5 +33,22 @@ func TestVerdict(t *testing.T) {
 	}
 	if r, _ := Registry.Lookup(rulePinAllowed); r.Severity != findings.Info {
 		t.Errorf("%s is %s, want info", rulePinAllowed, r.Severity)
+	}
+}
+
+// Without a ClusterDeployment the report says whose name it rendered under.
+func TestWriteTextAssumedDeployment(t *testing.T) {
+	for _, tc := range []struct {
+		assumed bool
+		want    string
+	}{
+		{true, "Upgrade of ClusterDeployment kcm-system/render-test (none given: rendered as kbook template render does)\n"},
+		{false, "Upgrade of ClusterDeployment kcm-system/render-test\n"},
+	} {
+		var sb strings.Builder
+		WriteText(&sb, &Report{Deployment: "kcm-system/render-test", DeploymentAssumed: tc.assumed, KCM: KCMVerdict{Accepts: true, Checked: true}})
+		if first, _, _ := strings.Cut(sb.String(), "  from"); first != tc.want {
+			t.Errorf("assumed %v: %q, want %q", tc.assumed, first, tc.want)
+		}
 	}
 }
