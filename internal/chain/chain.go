@@ -331,7 +331,12 @@ func (v *validation) hopChecks([]Hop) {
 			case from.chart != "" && to.chart != "" && from.chart != to.chart:
 				v.add(ruleChartChange, u.Line, fmt.Sprintf("%s changes the chart from %s to %s: Flux uninstalls the cluster's Helm release and installs the new chart, which deletes and recreates the objects the old chart made (kcm only warns: HelmChartNameChanged)", hop, from.chart, to.chart), "")
 			case from.version != nil && to.version != nil && to.version.LessThan(from.version):
-				down = append(down, fmt.Sprintf("chart version %s to %s", from.version, to.version))
+				msg := fmt.Sprintf("chart version %s to %s", from.version, to.version)
+				if from.from == "name" && to.from == "name" {
+					// No template or chart given: kcm's naming is all there is.
+					msg += " (read from the template names; give the templates or charts to check their versions)"
+				}
+				down = append(down, msg)
 			}
 			for _, p := range kubeversion.CheckUpgrade(from.k8s, to.k8s) {
 				if p.Rule == kubeversion.RuleMinorSkip {

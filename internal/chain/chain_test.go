@@ -117,6 +117,23 @@ func TestHopsFromNames(t *testing.T) {
 	if res.Errors() != 1 {
 		t.Errorf("findings %v", res.Findings)
 	}
+	said := false
+	for _, f := range res.Findings {
+		said = said || f.Rule == ruleDowngrade && strings.Contains(f.Message, "(read from the template names; give the templates or charts to check their versions)")
+	}
+	if !said {
+		t.Errorf("a downgrade read from the names does not say so: %v", res.Findings)
+	}
+	// With the charts, the versions are theirs and the message says no more.
+	in, err = Load("testdata/chains/downgrade.yaml", "testdata/charts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Validate(in, Options{}).Findings {
+		if strings.Contains(f.Message, "read from the template names") {
+			t.Errorf("with charts: %s", f.Message)
+		}
+	}
 }
 
 func TestHopsWithCharts(t *testing.T) {
