@@ -170,7 +170,14 @@ func TestAllVersionsKilledLeavesNothing(t *testing.T) {
 	git("commit", "-qm", "docs")
 	git("tag", "v0.1")
 	out := filepath.Join(t.TempDir(), "public")
-	build := r.startUntil(repo, "v0.1: runbooks", "build", "--all-versions", "--no-search", "-p", "1", "--out", out)
+	// Every version's worktree is checked out before the first runbook
+	// (next's) runs: kill it while that runbook sleeps.
+	build := r.startUntil(repo, "next: runbooks", "build", "--all-versions", "--no-search", "-p", "1", "--out", out)
+	for deadline := time.Now().Add(30 * time.Second); !sleeping(arg); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the runbook's sleep %s never started", arg)
+		}
+	}
 	worktrees := r.glob(filepath.Join(out, ".kbook-build-worktrees-*"))
 	if len(worktrees) != 1 {
 		t.Fatalf("worktree folders in OUT: %v, want one", worktrees)
