@@ -1,8 +1,15 @@
 // Package apitest gives tests a real Kubernetes API server: kube-apiserver
-// and etcd started through controller-runtime's envtest, once per test
-// binary, on first use. Tests skip, with the reason, under -short and where
-// the binaries are not available (it never builds them: see package
-// assets), and fail when the server does not start.
+// and etcd (package localapi), once per test binary, on first use. Tests
+// skip, with the reason, under -short and where the binaries are not
+// available (it never builds them: see package assets), and fail when the
+// server does not start.
+//
+// The servers are kbook's own kind of children: they die with the test
+// binary even when go test kills it at its timeout, and their key and data
+// directories are recorded in kbook's process registry (<cache
+// dir>/procs), which the next test binary or kbook command sweeps. The
+// test binary wraps them (see proc.Registry.Wrap): importing apitest makes
+// it do so, in an init function.
 package apitest
 
 import (
@@ -15,16 +22,25 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/localapi"
+	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
+
+// The test binary is the wrapper that gives the servers their parent-death
+// signal: when it is run as one, it becomes the server here, before the
+// testing package reads its arguments.
+func init() { proc.RunWrapper() }
 
 // Server is an API server for one test binary.
 type Server struct {
 	crdDirs []string
 
 	once sync.Once
-	env  *envtest.Environment
+	reg  *proc.Registry
+	srv  *localapi.Server
 	cfg  *rest.Config
 	skip string
 	err  error
@@ -72,34 +88,48 @@ func (s *Server) start() {
 		s.skip = "integration test: " + why
 		return
 	}
-	no := false
-	env := &envtest.Environment{
-		BinaryAssetsDirectory:    dir,
-		CRDDirectoryPaths:        s.crdDirs,
-		ErrorIfCRDPathMissing:    true,
-		UseExistingCluster:       &no,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-		ControlPlaneStopTimeout:  time.Minute,
+	root := filepath.Join(cache.DefaultDir(), "procs")
+	// What test binaries killed before left behind (servers, keys).
+	if _, err := proc.Sweep(root); err != nil {
+		fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
+	}
+	reg, err := proc.Open(root)
+	if err != nil {
+		s.err = fmt.Errorf("apitest: %w", err)
+		return
 	}
 	start := time.Now()
-	cfg, err := env.Start()
+	srv, err := localapi.Start(dir, reg)
 	if err != nil {
-		s.err = fmt.Errorf("start envtest with the binaries in %s: %w", dir, err)
+		_, _ = reg.Close()
+		s.err = fmt.Errorf("start the API server with the binaries in %s: %w", dir, err)
 		return
+	}
+	s.reg, s.srv = reg, srv
+	cfg := srv.Config()
+	if len(s.crdDirs) > 0 {
+		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: s.crdDirs, ErrorIfPathMissing: true}); err != nil {
+			s.err = fmt.Errorf("install the CRDs in [%s]: %w", strings.Join(s.crdDirs, ", "), err)
+			return
+		}
 	}
 	if testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "apitest: API server with CRDs from [%s] up in %s\n", strings.Join(s.crdDirs, ", "), time.Since(start).Round(time.Millisecond))
 	}
 	cfg.WarningHandler = rest.NoWarnings{} // deprecated versions in reference CRDs
-	s.env, s.cfg = env, cfg
+	s.cfg = cfg
 }
 
 // Stop stops the server if it was started; call it from TestMain.
 func (s *Server) Stop() {
-	if s.env == nil {
-		return
+	if s.srv != nil {
+		if err := s.srv.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
+		}
 	}
-	if err := s.env.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "apitest: stop envtest: %v\n", err)
+	if s.reg != nil {
+		if _, err := s.reg.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
+		}
 	}
 }
