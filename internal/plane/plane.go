@@ -241,10 +241,9 @@ const capdDebugPort = 19000
 // anything else) holds CAPD's fixed port: CAPD would otherwise crash at
 // start with an address-in-use error in its log.
 func capdPortFree() error {
-	addr := "127.0.0.1:" + strconv.Itoa(capdDebugPort)
-	l, err := net.Listen("tcp", addr)
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(capdDebugPort)) // as CAPD listens
 	if err != nil {
-		return fmt.Errorf("%s is in use, and CAPD's in-memory backend always listens there, so one local k0rdent plane runs per machine: is another `kbook run --k0rdent` or `kbook cluster up --k0rdent` running? (kbook cluster status; ss -ltnp 'sport = :%d')", addr, capdDebugPort)
+		return fmt.Errorf("port %d is in use, and CAPD's in-memory backend always listens there, so one local k0rdent plane runs per machine: is another `kbook run --k0rdent`, `kbook cluster up --k0rdent` or TestPlane running? (kbook cluster status; ss -ltnp 'sport = :%d')", capdDebugPort, capdDebugPort)
 	}
 	return l.Close()
 }

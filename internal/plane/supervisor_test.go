@@ -286,13 +286,14 @@ func TestFreePorts(t *testing.T) {
 // TestCAPDPortTaken: a second plane on the machine is refused before it
 // starts anything, naming the port and what to check.
 func TestCAPDPortTaken(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(capdDebugPort))
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(capdDebugPort)) // even one address blocks CAPD's
+
 	if err != nil {
 		t.Skipf("port %d is already taken on this machine (a running plane?): %v", capdDebugPort, err)
 	}
 	defer l.Close()
 	err = capdPortFree()
-	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:19000 is in use") || !strings.Contains(err.Error(), "kbook cluster status") {
+	if err == nil || !strings.Contains(err.Error(), "port 19000 is in use") || !strings.Contains(err.Error(), "kbook cluster status") {
 		t.Fatalf("capdPortFree() = %v, want the port named and a hint", err)
 	}
 	l.Close()
