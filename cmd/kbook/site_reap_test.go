@@ -33,6 +33,7 @@ func (r *siteRun) command(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(kbookBin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "KBOOK_CACHE_DIR="+r.cache, "CI=true")
+	dieWithTest(cmd)
 	return cmd
 }
 
