@@ -68,7 +68,7 @@ func causes(root *Node, now time.Time) (out, progress []string) {
 		case cond.Type == "TemplateReady" && cond.Message != "":
 			add("template not ready: " + cond.Message)
 		case cond.Type == "HelmChartReady" && configRejected(cond.Message):
-			add(fmt.Sprintf("config rejected by the template: kcm rendered the chart with spec.config before updating the HelmRelease, and it failed: %s", Compact(cond.Message)))
+			add(fmt.Sprintf("config rejected by the template: kcm's dry run of the chart with spec.config failed, so it left the HelmRelease alone: %s", Compact(cond.Message)))
 		case cond.Type == "HelmChartReady" && cond.Message != "":
 			add("chart not ready: " + Compact(cond.Message))
 		}

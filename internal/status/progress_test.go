@@ -100,3 +100,22 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// kcm's HelmChartReady=False after its dry run of the chart with the
+// config (the message is kcm v1.11.4's, as the real controller wrote it
+// for a string where the schema wants an integer), and any other.
+func TestHelmChartCauses(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct{ msg, want string }{
+		{"failed to validate template with provided configuration: values don't meet the specifications of the schema(s) in the following chart(s):\nmem:\n- at '/worker/replicas': got string, want integer",
+			"config rejected by the template: kcm's dry run of the chart with spec.config failed, so it left the HelmRelease alone: failed to validate template with provided configuration: values don't meet the specifications of the schema(s) in the following chart(s): mem: - at '/worker/replicas': got string, want integer"},
+		{"failed to get HelmChart Artifact: not found", "chart not ready: failed to get HelmChart Artifact: not found"},
+	} {
+		root := &Node{Kind: kindClusterDeployment, Name: "dev-3", Ready: "False",
+			Conditions: []Condition{{Type: "HelmChartReady", Status: "False", Reason: "Failed", Message: tc.msg}}}
+		c, _ := causes(root, now)
+		if len(c) == 0 || c[0] != tc.want {
+			t.Errorf("causes %q\nwant %q", c, tc.want)
+		}
+	}
+}
