@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/plane"
@@ -66,13 +67,17 @@ func planeK0rdent(p *plane.Plane) *report.K0rdent {
 	if p == nil || p.Release() == nil {
 		return nil
 	}
-	r := p.Release()
+	return releaseK0rdent(p.Release(), p.APIOnly(), p.Controllers())
+}
+
+// releaseK0rdent describes a release's local plane with the controllers
+// that run.
+func releaseK0rdent(r *assets.K0rdentRelease, apiOnly bool, running []string) *report.K0rdent {
 	k := &report.K0rdent{Version: r.Version, Mode: "controllers (local)"}
-	if p.APIOnly() {
+	if apiOnly {
 		k.Mode = "API only (local)"
 		return k
 	}
-	running := p.Controllers()
 	for _, c := range r.Controllers {
 		if slices.Contains(running, c.Name) {
 			k.Components = append(k.Components, report.Component{Name: c.Name, Version: r.Module(c.Module).Version})
