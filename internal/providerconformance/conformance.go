@@ -651,6 +651,6 @@ func (r *runner) aggregatedUser(ctx context.Context, label string) (string, erro
 	if _, err := cli.Update(ctx, got, metav1.UpdateOptions{}); err != nil {
 		return "", fmt.Errorf("update ClusterRole %s: %w", name, err)
 	}
-	r.res.Notes = append(r.res.Notes, fmt.Sprintf("no controller-manager aggregated ClusterRoles labelled %s within 5s (the local backend runs none): kbook computed the aggregation (the union of the rules of %d labelled ClusterRoles, as the clusterrole-aggregation controller does); the SubjectAccessReviews are the API server's own RBAC decisions", label, len(list.Items)))
+	r.res.Notes = append(r.res.Notes, fmt.Sprintf("no controller-manager aggregated ClusterRoles labelled %s within 5s (the local backend runs none): kbook computed the aggregation (the union of the rules of %s, as the clusterrole-aggregation controller does); the SubjectAccessReviews are the API server's own RBAC decisions", label, plural.Count(len(list.Items), "labelled ClusterRole")))
 	return user, nil
 }
