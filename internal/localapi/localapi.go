@@ -9,7 +9,9 @@
 // API server (package apitest) both start it.
 //
 // A program whose registry wraps the binaries must call proc.RunWrapper
-// first thing (see proc.Registry.Wrap).
+// first thing (see proc.Registry.Wrap). TestLocalTracked in package cluster
+// checks it through the local backend: the servers recorded, nothing in
+// TMPDIR, nothing left after Stop.
 package localapi
 
 import (
