@@ -62,6 +62,9 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if err := site.CheckVersionName(f.version); err != nil {
 		return usageError(fmt.Errorf("--version: %w", err))
 	}
+	if f.port < 0 || f.port > 65535 {
+		return usageError(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", f.port))
+	}
 	proj, err := site.Load(dir)
 	if err != nil {
 		return usageError(siteError(dir, err))
@@ -76,18 +79,13 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	}
 	defer os.RemoveAll(out)
 
-	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf)
-	var ee *exitError
-	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
-		return runErr
-	}
 	search := site.FindPagefind(dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
 	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: siteserve.EventsPath, Dirs: procs, Log: logf}
-	live.SetResults(rep)
 	if f.run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) { return runSome(cmd, files, &f.rf) }
 	}
+	// The port is taken before the runbooks run: a busy one fails at once.
 	srv, err := siteserve.New(siteserve.Options{
 		Root:  dir,
 		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
@@ -99,6 +97,13 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
+	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf)
+	var ee *exitError
+	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+		srv.Close()
+		return runErr
+	}
+	live.SetResults(rep)
 	live.Rebuild = func() { srv.Rebuild() }
 	defer live.Wait()
 	if !search.Available() {

@@ -61,9 +61,15 @@ func PageURL(path string) string {
 // Any problem is returned as an *Error or a *runbook.Error naming the
 // file and line.
 func Load(dir string) (*Project, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, &Error{File: ".", Msg: "no such directory: give the docs repository (kbook init docs DIR makes one)"}
+	}
 	cfg, err := LoadConfig(dir)
 	if err != nil {
 		return nil, err
+	}
+	if !exists(filepath.Join(dir, ConfigFile)) && !exists(filepath.Join(dir, cfg.Content)) && !exists(filepath.Join(dir, cfg.Runbooks)) {
+		return nil, &Error{File: ".", Msg: fmt.Sprintf("not a docs repository: no %s, %s/ or %s/ (kbook init docs DIR makes one)", ConfigFile, cfg.Content, cfg.Runbooks)}
 	}
 	p := &Project{Dir: dir, Config: cfg}
 	byURL := map[string]string{}
@@ -108,6 +114,11 @@ func Load(dir string) (*Project, error) {
 	}
 	sort.Slice(p.Pages, func(i, j int) bool { return p.Pages[i].Path < p.Pages[j].Path })
 	return p, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // walkMarkdown calls fn for every Markdown file (and files with the extra

@@ -147,6 +147,13 @@ func (s *Server) add(path string) error {
 	})
 }
 
+// Close releases the listener and the watches of a server whose Serve
+// will not be called.
+func (s *Server) Close() {
+	s.ln.Close()
+	s.watcher.Close()
+}
+
 // Serve builds the site, serves it and rebuilds on change until ctx ends.
 func (s *Server) Serve(ctx context.Context) error {
 	defer s.watcher.Close()
