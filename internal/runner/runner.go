@@ -335,7 +335,7 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 		}
 	}
 	if r.opts.CacheOnly {
-		return skippedResult(rb, "not run: no cached result (kbook build --no-run)")
+		return skippedResult(rb, "not run: no cached result, and this run reads the cache only (kbook build --no-run, kbook serve without --run)")
 	}
 	if why := r.unmet(rb, false); why != "" {
 		return skippedResult(rb, why)
