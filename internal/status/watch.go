@@ -12,6 +12,11 @@ import (
 // Collect's error (ErrNotFound when the deployment is gone) otherwise.
 func Watch(ctx context.Context, c *Client, namespace, name string, interval time.Duration, show func(t *Tree, first bool)) error {
 	var last []byte
+	// The change key renders every tree at one fixed time: ages then stay
+	// put between reads (at each read's own time they grow, and a redraw
+	// came whenever one crossed a second), and only the objects' own
+	// timestamps, conditions and fields change it.
+	ref := time.Now()
 	for {
 		tree, err := Collect(ctx, c, namespace, name)
 		if err != nil {
@@ -20,9 +25,8 @@ func Watch(ctx context.Context, c *Client, namespace, name string, interval time
 			}
 			return err
 		}
-		// Rendered at its own collection time, ages alone do not change.
 		var key bytes.Buffer
-		WriteText(&key, tree, tree.Time)
+		WriteText(&key, tree, ref)
 		if !bytes.Equal(key.Bytes(), last) {
 			show(tree, last == nil)
 			last = key.Bytes()
