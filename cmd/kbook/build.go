@@ -131,7 +131,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	if err := checkTemplates(cmd, dir, []*site.Version{v}, f, procs); err != nil {
 		return err
 	}
-	rep, runErr := siteResults(cmd, proj, f.reports, f.noRun, &f.run)
+	rep, runErr := siteResults(cmd, proj, f.reports, f.noRun, &f.run, procs)
 	var ee *exitError
 	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
 		return runErr
@@ -190,10 +190,21 @@ func checkTemplates(cmd *cobra.Command, dir string, vs []*site.Version, f *build
 	return &exitError{exitFailed, err}
 }
 
+// reportFile is where a run kbook build or serve starts writes its JSON
+// report: a folder in kbook's process registry, so that a killed kbook's
+// (captured output) is removed by the next one.
+func reportFile(procs *proc.Registry, pattern string) (string, func(), error) {
+	dir, err := procs.MkdirTemp(pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(dir, "report.json"), func() { os.RemoveAll(dir) }, nil
+}
+
 // siteResults gets the results the site shows: from reports, else from a
 // run of the runbooks (cache only with noRun). A failed runbook is
 // returned as an exitFailed error beside the report.
-func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun bool, rf *runFlags) (*report.Report, error) {
+func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun bool, rf *runFlags, procs *proc.Registry) (*report.Report, error) {
 	if len(reports) > 0 {
 		var rs []*report.Report
 		for _, file := range reports {
@@ -208,13 +219,12 @@ func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun
 	if len(proj.Runbooks) == 0 {
 		return nil, nil
 	}
-	tmp, err := os.CreateTemp("", "kbook-build-*.json")
+	file, cleanup, err := reportFile(procs, "kbook-build-")
 	if err != nil {
 		return nil, err
 	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	rf.json = tmp.Name()
+	defer cleanup()
+	rf.json = file
 	rf.cacheOnly = noRun
 	if len(rf.cluster.crds) == 0 {
 		for _, c := range proj.Config.Run.CRDs {
@@ -229,7 +239,7 @@ func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun
 	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
 		return nil, runErr
 	}
-	rep, err := report.ReadJSON(tmp.Name())
+	rep, err := report.ReadJSON(file)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +384,7 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 	failed := false
 	for _, v := range vs {
 		fmt.Fprintf(out, "kbook build: %s: runbooks\n", v.Name)
-		rep, runErr := siteResults(cmd, v.Project, nil, f.noRun, &f.run)
+		rep, runErr := siteResults(cmd, v.Project, nil, f.noRun, &f.run, procs)
 		var ee *exitError
 		if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
 			return runErr

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/siteserve"
@@ -83,7 +84,9 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
 	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: siteserve.EventsPath, Dirs: procs, Log: logf}
 	if f.run {
-		live.Run = func(ctx context.Context, files []string) (*report.Report, error) { return runSome(cmd, files, &f.rf) }
+		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
+			return runSome(cmd, files, &f.rf, procs)
+		}
 	}
 	// The port is taken before the runbooks run: a busy one fails at once.
 	srv, err := siteserve.New(siteserve.Options{
@@ -97,7 +100,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf)
+	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf, procs)
 	var ee *exitError
 	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
 		srv.Close()
@@ -114,19 +117,18 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 }
 
 // runSome runs the given runbook files and returns their report.
-func runSome(cmd *cobra.Command, files []string, rf *runFlags) (*report.Report, error) {
-	tmp, err := os.CreateTemp("", "kbook-serve-*.json")
+func runSome(cmd *cobra.Command, files []string, rf *runFlags, procs *proc.Registry) (*report.Report, error) {
+	file, cleanup, err := reportFile(procs, "kbook-serve-run-")
 	if err != nil {
 		return nil, err
 	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
+	defer cleanup()
 	f := *rf
-	f.json, f.cacheOnly = tmp.Name(), false
+	f.json, f.cacheOnly = file, false
 	err = runRun(cmd, files, &f)
 	var ee *exitError
 	if err != nil && (!errors.As(err, &ee) || ee.code != exitFailed) {
 		return nil, err
 	}
-	return report.ReadJSON(tmp.Name())
+	return report.ReadJSON(file)
 }

@@ -16,6 +16,7 @@ import (
 type siteRun struct {
 	t     *testing.T
 	cache string
+	tmp   string // TMPDIR of the kbook it starts
 }
 
 func newSiteRun(t *testing.T) *siteRun {
@@ -26,13 +27,13 @@ func newSiteRun(t *testing.T) *siteRun {
 	if runtime.GOOS != "linux" {
 		t.Skip("kill -9 and the parent-death signal are Linux's")
 	}
-	return &siteRun{t: t, cache: t.TempDir()}
+	return &siteRun{t: t, cache: t.TempDir(), tmp: t.TempDir()}
 }
 
 func (r *siteRun) command(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(kbookBin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KBOOK_CACHE_DIR="+r.cache, "CI=true")
+	cmd.Env = append(os.Environ(), "KBOOK_CACHE_DIR="+r.cache, "TMPDIR="+r.tmp, "CI=true")
 	dieWithTest(cmd)
 	return cmd
 }
@@ -192,6 +193,13 @@ func TestAllVersionsKilledLeavesNothing(t *testing.T) {
 	}
 	if sleeping(arg) {
 		t.Errorf("the killed build's runbook (sleep %s) still runs after the next kbook", arg)
+	}
+	if left, _ := os.ReadDir(r.tmp); len(left) > 0 {
+		var names []string
+		for _, e := range left {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in TMPDIR by the killed build after the next kbook: %v", names)
 	}
 	// git forgets the removed worktrees, and the next build makes its own.
 	if res, err := r.command(repo, "build", "--all-versions", "--no-run", "--no-search", "--out", out).CombinedOutput(); err != nil {
