@@ -72,7 +72,7 @@ func TestServeLiveReload(t *testing.T) {
 	dir := fixture(t)
 	srv := startServe(t, dir, false)
 	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/guide/intro/"), chromedp.WaitVisible(css(".kb-content")))
-	time.Sleep(300 * time.Millisecond) // the event stream connects
+	run(t, ctx, "live reload connects", chromedp.WaitReady(css("html[data-kb-live]")))
 
 	page := filepath.Join(dir, "content", "guide", "intro.md")
 	src, err := os.ReadFile(page)
@@ -129,7 +129,7 @@ func TestServeRun(t *testing.T) {
 	if got := get(t, ctx, "first output", chromedp.Text(css("#step-1 .kb-out"))); got != "hello" {
 		t.Fatalf("first step's output %q, want hello", got)
 	}
-	time.Sleep(300 * time.Millisecond) // the event stream connects
+	run(t, ctx, "live reload connects", chromedp.WaitReady(css("html[data-kb-live]")))
 
 	file := filepath.Join(dir, "runbooks", "hello.md")
 	src, err := os.ReadFile(file)

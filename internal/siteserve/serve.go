@@ -56,10 +56,13 @@ type Server struct {
 	// kick wakes Serve for the builds Rebuild asks for (requested).
 	kick chan struct{}
 
-	mu        sync.Mutex
-	clients   map[chan event]bool
-	lastErr   string
-	builds    int
+	mu      sync.Mutex
+	clients map[chan event]bool
+	lastErr string
+	builds  int
+	// good is the number of the last build that succeeded: a page that
+	// connects learns it, and reloads if it missed a reload meanwhile.
+	good      int
 	requested []string
 }
 
@@ -278,6 +281,7 @@ func (s *Server) build(ctx context.Context, changed []string, reload bool) {
 		s.lastErr = err.Error()
 	} else {
 		s.lastErr = ""
+		s.good = n
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -389,7 +393,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	c := make(chan event, 4)
 	s.mu.Lock()
 	s.clients[c] = true
-	lastErr := s.lastErr
+	lastErr, good := s.lastErr, s.good
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -399,6 +403,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}()
 	fmt.Fprint(w, "retry: 500\n\n")
+	writeEvent(w, event{"built", fmt.Sprint(good)})
 	if lastErr != "" {
 		writeEvent(w, event{"failed", lastErr})
 	}

@@ -220,8 +220,21 @@
   // kbook serve: reload on every rebuild, show build errors in the page.
   var lr = meta("kbook-livereload");
   if (lr && window.EventSource) {
+    // A reload sent while this page was reloading is missed: the stream
+    // says which build is the newest when it connects ("built"), and a
+    // page that saw an older one reloads.
+    var key = "kbook-serve-build";
     var es = new EventSource(lr);
-    es.addEventListener("reload", function () { location.reload(); });
+    es.addEventListener("open", function () { document.documentElement.setAttribute("data-kb-live", "1"); });
+    es.addEventListener("built", function (e) {
+      var last = null;
+      try { last = sessionStorage.getItem(key); sessionStorage.setItem(key, e.data); } catch (x) {}
+      if (last !== null && +e.data > +last) location.reload();
+    });
+    es.addEventListener("reload", function (e) {
+      try { sessionStorage.setItem(key, e.data); } catch (x) {}
+      location.reload();
+    });
     es.addEventListener("failed", function (e) {
       var box = $("kb-error") || document.body.appendChild(Object.assign(document.createElement("div"), { id: "kb-error", className: "kb-error", role: "alert" }));
       box.innerHTML = "<strong>kbook serve: the site did not build</strong>" + esc(e.data);
