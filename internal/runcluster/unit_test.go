@@ -67,16 +67,7 @@ func TestNamespaceFor(t *testing.T) {
 
 func TestNewErrors(t *testing.T) {
 	dir := t.TempDir()
-	kc := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kc, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: abcd}}]
-contexts: [{name: ctx, context: {cluster: c, user: u}}]
-current-context: ctx
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kc := unreachableKubeconfig(t)
 	tests := []struct {
 		name string
 		o    cluster.Options
@@ -137,16 +128,7 @@ func TestNeeds(t *testing.T) {
 // to skip a runbook that requires it (the run would pass as "all
 // skipped"): the conditions hold and Prepare fails with the start error.
 func TestStartFailureFails(t *testing.T) {
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kc, []byte(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: abcd}}]
-contexts: [{name: ctx, context: {cluster: c, user: u}}]
-current-context: ctx
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kc := unreachableKubeconfig(t)
 	tg, err := New(t.Context(), cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: kc})
 	if err != nil {
 		t.Fatal(err)
@@ -161,4 +143,21 @@ current-context: ctx
 	if _, err := tg.Prepare(t.Context(), rb, nil); err == nil || !strings.Contains(err.Error(), "cannot reach the API server") {
 		t.Errorf("Prepare error = %v, want the start error", err)
 	}
+}
+
+// unreachableKubeconfig writes a kubeconfig whose server (context "ctx")
+// refuses connections.
+func unreachableKubeconfig(t *testing.T) string {
+	t.Helper()
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: abcd}}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}]
+current-context: ctx
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kc
 }
