@@ -4,10 +4,13 @@ BIN     := bin/kbook
 PKGS    := ./...
 
 # Reference CRDs (k0rdent, Cluster API, k0smotron) beside the repository, when
-# present: runbooks that need them are skipped, with the reason, without.
+# present. Without them the local API server serves the k0rdent release's own
+# CRDs (kcm, Flux, Sveltos, Cluster API, from its Go modules: nothing to
+# download by hand); the few runbooks that need k0smotron's, which no module
+# the proxy serves provides, are then skipped with the reason.
 SHARED_CRDS ?= ../shared/crds
 CRD_DIRS    := $(wildcard $(SHARED_CRDS)/k0rdent $(SHARED_CRDS)/capi $(SHARED_CRDS)/k0smotron)
-CRD_FLAGS   := $(addprefix --crds ,$(CRD_DIRS))
+CRD_FLAGS    = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),--k0rdent $(K0RDENT) --k0rdent-api-only)
 
 # The local backend's kube-apiserver and etcd: KUBEBUILDER_ASSETS if set,
 # else built once from pinned Go modules into kbook's cache (~10 min on 2
