@@ -21,12 +21,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/localapi"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // The test binary is the wrapper that gives the servers their parent-death
@@ -83,6 +85,10 @@ func (s *Server) Config(t testing.TB) *rest.Config {
 }
 
 func (s *Server) start() {
+	// envtest logs through controller-runtime; unset, that logger prints a
+	// "SetLogger was never called" warning with a stack once a test binary
+	// is 30 s old (kbook's main does the same, issue 7 defect 5).
+	ctrllog.SetLogger(logr.Discard())
 	dir, why := assets.Available()
 	if why != "" {
 		s.skip = "integration test: " + why

@@ -146,9 +146,13 @@ func goCmd(t *testing.T, ctx context.Context, dir string, args ...string) string
 	// module cache serves what kbook's own build fetched; the proxy only
 	// the rest, on a first run.
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
-	out, err := cmd.CombinedOutput()
+	// Only stdout is the answer: on a fresh module cache stderr has "go:
+	// downloading" lines, which made a tidy module look untidy.
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+		t.Fatalf("go %s (in %s): %v\n%s%s", strings.Join(args, " "), dir, err, out, stderr.Bytes())
 	}
 	return string(out)
 }
