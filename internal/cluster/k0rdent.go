@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/plane"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -65,7 +65,7 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	return p, dir, nil
 }
 
-var managementGVR = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
+var managementGVR = k0rdent.GVR("managements")
 
 // PlaneOf is the k0rdent plane a cluster kbook started runs, or nil.
 func PlaneOf(c Cluster) *plane.Plane {

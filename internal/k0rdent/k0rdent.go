@@ -70,6 +70,11 @@ func GVK(kind string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: Group, Version: Version, Kind: kind}
 }
 
+// GVR is the GroupVersionResource of a k0rdent resource (plural).
+func GVR(plural string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: Group, Version: Version, Resource: plural}
+}
+
 // Resource is the CRD name of a k0rdent resource (plural): "clustertemplates"
 // → clustertemplates.k0rdent.mirantis.com.
 func Resource(plural string) string { return plural + "." + Group }

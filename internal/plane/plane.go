@@ -16,6 +16,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/helmrepo"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -504,13 +505,12 @@ func upsert(ctx context.Context, name string, create, del func() error) error {
 }
 
 var (
-	releaseGVR        = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "releases"}
-	ptGVR             = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "providertemplates"}
-	managementGVR     = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "managements"}
+	releaseGVR        = k0rdent.GVR("releases")
+	ptGVR             = k0rdent.GVR("providertemplates")
+	managementGVR     = k0rdent.GVR("managements")
 	helmReleaseGVR    = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
 	helmRepositoryGVR = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
 	helmChartGVR      = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmcharts"}
-	k0rdentVersion    = "k0rdent.mirantis.com/v1beta1"
 )
 
 // bootstrap creates the Release and its ProviderTemplates, waits until
@@ -533,7 +533,7 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	for _, t := range b.ProviderTemplates {
 		t = t.DeepCopy()
 		t.SetLabels(merge(t.GetLabels(), map[string]string{componentLabel: "kcm"}))
-		t.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: k0rdentVersion, Kind: "Release", Name: rel.GetName(), UID: rel.GetUID()}})
+		t.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: k0rdent.APIVersion, Kind: k0rdent.KindRelease, Name: rel.GetName(), UID: rel.GetUID()}})
 		if _, err := createOrGet(ctx, dc.Resource(ptGVR), t); err != nil {
 			return fmt.Errorf("ProviderTemplate %s: %w", t.GetName(), err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/helmrepo"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/scaffold"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	corev1 "k8s.io/api/core/v1"
@@ -61,9 +62,9 @@ func startPlane(tb testing.TB) (*Plane, *rest.Config) {
 }
 
 var (
-	ctGVR   = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "clustertemplates"}
-	credGVR = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "credentials"}
-	cdGVR   = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", Version: "v1beta1", Resource: "clusterdeployments"}
+	ctGVR   = k0rdent.GVR("clustertemplates")
+	credGVR = k0rdent.GVR("credentials")
+	cdGVR   = k0rdent.GVR("clusterdeployments")
 
 	clusterGVR    = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "clusters"}
 	machineGVR    = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machines"}
