@@ -44,6 +44,24 @@ type Config struct {
 	Versions []VersionSpec `yaml:"versions"`
 	// Run configures how kbook build runs the runbooks.
 	Run RunConfig `yaml:"run"`
+	// Links says what a broken link or anchor does to a build; an MkDocs
+	// project's loader fills it from mkdocs.yml's strict and validation.
+	Links LinkPolicy `yaml:"links"`
+}
+
+// LinkPolicy says what a link problem does to a build. Each level is
+// "error" (exit 2, nothing written), "warn" (reported with file:line, the
+// site is still written), "info" or "ignore"; "" is kbook's default,
+// error. Strict turns every warning into an error, as mkdocs build
+// --strict does.
+type LinkPolicy struct {
+	Strict bool `yaml:"strict"`
+	// NotFound is a link or image to a page or file that is not built.
+	NotFound string `yaml:"notFound"`
+	// Anchors is a link to an anchor its page does not have.
+	Anchors string `yaml:"anchors"`
+	// Absolute is a link written as an absolute path to the site's own pages.
+	Absolute string `yaml:"absolute"`
 }
 
 // VersionSpec is one version of the docs, built from a git ref.
@@ -196,7 +214,7 @@ func configError(file string, err error) error {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run)", 1)
+	msg = strings.Replace(msg, "in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }
 
