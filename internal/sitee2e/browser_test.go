@@ -19,7 +19,7 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/siteserve"
+	"github.com/k0rdent/kbook/internal/site/serve"
 )
 
 // chromium finds the browser: $KBOOK_CHROMIUM, else Debian's chromium or
@@ -175,7 +175,7 @@ func TestBrowser(t *testing.T) {
 	}
 	ctx := browser(t)
 	out, search := twoVersions(t)
-	srv := httptest.NewServer(siteserve.Static(out))
+	srv := httptest.NewServer(serve.Static(out))
 	defer srv.Close()
 
 	t.Run("home and sidebar to a runbook", func(t *testing.T) {

@@ -3,7 +3,7 @@
 // on localhost and tells open browsers to reload, or shows them the build
 // error with its file:line. It knows nothing about Hugo: the caller's Build
 // function makes the site.
-package siteserve
+package serve
 
 import (
 	"context"

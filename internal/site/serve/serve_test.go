@@ -1,4 +1,4 @@
-package siteserve
+package serve
 
 import (
 	"context"
