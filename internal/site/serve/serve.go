@@ -1,4 +1,4 @@
-// Package siteserve is kbook serve: it watches a docs repository, rebuilds
+// Package serve is kbook serve: it watches a docs repository, rebuilds
 // the site on every save (debounced, editor temp files ignored), serves it
 // on localhost and tells open browsers to reload, or shows them the build
 // error with its file:line. It knows nothing about Hugo: the caller's Build

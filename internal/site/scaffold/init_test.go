@@ -1,4 +1,4 @@
-package siteinit
+package scaffold
 
 import (
 	"context"

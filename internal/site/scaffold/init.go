@@ -1,8 +1,8 @@
-// Package siteinit scaffolds a docs repository for kbook init docs:
+// Package scaffold scaffolds a docs repository for kbook init docs:
 // kbook.yaml, a home page, a guide, a first runbook and the GitHub Actions
 // workflow that runs the runbooks, builds every version and publishes the
 // site to GitHub Pages.
-package siteinit
+package scaffold
 
 import (
 	"bytes"
