@@ -1,9 +1,9 @@
-// Package sitelinks checks the internal links of a docs repository before
+// Package links checks the internal links of a docs repository before
 // anything is built: every link between pages, to a heading anchor, to a
 // runbook step (#step-N) and to other versions of the site must resolve,
 // or the finding names the source file and line. kbook build fails on
 // them; kbook check reports them.
-package sitelinks
+package links
 
 import (
 	"bytes"

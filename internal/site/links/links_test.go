@@ -1,4 +1,4 @@
-package sitelinks
+package links
 
 import (
 	"os"
