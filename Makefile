@@ -56,7 +56,7 @@ site-tools:
 ## screenshots: build kbook's docs and save the home and a runbook page (light, dark, mobile) as PNGs in SCREENS
 SCREENS ?= bin/screens
 screenshots: site site-tools
-	$(GO) test -count=1 -run TestScreenshots ./internal/sitee2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
+	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves
 test: lint build site-tools

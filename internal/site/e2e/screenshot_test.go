@@ -1,4 +1,4 @@
-package sitee2e
+package e2e
 
 import (
 	"flag"
@@ -19,7 +19,7 @@ var (
 )
 
 // TestScreenshots takes the home page and a runbook page in light, dark
-// and mobile layouts: go test -run TestScreenshots ./internal/sitee2e
+// and mobile layouts: go test -run TestScreenshots ./internal/site/e2e
 // -args -screenshots DIR [-site bin/site -runbook runbooks/first-runbook/].
 func TestScreenshots(t *testing.T) {
 	if *screenshots == "" {

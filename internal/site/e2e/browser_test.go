@@ -1,4 +1,4 @@
-package sitee2e
+package e2e
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func js(expr string) chromedp.Action[chromedp.Void] {
 func fixture(t testing.TB) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "docs")
-	if err := os.CopyFS(dst, os.DirFS("../site/testdata/docs")); err != nil {
+	if err := os.CopyFS(dst, os.DirFS("../testdata/docs")); err != nil {
 		t.Fatal(err)
 	}
 	return dst

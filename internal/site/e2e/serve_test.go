@@ -1,4 +1,4 @@
-package sitee2e
+package e2e
 
 import (
 	"context"
