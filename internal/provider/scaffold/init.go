@@ -1,4 +1,4 @@
-// Package providerinit writes the skeleton of a k0rdent ProviderTemplate
+// Package scaffold writes the skeleton of a k0rdent ProviderTemplate
 // chart for a custom Cluster API infrastructure provider (kbook provider
 // init): Chart.yaml with the annotations kcm reads, the
 // cluster-api-operator InfrastructureProvider, the ProviderInterface, the
@@ -17,7 +17,7 @@
 // go.sum are what go mod tidy writes for them.
 //
 // Either result passes kbook provider validate as written.
-package providerinit
+package scaffold
 
 import (
 	"bytes"

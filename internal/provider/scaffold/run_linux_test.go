@@ -1,4 +1,4 @@
-package providerinit
+package scaffold
 
 import (
 	"bytes"

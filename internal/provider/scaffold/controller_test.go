@@ -1,4 +1,4 @@
-package providerinit
+package scaffold
 
 import (
 	"bytes"
@@ -87,7 +87,7 @@ func versionOr(v string) string {
 // controller-runtime and Kubernetes versions kbook's own go.mod does (the
 // example provider's), and the Makefile runs controllergen.Version.
 func TestControllerVersions(t *testing.T) {
-	kb, err := os.ReadFile("../../go.mod")
+	kb, err := os.ReadFile("../../../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestControllerVersions(t *testing.T) {
 		switch r.Mod.Path {
 		case "sigs.k8s.io/controller-runtime", "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
 			if r.Mod.Version != want[r.Mod.Path] {
-				t.Errorf("skeleton go.mod: %s %s, kbook's go.mod %s; change it and run go test ./internal/providerinit -run TestControllerBuilds -update", r.Mod.Path, r.Mod.Version, want[r.Mod.Path])
+				t.Errorf("skeleton go.mod: %s %s, kbook's go.mod %s; change it and run go test ./internal/provider/scaffold -run TestControllerBuilds -update", r.Mod.Path, r.Mod.Version, want[r.Mod.Path])
 			}
 		case "sigs.k8s.io/cluster-api":
 			t.Errorf("skeleton go.mod requires %s: the skeleton reads Cluster API's objects unstructured", r.Mod.Path)
@@ -192,7 +192,7 @@ func TestControllerBuilds(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range stale {
-				t.Errorf("%s; run go test ./internal/providerinit -run TestControllerBuilds -update", strings.TrimPrefix(s, dir+"/"))
+				t.Errorf("%s; run go test ./internal/provider/scaffold -run TestControllerBuilds -update", strings.TrimPrefix(s, dir+"/"))
 			}
 			if diff := goCmd(t, ctx, dir, "mod", "tidy", "-diff"); diff != "" {
 				t.Errorf("go.mod/go.sum not tidy:\n%s", diff)
