@@ -12,7 +12,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/providerconformance"
+	"github.com/k0rdent/kbook/internal/provider/conformance"
 	"github.com/k0rdent/kbook/internal/provider/scaffold"
 	"github.com/k0rdent/kbook/internal/schema"
 	"github.com/spf13/cobra"
@@ -239,7 +239,7 @@ against the ProviderTemplate and Management schemas as the API server would.`,
 
 func newProviderConformanceCmd() *cobra.Command {
 	var (
-		o          providerconformance.Options
+		o          conformance.Options
 		co         cluster.Options
 		samples    []string
 		output     string
@@ -304,7 +304,7 @@ passed, 1 a check failed, 2 bad input.`,
 			defer func() { _ = c.Stop(context.WithoutCancel(cmd.Context())) }()
 			o.Config = c.RESTConfig()
 			o.Logger = stderrLogger{}
-			res, err := providerconformance.Run(cmd.Context(), set, o)
+			res, err := conformance.Run(cmd.Context(), set, o)
 			if cmd.Context().Err() != nil {
 				return &exitError{exitInterrupted, fmt.Errorf("interrupted: the objects kbook created were deleted")}
 			}

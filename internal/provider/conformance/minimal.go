@@ -1,4 +1,4 @@
-package providerconformance
+package conformance
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package providerconformance
+package conformance
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func load(t *testing.T, paths ...string) *provider.Set {
 	return s
 }
 
-const valid = "../provider/testdata/valid"
+const valid = "../testdata/valid"
 
 // TestConformanceValid: the valid fixture provider's contract fields
 // round-trip at CAPI's paths and its aggregated roles grant what CAPI and
@@ -80,7 +80,7 @@ func TestConformanceCatchesPruning(t *testing.T) {
 	cfg := server.Config(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	data, _ := os.ReadFile(filepath.Join("../provider/testdata/rules/INFRA007/components.yaml"))
+	data, _ := os.ReadFile(filepath.Join("../testdata/rules/INFRA007/components.yaml"))
 	os.WriteFile(filepath.Join(dir, "components.yaml"), []byte(strings.ReplaceAll(string(data), "acme", "prune")), 0o644)
 	res, err := Run(ctx, load(t, filepath.Join(dir, "components.yaml")), Options{Config: cfg})
 	if err != nil {

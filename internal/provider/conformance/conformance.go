@@ -1,4 +1,4 @@
-// Package providerconformance checks a Cluster API provider against a
+// Package conformance checks a Cluster API provider against a
 // live API server (kbook provider conformance): it installs the
 // provider's CRDs, creates a minimal object of each contract resource from
 // its schema, writes the contract fields (status through the status
@@ -17,7 +17,7 @@
 // clusterrole-aggregation controller would) and says so in the report.
 // The SubjectAccessReviews are answered by the API server's real RBAC
 // authorizer either way.
-package providerconformance
+package conformance
 
 import (
 	"cmp"
