@@ -30,7 +30,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/scaffold"
+	"github.com/k0rdent/kbook/internal/template/scaffold"
 )
 
 // skeleton holds the chart; .tmpl files are Go templates with [[ ]]
