@@ -13,7 +13,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/console"
-	"github.com/k0rdent/kbook/internal/kube"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -346,7 +346,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			}
 		}
 	}
-	opts.Cmds = kube.Commands()
+	opts.Cmds = kubecmd.Commands()
 	opts.NeedsTarget = runcluster.Needs
 	var target *runcluster.Target
 	if anyNeedsCluster(rbs) {

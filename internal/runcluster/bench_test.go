@@ -9,7 +9,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/kube"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 )
@@ -47,7 +47,7 @@ func BenchmarkRunbooks(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := runner.New(runner.Options{Parallel: 1, Target: t, Cmds: kube.Commands()})
+		r, err := runner.New(runner.Options{Parallel: 1, Target: t, Cmds: kubecmd.Commands()})
 		if err != nil {
 			b.Fatal(err)
 		}

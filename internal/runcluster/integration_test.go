@@ -10,7 +10,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/kube"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/rogpeppe/go-internal/testscript"
 	corev1 "k8s.io/api/core/v1"
@@ -116,7 +116,7 @@ func TestSession(t *testing.T) {
 	if got := kc.Contexts[kc.CurrentContext].Namespace; got != ns {
 		t.Errorf("kubeconfig namespace %q, want %q", got, ns)
 	}
-	if _, ok := env.Values[kube.ClientKey{}].(*kube.Client); !ok {
+	if _, ok := env.Values[kubecmd.ClientKey{}].(*kubecmd.Client); !ok {
 		t.Error("no kube client for the script's commands")
 	}
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/kube"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
 
@@ -24,7 +24,7 @@ func Needs(rb *runbook.Runbook) bool {
 			return true
 		}
 	}
-	cmds := kube.Commands()
+	cmds := kubecmd.Commands()
 	for _, st := range rb.Steps {
 		for _, l := range st.Script {
 			for _, w := range strings.Fields(l.Text) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/kube"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -281,11 +281,11 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 		return nil, err
 	}
 	s.secrets = kubeconfigSecrets(kc)
-	if s.client, err = kube.NewClient(ctx, cfg, s.namespace); err != nil {
+	if s.client, err = kubecmd.NewClient(ctx, cfg, s.namespace); err != nil {
 		return nil, err
 	}
 	s.client.Progress, _ = env.Values[runner.ProgressKey{}].(func(string))
-	env.Values[kube.ClientKey{}] = s.client
+	env.Values[kubecmd.ClientKey{}] = s.client
 	// Where the machine has no kubectl, the one built with the local
 	// backend's binaries serves.
 	if dir := cluster.BinDir(c); dir != "" {
@@ -489,7 +489,7 @@ type Session struct {
 	cluster   cluster.Cluster
 	cs        kubernetes.Interface
 	namespace string
-	client    *kube.Client
+	client    *kubecmd.Client
 	lister    *lister
 	before    map[types.UID]object
 	secrets   []string
@@ -504,18 +504,18 @@ func (s *Session) Namespace() string { return s.namespace }
 
 // Diagnose implements runner.Session.
 func (s *Session) Diagnose(ctx context.Context) string {
-	var refs []kube.ObjectRef
+	var refs []kubecmd.ObjectRef
 	if s.lister != nil && s.before != nil {
 		if after, err := s.lister.snapshot(ctx, ""); err == nil {
 			for _, o := range created(s.before, after, nil) {
-				refs = append(refs, kube.ObjectRef{APIVersion: o.GVR.GroupVersion().String(), Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
+				refs = append(refs, kubecmd.ObjectRef{APIVersion: o.GVR.GroupVersion().String(), Kind: o.Kind, Namespace: o.Namespace, Name: o.Name})
 			}
 		}
 	}
 	if s.client == nil {
 		return ""
 	}
-	out := kube.Diagnose(ctx, s.client, refs)
+	out := kubecmd.Diagnose(ctx, s.client, refs)
 	if p := cluster.PlaneOf(s.cluster); p != nil {
 		words := []string{s.namespace}
 		for _, r := range refs {

@@ -1,4 +1,4 @@
-// Package kube provides Kubernetes-aware testscript commands and diagnostics
+// Package kubecmd provides Kubernetes-aware testscript commands and diagnostics
 // for runbooks.
 //
 // It talks to the API server with client-go (a dynamic client and a
@@ -19,4 +19,4 @@
 // When a runbook fails, [Diagnose] collects what is most likely to explain
 // it: the namespace's events and the status of the objects the commands
 // looked at ([Client.Touched]).
-package kube
+package kubecmd
