@@ -7,9 +7,9 @@ import (
 
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/spf13/cobra"
 )
 

@@ -1,4 +1,4 @@
-package runcluster
+package target
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 )
 
 func benchAssets(b *testing.B) string {

@@ -1,4 +1,4 @@
-// Package runcluster adapts a cluster (package cluster) to the runbook
+// Package target adapts a cluster (package cluster) to the runbook
 // runner (package runner): a Target implements runner.Target.
 //
 // A Target starts its cluster on first use, so a run whose runbooks all
@@ -8,4 +8,4 @@
 // own namespace, a kubeconfig whose context defaults to it, a client for
 // kbook's Kubernetes commands (package kube), diagnostics when it fails,
 // and cleanup of what it created, in and outside its namespace.
-package runcluster
+package target

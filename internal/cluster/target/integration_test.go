@@ -1,4 +1,4 @@
-package runcluster
+package target
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/rogpeppe/go-internal/testscript"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -25,7 +25,7 @@ import (
 var sharedCRDs = func() []string {
 	var out []string
 	for _, d := range []string{"k0rdent", "capi"} {
-		p := filepath.Join("..", "..", "..", "shared", "crds", d)
+		p := filepath.Join("..", "..", "..", "..", "shared", "crds", d)
 		if _, err := os.Stat(p); err == nil {
 			out = append(out, p)
 		}

@@ -1,11 +1,11 @@
-package runcluster
+package target
 
 import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 )
 
 // clusterWords are the requirements and conditions that need a cluster.

@@ -1,4 +1,4 @@
-package runcluster
+package target
 
 import (
 	"os"
