@@ -24,7 +24,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
-	"github.com/k0rdent/kbook/internal/localapi"
+	"github.com/k0rdent/kbook/internal/cluster/local"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -42,7 +42,7 @@ type Server struct {
 
 	once sync.Once
 	reg  *proc.Registry
-	srv  *localapi.Server
+	srv  *local.Server
 	cfg  *rest.Config
 	skip string
 	err  error
@@ -130,7 +130,7 @@ func (s *Server) start() {
 		return
 	}
 	start := time.Now()
-	srv, err := localapi.Start(dir, reg)
+	srv, err := local.Start(dir, reg)
 	if err != nil {
 		_, _ = reg.Close()
 		s.err = fmt.Errorf("start the API server with the binaries in %s: %w", dir, err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/assets"
-	"github.com/k0rdent/kbook/internal/localapi"
+	"github.com/k0rdent/kbook/internal/cluster/local"
 	"github.com/k0rdent/kbook/internal/plane"
 	"k8s.io/client-go/rest"
 )
@@ -16,7 +16,7 @@ import (
 // localCluster is kube-apiserver + etcd (package localapi), optionally
 // with the k0rdent plane.
 type localCluster struct {
-	srv *localapi.Server
+	srv *local.Server
 	cfg *rest.Config
 	kc  []byte
 	dir string // the binaries, kubectl among them where none is on PATH
@@ -47,12 +47,12 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	start := time.Now()
 	log.Infof("starting local API server (kube-apiserver + etcd from %s)", dir)
 	type started struct {
-		srv *localapi.Server
+		srv *local.Server
 		err error
 	}
 	done := make(chan started, 1)
 	go func() {
-		srv, err := localapi.Start(dir, o.Procs)
+		srv, err := local.Start(dir, o.Procs)
 		done <- started{srv, err}
 	}()
 	select {

@@ -1,4 +1,4 @@
-// Package localapi runs a Kubernetes API server - etcd and kube-apiserver
+// Package local runs a Kubernetes API server - etcd and kube-apiserver
 // from a directory of binaries (package assets) - as children that die
 // with their process and are recorded in a proc.Registry, with key and data
 // directories inside that registry: a killed process leaves nothing that
@@ -12,7 +12,7 @@
 // first thing (see proc.Registry.Wrap). TestLocalTracked in package cluster
 // checks it through the local backend: the servers recorded, nothing in
 // TMPDIR, nothing left after Stop.
-package localapi
+package local
 
 import (
 	"context"
