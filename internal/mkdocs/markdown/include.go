@@ -314,7 +314,13 @@ func (t *translator) includeMarkdown(cfg map[string]any, kind, text, indent stri
 	data, err := os.ReadFile(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, t.errorf(src, "%s %q: no such file (relative to %s)", kind, name, filepath.Base(from))
+			// MkDocs's include-markdown fails the build; kbook warns and
+			// builds the rest (a docs tree copied without the repository
+			// files it includes still builds).
+			t.res.Warnings = append(t.res.Warnings, Warning{File: t.opts.File, Line: src,
+				Msg: fmt.Sprintf("%s %q: no such file (relative to %s): left out", kind, name, filepath.Base(from))})
+			t.unknown(kind + " missing file")
+			return nil, nil
 		}
 		return nil, t.errorf(src, "%s %q: %v", kind, name, err)
 	}
@@ -398,4 +404,3 @@ func dedentText(parts []string) []string {
 	return out
 }
 
-var _ = fmt.Sprintf

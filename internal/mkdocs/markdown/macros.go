@@ -3,6 +3,7 @@ package markdown
 import (
 	"errors"
 	"fmt"
+	"html"
 	"net/url"
 	"sort"
 	"strconv"
@@ -65,23 +66,61 @@ func (t *translator) macros(ls []line) ([]line, error) {
 	j.vars["extra"] = t.opts.Variables
 	var out []line
 	inComment, inRaw := false, false
-	for _, l := range ls {
-		s, dropped, err := t.renderLine(j, l, &inComment, &inRaw)
+	fence := ""
+	for i := 0; i < len(ls); i++ {
+		l := ls[i]
+		// an expression or statement may go on over the next lines
+		for k := 0; k < 5 && i+1 < len(ls) && (unclosed(l.s, j.varStart, j.varEnd) || unclosed(l.s, j.blockStart, j.blockEnd)); k++ {
+			i++
+			l.s += "\n" + ls[i].s
+		}
+		trimmed := strings.TrimLeft(l.s, " \t")
+		inCode := fence != ""
+		if fence == "" {
+			fence = fenceOpen(trimmed)
+		} else if isFenceClose(trimmed, fence) {
+			fence = ""
+		}
+		s, dropped, err := t.renderLine(j, l, inCode || fence != "", &inComment, &inRaw)
 		if err != nil {
 			return nil, err
 		}
 		if dropped {
 			continue
 		}
-		out = append(out, line{s: s, src: l.src})
+		for _, part := range strings.Split(s, "\n") {
+			out = append(out, line{s: part, src: l.src})
+		}
 	}
 	return out, nil
 }
 
+// unclosed reports whether s opens a delimiter it does not close.
+func unclosed(s, start, end string) bool {
+	k := strings.LastIndex(s, start)
+	return k >= 0 && !strings.Contains(s[k+len(start):], end)
+}
+
 // renderLine renders one line; dropped is set when the line held only
 // statements whose "-%}" removes the newline.
-func (t *translator) renderLine(j *jinja, l line, inComment, inRaw *bool) (string, bool, error) {
+//
+// What cannot be evaluated stays as it was in code; in text it shows as
+// the expression in a code span marked md-macro, not as raw delimiters.
+func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw *bool) (string, bool, error) {
 	s := l.s
+	spans := codeSpans(l.s)
+	keep := func(whole, expr string) string {
+		at := len(l.s) - len(s) - len(whole)
+		if inCode {
+			return whole
+		}
+		for _, sp := range spans {
+			if at >= sp[0] && at < sp[1] {
+				return whole
+			}
+		}
+		return `<code class="md-macro" title="not rendered: needs the macros plugin's Python module">` + html.EscapeString(expr) + `</code>`
+	}
 	var b strings.Builder
 	onlyTags, anyTag, trim := true, false, false
 	for len(s) > 0 {
@@ -161,6 +200,7 @@ func (t *translator) renderLine(j *jinja, l line, inComment, inRaw *bool) (strin
 				trim = true
 			}
 			stmt = strings.TrimSpace(strings.Trim(stmt, "-+"))
+			var und *undefinedError
 			word, arg, _ := strings.Cut(stmt, " ")
 			switch word {
 			case "raw":
@@ -180,12 +220,15 @@ func (t *translator) renderLine(j *jinja, l line, inComment, inRaw *bool) (strin
 				case err == nil:
 					j.vars[name] = v
 					delete(j.opaque, name)
-				case errors.Is(err, errModule) || errors.Is(err, errOpaque):
+				case errors.As(err, &und) && len(j.modules) == 0 && j.onUndefined == "":
+					return "", false, t.errorf(l.src, "macros: undefined variable %q in %s", und.name, whole)
+				case errors.Is(err, errModule) || errors.Is(err, errOpaque) || errors.As(err, &und):
 					j.opaque[name] = true
 					t.moduleWarning(j, l.src)
 				default:
 					j.opaque[name] = true
 					t.unknown("macros expression")
+					t.warnOnce("jinja-expr", l.src, "macros: cannot evaluate %s (%v); what uses %s is left as text", whole, err, name)
 				}
 			default:
 				t.unknown("macros " + word)
@@ -219,7 +262,7 @@ func (t *translator) renderLine(j *jinja, l line, inComment, inRaw *bool) (strin
 			case errors.Is(err, errModule) || errors.Is(err, errOpaque) || errors.As(err, &und):
 				t.moduleWarning(j, l.src)
 				t.unknown("macros module")
-				b.WriteString(whole)
+				b.WriteString(keep(whole, expr))
 			default:
 				t.unknown("macros expression")
 				t.warnOnce("jinja-expr", l.src, "macros: cannot evaluate %s (%v); left as text", whole, err)
