@@ -1,11 +1,11 @@
 package markdown
 
 import (
-	"strconv"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 

@@ -403,4 +403,3 @@ func dedentText(parts []string) []string {
 	}
 	return out
 }
-
