@@ -170,6 +170,7 @@ func (t *translator) block(ls []line) ([]line, error) {
 			if listRe.MatchString(text) {
 				inList = true
 			}
+			t.countUnknown(text)
 		}
 		if strings.HasPrefix(text, "#") {
 			if m := headingRe.FindStringSubmatch(text); m != nil && attrTokens.MatchString(m[2]) {
@@ -518,4 +519,31 @@ func isFenceClose(s, fence string) bool {
 		return false
 	}
 	return strings.Trim(s, string(fence[0])) == ""
+}
+
+// unknownBlock are block syntaxes of MkDocs extensions kbook does not
+// translate, by the kind Result.Unknown counts them under.
+var unknownBlock = []struct {
+	re   *regexp.Regexp
+	kind string
+}{
+	{regexp.MustCompile(`^///\s*[\w-]+`), "pymdownx.blocks"},
+	{regexp.MustCompile(`^\[TOC\]\s*$`), "toc marker"},
+	{regexp.MustCompile(`^;?--8<--`), "pymdownx.snippets (extension not enabled)"},
+	{regexp.MustCompile(`^\{%-?\s*include(-markdown)?\s`), "include-markdown (plugin not enabled)"},
+	{regexp.MustCompile(`^!!!|^\?\?\?|^===[+!]*\s`), "admonition, details or tabs syntax not understood"},
+}
+
+// countUnknown counts a line of text that is MkDocs block syntax kbook
+// leaves as it is.
+func (t *translator) countUnknown(text string) {
+	if !strings.ContainsAny(text[:min(len(text), 1)], "/[;-{!?=") {
+		return
+	}
+	for _, u := range unknownBlock {
+		if u.re.MatchString(text) {
+			t.unknown(u.kind)
+			return
+		}
+	}
 }

@@ -110,6 +110,12 @@ func TestRenderedStructure(t *testing.T) {
 		{"inline", "p", "", "kbd", "Ctrl"},
 		{"inline", "p", "", "abbr", "HTML"},
 		{"snippets", "li", "", "strong", "file"},
+		{"lists-defs-footnotes", "dl", "", "dd", "A fruit."},
+		{"lists-defs-footnotes", "dd", "", "p", "More about apples."},
+		{"lists-defs-footnotes", "div", "footnotes", "li", "The note."},
+		{"lists-defs-footnotes", "li", "", "input", ""},
+		{"include-markdown", "p", "", "strong", "A"},
+		{"macros-delimiters", "p", "", "code", "src_var('CoreDNSImage')"},
 	}
 	cache := map[string]*html.Node{}
 	for _, tt := range tests {
