@@ -158,6 +158,7 @@ func (t *translator) block(ls []line) ([]line, error) {
 				prevBlank = false
 				continue
 			}
+			counted := t.nUnknown
 			if got, n, ok, err := t.container(ls, i, ind, text, p); ok || err != nil {
 				if err != nil {
 					return nil, err
@@ -170,7 +171,9 @@ func (t *translator) block(ls []line) ([]line, error) {
 			if listRe.MatchString(text) {
 				inList = true
 			}
-			t.countUnknown(text)
+			if t.nUnknown == counted {
+				t.countUnknown(text)
+			}
 		}
 		if strings.HasPrefix(text, "#") {
 			if m := headingRe.FindStringSubmatch(text); m != nil && attrTokens.MatchString(m[2]) {

@@ -87,6 +87,8 @@ type translator struct {
 	res    *Result
 	warned map[string]bool
 	tabSet int
+	// nUnknown counts every unknown() call.
+	nUnknown int
 	// abbrs are the page's abbreviations (*[HTML]: ...), applied to text.
 	abbrs map[string]string
 }
@@ -176,4 +178,4 @@ func (t *translator) plugin(name string) (map[string]any, bool) {
 }
 
 // unknown counts syntax left as text.
-func (t *translator) unknown(kind string) { t.res.Unknown[kind]++ }
+func (t *translator) unknown(kind string) { t.res.Unknown[kind]++; t.nUnknown++ }
