@@ -111,7 +111,10 @@ func Translate(src []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if body, err = t.macros(body); err != nil {
+	if renderMacros(front) {
+		body, err = t.macros(body)
+	}
+	if err != nil {
 		return nil, err
 	}
 	body = t.collectAbbrs(body)
@@ -179,3 +182,15 @@ func (t *translator) plugin(name string) (map[string]any, bool) {
 
 // unknown counts syntax left as text.
 func (t *translator) unknown(kind string) { t.res.Unknown[kind]++; t.nUnknown++ }
+
+// renderMacros is false when the page's front matter says
+// render_macros: false (the macros plugin then leaves it as it is).
+func renderMacros(front []line) bool {
+	for _, l := range front {
+		k, v, ok := strings.Cut(l.s, ":")
+		if ok && strings.TrimSpace(k) == "render_macros" && strings.EqualFold(strings.TrimSpace(v), "false") {
+			return false
+		}
+	}
+	return true
+}
