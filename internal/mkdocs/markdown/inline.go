@@ -24,6 +24,12 @@ var (
 	emojiDefs  = definition.Github()
 )
 
+// abbr is an abbreviation of the page (*[HTML]: Hyper Text ...).
+type abbr struct {
+	word, title string
+	re          *regexp.Regexp
+}
+
 // keyNames are pymdownx.keys' labels of the common keys.
 var keyNames = map[string]string{
 	"ctrl": "Ctrl", "control": "Ctrl", "alt": "Alt", "shift": "Shift", "cmd": "Cmd", "command": "Cmd", "meta": "Meta",
@@ -47,10 +53,8 @@ func (t *translator) collectAbbrs(ls []line) []line {
 			fence = fenceOpen(s)
 			if fence == "" {
 				if m := abbrRe.FindStringSubmatch(s); m != nil {
-					if t.abbrs == nil {
-						t.abbrs = map[string]string{}
-					}
-					t.abbrs[m[1]] = strings.Trim(m[2], `"'`)
+					t.abbrs = append(t.abbrs, abbr{word: m[1], title: strings.Trim(m[2], `"'`),
+						re: regexp.MustCompile(`\b` + regexp.QuoteMeta(m[1]) + `\b`)})
 					continue
 				}
 			}
@@ -260,11 +264,8 @@ func (t *translator) text(s string, src int) string {
 			return m
 		})
 	}
-	if len(t.abbrs) > 0 {
-		for k, v := range t.abbrs {
-			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(k) + `\b`)
-			s = re.ReplaceAllString(s, `<abbr title="`+html.EscapeString(v)+`">`+k+`</abbr>`)
-		}
+	for _, a := range t.abbrs {
+		s = a.re.ReplaceAllString(s, `<abbr title="`+html.EscapeString(a.title)+`">`+a.word+`</abbr>`)
 	}
 	return s
 }

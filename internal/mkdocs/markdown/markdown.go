@@ -90,7 +90,7 @@ type translator struct {
 	// nUnknown counts every unknown() call.
 	nUnknown int
 	// abbrs are the page's abbreviations (*[HTML]: ...), applied to text.
-	abbrs map[string]string
+	abbrs []abbr
 }
 
 // Translate turns one page of an MkDocs project into kbook Markdown.
