@@ -144,6 +144,7 @@ func (t *translator) block(ls []line) ([]line, error) {
 				end := min(j+1, len(ls))
 				out = append(out, t.fence(ls[i:end], ind, text[len(f):])...)
 				i = end - 1
+				out = blankAfterHTML(out, ls, i)
 				prevBlank, inPara = false, false
 				continue
 			}
@@ -165,6 +166,7 @@ func (t *translator) block(ls []line) ([]line, error) {
 				}
 				out = append(out, got...)
 				i += n - 1
+				out = blankAfterHTML(out, ls, i)
 				prevBlank, inPara = false, false
 				continue
 			}
@@ -549,4 +551,18 @@ func (t *translator) countUnknown(text string) {
 			return
 		}
 	}
+}
+
+// blankAfterHTML ends an HTML block the translation wrote (a closing
+// </div>) with a blank line when the source goes on at once, so that the
+// next line is Markdown again, not part of the HTML block.
+func blankAfterHTML(out, ls []line, i int) []line {
+	if len(out) == 0 || i+1 >= len(ls) || strings.TrimSpace(ls[i+1].s) == "" {
+		return out
+	}
+	last := out[len(out)-1]
+	if s := strings.TrimSpace(last.s); strings.HasPrefix(s, "</") && !strings.HasSuffix(s, "</pre>") {
+		out = append(out, line{s: "", src: last.src})
+	}
+	return out
 }

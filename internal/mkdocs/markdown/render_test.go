@@ -115,6 +115,9 @@ func TestRenderedStructure(t *testing.T) {
 		{"lists-defs-footnotes", "div", "footnotes", "li", "The note."},
 		{"lists-defs-footnotes", "li", "", "input", ""},
 		{"include-markdown", "p", "", "strong", "A"},
+		{"adjacent", "p", "", "strong", "bold"},
+		{"adjacent", "p", "", "em", "em"},
+		{"adjacent", "div", "note", "p", "Body."},
 		{"macros-delimiters", "p", "", "code", "src_var('CoreDNSImage')"},
 	}
 	cache := map[string]*html.Node{}
