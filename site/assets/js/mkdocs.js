@@ -39,6 +39,9 @@
     if (!window.mermaid) return;
     var dark = document.documentElement.classList.contains("dark");
     window.mermaid.initialize({ startOnLoad: false, theme: dark ? "dark" : "default", securityLevel: "strict" });
+    // material's <pre class="mermaid"><code>: mermaid reads the
+    // element's HTML, so keep only the text of the diagram.
+    diagrams.forEach(function (d) { d.textContent = d.textContent; });
     window.mermaid.run({ nodes: diagrams });
   };
   document.head.appendChild(s);
