@@ -3,6 +3,7 @@ package findings
 import (
 	"encoding/json"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -123,6 +124,8 @@ func WriteSARIF(w io.Writer, rules []Rule, reports ...*Report) error {
 				uri = filepath.ToSlash(r.Name)
 			}
 			if uri != "" {
+				// A uri-reference: "a b/c.yaml" is a%20b/c.yaml.
+				uri = (&url.URL{Path: uri}).String()
 				loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}}
 				if f.Line > 0 {
 					loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line}
