@@ -133,7 +133,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	}
 	rep, runErr := siteResults(cmd, proj, f.reports, f.noRun, &f.run, procs)
 	var ee *exitError
-	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != findings.ExitErrors) {
 		return runErr
 	}
 	var search *site.Pagefind
@@ -148,9 +148,9 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 			return usageError(siteError(dir, err))
 		}
 		if cmd.Context().Err() != nil {
-			return &exitError{exitInterrupted, fmt.Errorf("interrupted")}
+			return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted")}
 		}
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	}
 	fmt.Fprintf(out, "kbook build: wrote %s (%s, Hugo %s)\n", filepath.Join(f.out, f.version), plural.Count(res.Pages, "page"), res.Hugo.Round(time.Millisecond))
 	fmt.Fprintf(out, "  verification: %s\n", verificationLine(res.Versions[f.version]))
@@ -160,7 +160,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "kbook build: warning: %s\n", res.Search)
 	}
 	if runErr != nil && !f.allowFailures {
-		return &exitError{exitFailed, fmt.Errorf("a runbook failed; the site shows the failure (--allow-failures to exit 0)")}
+		return &exitError{findings.ExitErrors, fmt.Errorf("a runbook failed; the site shows the failure (--allow-failures to exit 0)")}
 	}
 	return nil
 }
@@ -185,9 +185,9 @@ func checkTemplates(cmd *cobra.Command, dir string, vs []*site.Version, f *build
 	case errors.As(err, &se):
 		return usageError(siteError(dir, err))
 	case cmd.Context().Err() != nil:
-		return &exitError{exitInterrupted, fmt.Errorf("interrupted")}
+		return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted")}
 	}
-	return &exitError{exitFailed, err}
+	return &exitError{findings.ExitErrors, err}
 }
 
 // reportFile is where a run kbook build or serve starts writes its JSON
@@ -203,7 +203,7 @@ func reportFile(procs *proc.Registry, pattern string) (string, func(), error) {
 
 // siteResults gets the results the site shows: from reports, else from a
 // run of the runbooks (cache only with noRun). A failed runbook is
-// returned as an exitFailed error beside the report.
+// returned as an findings.ExitErrors error beside the report.
 func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun bool, rf *runFlags, procs *proc.Registry) (*report.Report, error) {
 	if len(reports) > 0 {
 		var rs []*report.Report
@@ -236,7 +236,7 @@ func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun
 	}
 	runErr := runRun(cmd, []string{filepath.Join(proj.Dir, proj.Config.Runbooks)}, rf)
 	var ee *exitError
-	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != findings.ExitErrors) {
 		return nil, runErr
 	}
 	rep, err := report.ReadJSON(file)
@@ -386,7 +386,7 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 		fmt.Fprintf(out, "kbook build: %s: runbooks\n", v.Name)
 		rep, runErr := siteResults(cmd, v.Project, nil, f.noRun, &f.run, procs)
 		var ee *exitError
-		if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+		if runErr != nil && (!errors.As(runErr, &ee) || ee.code != findings.ExitErrors) {
 			return runErr
 		}
 		failed = failed || runErr != nil
@@ -406,13 +406,13 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 		if errors.As(err, &se) {
 			return usageError(siteError(dir, err))
 		}
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	}
 	for _, v := range vs {
 		fmt.Fprintf(out, "kbook build: wrote %s: %s\n", filepath.Join(f.out, v.Name), verificationLine(res.Versions[v.Name]))
 	}
 	if failed && !f.allowFailures {
-		return &exitError{exitFailed, fmt.Errorf("a runbook failed; the site shows the failure (--allow-failures to exit 0)")}
+		return &exitError{findings.ExitErrors, fmt.Errorf("a runbook failed; the site shows the failure (--allow-failures to exit 0)")}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/k0rdent/kbook/internal/chain"
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 func newChainCmd() *cobra.Command {
@@ -49,9 +50,6 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
   kbook chain validate chains/ templates/ -o json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return usageError(fmt.Errorf("-o %q: want text or json", output))
-			}
 			in, err := chain.Load(args...)
 			if err != nil {
 				return usageError(err)
@@ -59,22 +57,17 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 			if len(in.Chains) == 0 {
 				return usageError(fmt.Errorf("no ClusterTemplateChain or ServiceTemplateChain in %v", args))
 			}
-			res := chain.Validate(in, opts)
-			w := cmd.OutOrStdout()
-			if output == "json" {
-				if err := chain.WriteJSON(w, res); err != nil {
-					return err
-				}
-			} else {
-				chain.WriteText(w, res)
+			rep := chain.Validate(in, opts).Report()
+			if err := findings.Write(cmd.OutOrStdout(), output, chain.Registry, rep); err != nil {
+				return err
 			}
-			if res.Errors() > 0 {
-				return &exitError{exitFailed, nil}
+			if code := chain.Registry.ExitCode(rep); code != findings.ExitOK {
+				return &exitError{code, nil}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(cmd.Flags(), &output, findings.Formats...)
 	cmd.Flags().StringVar(&opts.SystemNamespace, "system-namespace", "kcm-system", "kcm's system `namespace` (its webhook checks chains there even when labelled managed)")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -147,7 +148,7 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 		}
 		// Stale: stop what its process left running, then forget it.
 		if err := cluster.Down(ctx, root, s, o.Logger); err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 	}
 	switch o.Backend {
@@ -158,15 +159,15 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 		}
 		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: kindName, CRDs: o.CRDs, KindImage: o.KindImage, KeepCluster: true, Logger: o.Logger})
 		if err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 		kc, err := c.Kubeconfig()
 		if err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 		s := &cluster.State{Name: name, Backend: cluster.Kind, KindName: c.Name(), Server: c.RESTConfig().Host, Started: time.Now(), CRDs: o.CRDs}
 		if err := cluster.WriteState(root, s, kc); err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
 		return nil
@@ -178,7 +179,7 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	// process needs them.
 	dir, err := assets.Dir(ctx, assets.WithLogger(o.Logger))
 	if err != nil {
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	}
 	if o.K0rdent != "" {
 		r, err := assets.K0rdent(o.K0rdent)
@@ -186,22 +187,22 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 			return usageError(err)
 		}
 		if _, err := assets.K0rdentDir(ctx, r, assets.APIOnly(o.K0rdentAPIOnly), assets.K0rdentLogger(o.Logger)); err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 	}
 	stateDir := cluster.StateDir(root, name)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	}
 	logFile := filepath.Join(stateDir, "serve.log")
 	lf, err := os.Create(logFile)
 	if err != nil {
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	}
 	defer lf.Close()
 	exe, err := os.Executable()
 	if err != nil {
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	}
 	args := []string{"cluster", "serve", "--name", name, "--assets", dir}
 	if o.K0rdent != "" {
@@ -218,7 +219,7 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	serve.Stdout, serve.Stderr = lf, lf
 	cluster.Detach(serve)
 	if err := serve.Start(); err != nil {
-		return &exitError{exitFailed, fmt.Errorf("start cluster process: %w", err)}
+		return &exitError{findings.ExitErrors, fmt.Errorf("start cluster process: %w", err)}
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
@@ -232,11 +233,11 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 		select {
 		case err := <-exited:
 			log, _ := os.ReadFile(logFile)
-			return &exitError{exitFailed, fmt.Errorf("cluster process exited (%v):\n%s", err, log)}
+			return &exitError{findings.ExitErrors, fmt.Errorf("cluster process exited (%v):\n%s", err, log)}
 		case <-ctx.Done():
 			_ = serve.Process.Signal(os.Interrupt)
 			<-exited
-			return &exitError{exitInterrupted, ctx.Err()}
+			return &exitError{findings.ExitInterrupted, ctx.Err()}
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -276,14 +277,14 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 				}
 				p, err := assets.K0rdentDir(cmd.Context(), r, assets.APIOnly(apiOnly), assets.K0rdentLogger(stderrLogger{}))
 				if err != nil {
-					return &exitError{exitFailed, err}
+					return &exitError{findings.ExitErrors, err}
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), p.Dir)
 				return nil
 			}
 			dir, err := assets.Dir(cmd.Context(), assets.WithLogger(stderrLogger{}))
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), dir)
 			return nil
@@ -310,7 +311,7 @@ func newClusterServeCmd() *cobra.Command {
 			defer closeProcs()
 			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLogger{}, Procs: reg}
 			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			return nil
 		},
@@ -336,10 +337,10 @@ func newClusterDownCmd() *cobra.Command {
 				return nil
 			}
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			if err := cluster.Down(cmd.Context(), cacheRoot(), s, stderrLogger{}); err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			fmt.Fprintf(os.Stderr, "cluster %q (%s) stopped\n", name, s.Backend)
 			return nil
@@ -370,12 +371,9 @@ func newClusterStatusCmd() *cobra.Command {
 		Long:  "Show the cluster's backend, API server, kubeconfig and Kubernetes version.\n\nExit status: 0 running, 1 not running or not up, 2 bad flags.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" && output != "yaml" {
-				return usageError(fmt.Errorf("-o %q: want text, json or yaml", output))
-			}
 			s, err := cluster.ReadState(cacheRoot(), name)
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			st := clusterStatus{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID, Started: s.Started.Format(time.RFC3339)}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 20*time.Second)
@@ -403,13 +401,13 @@ func newClusterStatusCmd() *cobra.Command {
 					st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
 			}
 			if !st.Running {
-				return &exitError{exitFailed, nil}
+				return &exitError{findings.ExitErrors, nil}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
+	outputFlag(cmd.Flags(), &output, "text", "json", "yaml")
 	return cmd
 }
 
@@ -424,7 +422,7 @@ func newClusterKubeconfigCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := cluster.ReadState(cacheRoot(), name)
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			if path {
 				fmt.Fprintln(cmd.OutOrStdout(), s.Kubeconfig)
@@ -432,7 +430,7 @@ func newClusterKubeconfigCmd() *cobra.Command {
 			}
 			data, err := os.ReadFile(s.Kubeconfig)
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			_, err = cmd.OutOrStdout().Write(data)
 			return err

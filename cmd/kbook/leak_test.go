@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
@@ -201,8 +202,8 @@ func TestNoLeaks(t *testing.T) {
 		reader.Close()
 		start := time.Now()
 		err := cmd.Wait()
-		if code := exitCodeOf(err); code != exitBrokenPipe {
-			t.Errorf("exit status %d (%v), want %d", code, err, exitBrokenPipe)
+		if code := exitCodeOf(err); code != findings.ExitBrokenPipe {
+			t.Errorf("exit status %d (%v), want %d", code, err, findings.ExitBrokenPipe)
 		}
 		t.Logf("kbook exited %s after its output was closed", time.Since(start).Round(time.Millisecond))
 		_ = out
@@ -222,8 +223,8 @@ func TestNoLeaks(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) // may have exited already
 		rest, _ := io.ReadAll(out)
 		err := cmd.Wait()
-		if code := exitCodeOf(err); code != exitInterrupted {
-			t.Errorf("exit status %d, want %d\n%s", code, exitInterrupted, rest)
+		if code := exitCodeOf(err); code != findings.ExitInterrupted {
+			t.Errorf("exit status %d, want %d\n%s", code, findings.ExitInterrupted, rest)
 		}
 		r.check("after two SIGINTs")
 	})

@@ -20,17 +20,6 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// Exit codes.
-const (
-	exitOK          = 0
-	exitFailed      = 1
-	exitUsage       = 2
-	exitInterrupted = 130
-	// exitBrokenPipe is what a shell reports for a program SIGPIPE
-	// killed: kbook stopped because its output went nowhere (| head).
-	exitBrokenPipe = 141
-)
-
 // exitError carries an exit code out of a command.
 type exitError struct {
 	code int
@@ -41,7 +30,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks bad input: exit code 2.
-func usageError(err error) error { return &exitError{exitUsage, err} }
+func usageError(err error) error { return &exitError{findings.ExitBadInput, err} }
 
 // Why a run was cancelled.
 var (
@@ -55,7 +44,7 @@ func failure(err error) error {
 	if findings.IsInput(err) {
 		return usageError(err)
 	}
-	return &exitError{exitFailed, err}
+	return &exitError{findings.ExitErrors, err}
 }
 
 func main() {
@@ -71,8 +60,8 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go handleSignals(cancel)
 	code := run(ctx, normalizeArgs(os.Args[1:]))
-	if errors.Is(context.Cause(ctx), errBrokenPipe) && code != exitUsage {
-		code = exitBrokenPipe
+	if errors.Is(context.Cause(ctx), errBrokenPipe) && code != findings.ExitBadInput {
+		code = findings.ExitBrokenPipe
 	}
 	os.Exit(code)
 }
@@ -113,7 +102,7 @@ func run(ctx context.Context, args []string) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return exitOK
+		return findings.ExitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -125,7 +114,7 @@ func run(ctx context.Context, args []string) int {
 	// cobra's own errors: unknown flag or command, bad argument count.
 	fmt.Fprintln(os.Stderr, "Error:", err)
 	fmt.Fprintf(os.Stderr, "Run '%s --help' for usage.\n", root.CommandPath())
-	return exitUsage
+	return findings.ExitBadInput
 }
 
 // compatArgs keeps "kbook -v", which once printed the version, working

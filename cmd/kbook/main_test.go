@@ -85,18 +85,40 @@ func TestScripts(t *testing.T) {
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"junit-valid":   junitValid,
-			"report-check":  reportCheck,
-			"exitcode":      exitCode,
-			"report-output": reportOutput,
-		},
+		Cmds:               scriptCmds,
 		RequireUniqueNames: true,
 	})
 }
 
+// scriptCmds are the test commands kbook's scripts add. Each honours "!":
+// "! exitcode 1 kbook ..." passes when the status is not 1, "!
+// report-check ..." when the runbook's status is not the one named;
+// report-output prints and cannot be negated. A usage error fails either
+// way.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"junit-valid":   negatable(junitValid),
+	"report-check":  negatable(reportCheck),
+	"exitcode":      negatable(exitCode),
+	"report-output": reportOutput,
+}
+
+// negatable turns a check that returns what it found wrong (nil when the
+// check holds) into a command: without "!" it fails on that, with "!" it
+// fails when the check holds.
+func negatable(check func(ts *testscript.TestScript, args []string) error) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		err := check(ts, args)
+		switch {
+		case !neg && err != nil:
+			ts.Fatalf("%v", err)
+		case neg && err == nil:
+			ts.Fatalf("unexpected success: %s", strings.Join(args, " "))
+		}
+	}
+}
+
 // exitcode N CMD ARGS... runs a command and checks its exit status.
-func exitCode(ts *testscript.TestScript, neg bool, args []string) {
+func exitCode(ts *testscript.TestScript, args []string) error {
 	if len(args) < 2 {
 		ts.Fatalf("usage: exitcode N command [args...]")
 	}
@@ -122,13 +144,14 @@ func exitCode(ts *testscript.TestScript, neg bool, args []string) {
 	fmt.Fprint(ts.Stdout(), stdout.String())
 	fmt.Fprint(ts.Stderr(), stderr.String())
 	if fmt.Sprint(code) != args[0] {
-		ts.Fatalf("exit status %d, want %s\nstdout:\n%s\nstderr:\n%s", code, args[0], stdout.String(), stderr.String())
+		return fmt.Errorf("exit status %d, want %s\nstdout:\n%s\nstderr:\n%s", code, args[0], stdout.String(), stderr.String())
 	}
+	return nil
 }
 
 // junit-valid FILE checks a JUnit file is well-formed XML with the
 // expected root and counts: junit-valid FILE TESTS FAILURES SKIPPED.
-func junitValid(ts *testscript.TestScript, neg bool, args []string) {
+func junitValid(ts *testscript.TestScript, args []string) error {
 	if len(args) != 4 {
 		ts.Fatalf("usage: junit-valid FILE TESTS FAILURES SKIPPED")
 	}
@@ -142,7 +165,7 @@ func junitValid(ts *testscript.TestScript, neg bool, args []string) {
 			break
 		}
 		if err != nil {
-			ts.Fatalf("%s is not well-formed XML: %v", args[0], err)
+			return fmt.Errorf("%s is not well-formed XML: %v", args[0], err)
 		}
 	}
 	var suites struct {
@@ -153,15 +176,18 @@ func junitValid(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	data, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
-	ts.Check(xml.Unmarshal(data, &suites))
-	if suites.Tests != args[1] || suites.Failures != args[2] || suites.Skipped != args[3] {
-		ts.Fatalf("junit counts tests=%s failures=%s skipped=%s, want %s %s %s", suites.Tests, suites.Failures, suites.Skipped, args[1], args[2], args[3])
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		return fmt.Errorf("%s: %v", args[0], err)
 	}
+	if suites.Tests != args[1] || suites.Failures != args[2] || suites.Skipped != args[3] {
+		return fmt.Errorf("junit counts tests=%s failures=%s skipped=%s, want %s %s %s", suites.Tests, suites.Failures, suites.Skipped, args[1], args[2], args[3])
+	}
+	return nil
 }
 
 // report-check FILE PATH STATUS [CACHED] checks a runbook's status in a
 // JSON report.
-func reportCheck(ts *testscript.TestScript, neg bool, args []string) {
+func reportCheck(ts *testscript.TestScript, args []string) error {
 	if len(args) < 3 {
 		ts.Fatalf("usage: report-check FILE RUNBOOK STATUS [cached]")
 	}
@@ -173,20 +199,23 @@ func reportCheck(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if string(rb.Status) != args[2] {
 			data, _ := json.MarshalIndent(rb, "", "  ")
-			ts.Fatalf("%s: status %s, want %s\n%s", rb.Path, rb.Status, args[2], data)
+			return fmt.Errorf("%s: status %s, want %s\n%s", rb.Path, rb.Status, args[2], data)
 		}
 		if len(args) > 3 && args[3] == "cached" && !rb.Cached {
-			ts.Fatalf("%s: not from the cache", rb.Path)
+			return fmt.Errorf("%s: not from the cache", rb.Path)
 		}
-		return
+		return nil
 	}
-	ts.Fatalf("%s: no runbook %s in the report", args[0], args[1])
+	return fmt.Errorf("%s: no runbook %s in the report", args[0], args[1])
 }
 
 // report-output FILE RUNBOOK LINE prints what the JSON report recorded for
 // the command at that runbook line: its stdout, then its stderr, each
 // quoted, for scripts to match.
 func reportOutput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("report-output prints; it cannot be negated")
+	}
 	if len(args) != 3 {
 		ts.Fatalf("usage: report-output FILE RUNBOOK LINE")
 	}

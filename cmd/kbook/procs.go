@@ -7,6 +7,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
@@ -76,5 +77,5 @@ func forceExit() {
 	if len(res.Stopped) > 0 {
 		fmt.Fprintf(os.Stderr, "kbook: %s\n", res)
 	}
-	os.Exit(exitInterrupted)
+	os.Exit(findings.ExitInterrupted)
 }

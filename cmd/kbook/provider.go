@@ -125,9 +125,6 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
   kbook provider validate components.yaml --registry registry.acme.io -o sarif > provider.sarif`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := findings.CheckFormat(output); err != nil {
-				return usageError(err)
-			}
 			switch provider.Target(target) {
 			case provider.TargetK0rdent, provider.TargetCAPI:
 				opts.Target = provider.Target(target)
@@ -143,7 +140,7 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 			}
 			res := provider.Validate(set, opts)
 			if err := findings.Write(cmd.OutOrStdout(), output, provider.Registry, res.Report); err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			if output == "text" {
 				writeVariables(cmd.OutOrStdout(), res.Variables)
@@ -159,7 +156,7 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow controller images from this `registry` (repeatable; default: not checked)")
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text, json or sarif")
+	outputFlag(fl, &output, "text", "json", "sarif")
 	return cmd
 }
 
@@ -265,9 +262,6 @@ passed, 1 a check failed, 2 bad input.`,
   kbook provider conformance config/crd/bases --controller --sample machine.yaml --kubeconfig ~/.kube/dev`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return usageError(fmt.Errorf("-o %q: want text or json", output))
-			}
 			set, err := provider.Load(args, provider.RenderOptions{})
 			if err != nil {
 				return usageError(err)
@@ -306,10 +300,10 @@ passed, 1 a check failed, 2 bad input.`,
 			o.Logger = stderrLogger{}
 			res, err := conformance.Run(cmd.Context(), set, o)
 			if cmd.Context().Err() != nil {
-				return &exitError{exitInterrupted, fmt.Errorf("interrupted: the objects kbook created were deleted")}
+				return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted: the objects kbook created were deleted")}
 			}
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
@@ -329,7 +323,7 @@ passed, 1 a check failed, 2 bad input.`,
 				fmt.Fprintf(out, "%s, %d failed (on %s)\n", plural.Count(len(res.Checks), "check"), res.Failed(), c.Backend())
 			}
 			if res.Failed() > 0 {
-				return &exitError{exitFailed, nil}
+				return &exitError{findings.ExitErrors, nil}
 			}
 			return nil
 		},
@@ -342,7 +336,7 @@ passed, 1 a check failed, 2 bad input.`,
 	fl.DurationVar(&o.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
 	fl.StringVarP(&o.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
 	fl.BoolVar(&o.Keep, "keep", false, "leave the namespace, objects and roles kbook created")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(fl, &output, "text", "json")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/spf13/cobra"
 )
@@ -38,17 +39,17 @@ Exit status: 0 merged and nothing failed, 1 a merged runbook failed, 2 bad input
 			merged := report.Merge(reps...)
 			if jsonOut != "" {
 				if err := merged.WriteJSON(jsonOut); err != nil {
-					return &exitError{exitFailed, err}
+					return &exitError{findings.ExitErrors, err}
 				}
 			}
 			if junitOut != "" {
 				if err := merged.WriteJUnit(junitOut); err != nil {
-					return &exitError{exitFailed, err}
+					return &exitError{findings.ExitErrors, err}
 				}
 			}
 			fmt.Fprint(cmd.OutOrStdout(), console.Summary(merged))
 			if merged.Summary().Failed > 0 {
-				return &exitError{exitFailed, nil}
+				return &exitError{findings.ExitErrors, nil}
 			}
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -380,19 +381,19 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	if f.json != "" {
 		if err := rep.WriteJSON(f.json); err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 	}
 	if f.junit != "" {
 		if err := rep.WriteJUnit(f.junit); err != nil {
-			return &exitError{exitFailed, err}
+			return &exitError{findings.ExitErrors, err}
 		}
 	}
 	switch {
 	case rep.Interrupted:
-		return &exitError{exitInterrupted, context.Cause(cmd.Context())}
+		return &exitError{findings.ExitInterrupted, context.Cause(cmd.Context())}
 	case rep.Summary().Failed > 0:
-		return &exitError{exitFailed, nil}
+		return &exitError{findings.ExitErrors, nil}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/site"
@@ -102,7 +103,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	}
 	rep, runErr := siteResults(cmd, proj, nil, !f.run, &f.rf, procs)
 	var ee *exitError
-	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != exitFailed) {
+	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != findings.ExitErrors) {
 		srv.Close()
 		return runErr
 	}
@@ -127,7 +128,7 @@ func runSome(cmd *cobra.Command, files []string, rf *runFlags, procs *proc.Regis
 	f.json, f.cacheOnly = file, false
 	err = runRun(cmd, files, &f)
 	var ee *exitError
-	if err != nil && (!errors.As(err, &ee) || ee.code != exitFailed) {
+	if err != nil && (!errors.As(err, &ee) || ee.code != findings.ExitErrors) {
 		return nil, err
 	}
 	return report.ReadJSON(file)

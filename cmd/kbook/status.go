@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/status"
 )
 
@@ -39,15 +40,13 @@ upgrade in progress shows where it goes and which steps are done.
 
 --watch redraws when something changes, until Ctrl-C.
 
-Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist.`,
+Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist,
+130 interrupted (Ctrl-C, which is how --watch ends).`,
 		Example: `  kbook status dev-1 -n team-a
   kbook status dev-1 --watch
   kbook status dev-1 -o json | jq .causes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			if watch && output == "json" {
 				return usageError(errors.New("--watch prints text: use -o json without --watch"))
 			}
@@ -80,17 +79,21 @@ Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist.`,
 				}
 			}
 			switch {
-			case err == nil || cmd.Context().Err() != nil:
+			case cmd.Context().Err() != nil:
+				// Ctrl-C ends --watch (and a read under way) as it ends
+				// every command: 130.
+				return &exitError{findings.ExitInterrupted, nil}
+			case err == nil:
 				return nil
 			case errors.Is(err, status.ErrNotFound):
 				return usageError(fmt.Errorf("ClusterDeployment %s not found in namespace %s", args[0], c.Namespace))
 			}
-			return &exitError{exitUsage, err}
+			return &exitError{findings.ExitBadInput, err}
 		},
 	}
 	live.add(cmd)
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "redraw when the status changes, until interrupted")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the status")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(cmd.Flags(), &output, "text", "json")
 	return cmd
 }

@@ -58,9 +58,6 @@ parse, an unknown rule in --disable.`,
   kbook template validate ./acme-inventory --provider ./cluster-api-provider-inventory --provider infrastructure-components.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := findings.CheckFormat(output); err != nil {
-				return usageError(err)
-			}
 			var err error
 			switch {
 			case len(crds) > 0 && (kubeconfig != "" || kubeCtx != ""):
@@ -113,7 +110,7 @@ parse, an unknown rule in --disable.`,
 				results = append(results, r)
 			}
 			if err := findings.Write(cmd.OutOrStdout(), output, template.Registry, results...); err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			if code := template.Registry.ExitCode(results...); code != findings.ExitOK {
 				return &exitError{code, nil}
@@ -132,7 +129,7 @@ parse, an unknown rule in --disable.`,
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text, json or sarif")
+	outputFlag(fl, &output, "text", "json", "sarif")
 	fl.BoolVar(&depUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
 	return cmd
 }
@@ -157,9 +154,6 @@ not parse), as template validate for the same chart.`,
   kbook template render ./acme-docker --config ci/ha.yaml --release-name prod-1 -n team-a`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "yaml" && output != "json" {
-				return usageError(fmt.Errorf("-o %q: want yaml or json", output))
-			}
 			if _, err := os.Stat(args[0]); err != nil {
 				return usageError(fmt.Errorf("chart %s: %w", args[0], errors.Unwrap(err)))
 			}
@@ -197,6 +191,6 @@ not parse), as template validate for the same chart.`,
 	fl.StringVar(&opts.Config, "config", "", "the ClusterDeployment or values `file` to render with")
 	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` (default "+template.DefaultReleaseName+")")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` (default "+template.DefaultNamespace+")")
-	fl.StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	outputFlag(fl, &output, "yaml", "json")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/spf13/cobra"
@@ -53,7 +54,7 @@ Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
 			cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
 			cfg, err := cc.ClientConfig()
 			if err != nil {
-				return &exitError{exitFailed, fmt.Errorf("kubeconfig: %w", err)}
+				return &exitError{findings.ExitErrors, fmt.Errorf("kubeconfig: %w", err)}
 			}
 			if o.Namespace == "" {
 				if o.Namespace, _, err = cc.Namespace(); err != nil || o.Namespace == "" {
@@ -65,7 +66,7 @@ Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
 				return usageError(err)
 			}
 			if err != nil {
-				return &exitError{exitFailed, err}
+				return &exitError{findings.ExitErrors, err}
 			}
 			verb := "exists"
 			if res.Created {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/status"
 	"github.com/k0rdent/kbook/internal/upgrade"
 	"github.com/k0rdent/kbook/internal/upgrade/window"
@@ -85,20 +86,13 @@ func liveError(err error) error {
 	var r *upgrade.Refusal
 	switch {
 	case errors.Is(err, context.Canceled):
-		return &exitError{exitInterrupted, errors.New("interrupted")}
+		return &exitError{findings.ExitInterrupted, errors.New("interrupted")}
 	case errors.As(err, &r):
-		return &exitError{exitFailed, err}
+		return &exitError{findings.ExitErrors, err}
 	case errors.Is(err, upgrade.ErrBadTarget), errors.Is(err, status.ErrNotFound):
 		return usageError(errors.New(strings.TrimPrefix(err.Error(), upgrade.ErrBadTarget.Error()+": ")))
 	}
-	return &exitError{exitUsage, err}
-}
-
-func checkOutput(o string) error {
-	if o != "text" && o != "json" {
-		return usageError(fmt.Errorf("-o %q: want text or json", o))
-	}
-	return nil
+	return &exitError{findings.ExitBadInput, err}
 }
 
 func newUpgradeCheckCmd() *cobra.Command {
@@ -146,9 +140,6 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
   kbook upgrade check dev-1 --to aws-standalone-cp-1-0-44 -o json | jq .findings`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			if to == "" {
 				return usageError(errors.New("--to is required: the chart (offline) or ClusterTemplate (live) to upgrade to"))
 			}
@@ -195,8 +186,8 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
 			if err := writeReport(cmd.OutOrStdout(), output, rep); err != nil {
 				return err
 			}
-			if rep.Hazards() > 0 {
-				return &exitError{exitFailed, nil}
+			if code := upgrade.Registry.ExitCode(rep.FindingsReport()); code != findings.ExitOK {
+				return &exitError{code, nil}
 			}
 			return nil
 		},
@@ -208,16 +199,12 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
 	fl.StringVar(&to, "to", "", "the target: a chart `folder or .tgz` offline, a ClusterTemplate name live")
 	fl.StringVar(&config, "config", "", "offline: a ClusterDeployment or values `file`, with the ServiceTemplates and Management it uses as more documents")
 	fl.BoolVar(&allowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(fl, &output, findings.Formats...)
 	return cmd
 }
 
 func writeReport(w io.Writer, output string, rep *upgrade.Report) error {
-	if output == "json" {
-		return upgrade.WriteJSON(w, rep)
-	}
-	upgrade.WriteText(w, rep)
-	return nil
+	return findings.Write(w, output, upgrade.Registry, rep.FindingsReport())
 }
 
 func newUpgradeApplyCmd() *cobra.Command {
@@ -260,9 +247,6 @@ timed out, 2 bad input or error.`,
   kbook upgrade apply dev-1 --to aws-standalone-cp-1-0-44 --at next --exclude 2025-12-20/2026-01-05`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			if to == "" {
 				return usageError(errors.New("--to is required: the ClusterTemplate to upgrade to"))
 			}
@@ -310,9 +294,9 @@ timed out, 2 bad input or error.`,
 			}
 			if err != nil && cmd.Context().Err() != nil {
 				if res != nil && res.Applied {
-					return &exitError{exitInterrupted, fmt.Errorf("interrupted while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", target.Namespace, target.Name, to, target.Name, target.Namespace)}
+					return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", target.Namespace, target.Name, to, target.Name, target.Namespace)}
 				}
-				return &exitError{exitInterrupted, errors.New("interrupted before the patch: nothing changed")}
+				return &exitError{findings.ExitInterrupted, errors.New("interrupted before the patch: nothing changed")}
 			}
 			if err != nil {
 				return liveError(err)
@@ -332,7 +316,7 @@ timed out, 2 bad input or error.`,
 	fl.BoolVar(&o.Wait, "wait", false, "follow the upgrade until the deployment is ready and up to date")
 	fl.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "how long --wait waits")
 	fl.BoolVar(&allowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(fl, &output, "text", "json")
 	return cmd
 }
 
@@ -351,7 +335,9 @@ func writeApply(w io.Writer, output string, res *upgrade.Result, err error) erro
 		return enc.Encode(doc)
 	}
 	if res.Report != nil {
-		upgrade.WriteText(w, res.Report)
+		if err := upgrade.WriteText(w, res.Report); err != nil {
+			return err
+		}
 	}
 	if res.Schedule != "" {
 		fmt.Fprintf(w, "Maintenance window: %s\n", res.Schedule)
@@ -406,9 +392,6 @@ Exit status: 0 open at --at, 1 closed, 2 bad input.`,
   kbook upgrade window "FREQ=MONTHLY;BYDAY=1SU 04:00 6h Europe/London" --exclude 2025-12-20/2026-01-05`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			w, err := window.Parse(args[0])
 			if err != nil {
 				return usageError(err)
@@ -442,7 +425,7 @@ Exit status: 0 open at --at, 1 closed, 2 bad input.`,
 				window.WriteText(out, rep)
 			}
 			if !rep.Open {
-				return &exitError{exitFailed, nil}
+				return &exitError{findings.ExitErrors, nil}
 			}
 			return nil
 		},
@@ -451,6 +434,6 @@ Exit status: 0 open at --at, 1 closed, 2 bad input.`,
 	fl.StringArrayVar(&exclusions, "exclude", nil, "exclusion `period` START/END (repeatable)")
 	fl.StringVar(&at, "at", "", "the `time` to evaluate (RFC 3339, or YYYY-MM-DDTHH:MM in the window's zone; default now)")
 	fl.IntVar(&count, "count", 1, "how many next windows to list")
-	fl.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	outputFlag(fl, &output, "text", "json")
 	return cmd
 }

@@ -76,13 +76,14 @@ type Hop struct {
 type Result struct {
 	Chains    []*ChainResult `json:"chains"`
 	Templates []*Template    `json:"templates"`
-	Findings  []Finding      `json:"findings"`
+	// Findings are written by findings.Write (Report), beside the rest.
+	Findings []findings.Finding `json:"-"`
 }
 
 // Validate checks the chains in the inputs against kcm's rules and kbook's.
 func Validate(in *Inputs, opts Options) *Result {
 	sys := cmp.Or(opts.SystemNamespace, k0rdent.SystemNamespace)
-	res := &Result{Templates: in.Templates, Findings: []Finding{}}
+	res := &Result{Templates: in.Templates, Findings: []findings.Finding{}}
 	offers := offersByNamespace(in.Chains)
 	for _, c := range in.Chains {
 		v := &validation{chain: c, in: in, sys: sys}
@@ -98,7 +99,7 @@ func Validate(in *Inputs, opts Options) *Result {
 		res.Chains = append(res.Chains, cr)
 		res.Findings = append(res.Findings, v.findings...)
 	}
-	res.Findings = finish(res.Findings)
+	res.Findings = Registry.Finish(res.Findings, nil)
 	return res
 }
 
@@ -129,13 +130,14 @@ type validation struct {
 	chain    *Chain
 	in       *Inputs
 	sys      string
-	findings []Finding
+	findings []findings.Finding
 }
 
 func (v *validation) add(rule string, line int, msg, kcm string) {
-	v.findings = append(v.findings, Finding{KCM: kcm, Finding: findings.Finding{
-		Rule: rule, Message: msg, File: v.chain.File, Line: line, Object: v.chain.Kind + " " + v.chain.Name,
-	}})
+	v.findings = append(v.findings, findings.Finding{
+		// No Object: the messages name the templates, FILE:LINE the chain.
+		Rule: rule, Message: msg, File: v.chain.File, Line: line, KCM: kcm,
+	})
 }
 
 // kcmChecks are kcm's: TemplateChainSpec.IsValid, then the webhook's

@@ -4,14 +4,6 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 )
 
-// Finding is one problem of a chain, with what kcm says about it.
-type Finding struct {
-	findings.Finding
-	// KCM is what kcm answers about it, in its own words; empty when
-	// kcm does not notice.
-	KCM string `json:"kcm,omitempty"`
-}
-
 // Rule categories.
 const (
 	categoryKCM   = "What kcm checks"
@@ -56,36 +48,7 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryPaths},
 )
 
 // Errors counts the findings of severity error.
-func (r *Result) Errors() int { return r.count(findings.Error) }
+func (r *Result) Errors() int { e, _, _ := findings.Count(r.Findings); return e }
 
 // Warnings counts the findings of severity warning.
-func (r *Result) Warnings() int { return r.count(findings.Warning) }
-
-func (r *Result) count(s findings.Severity) int {
-	n := 0
-	for _, f := range r.Findings {
-		if f.Severity == s {
-			n++
-		}
-	}
-	return n
-}
-
-// finish fills in severities and sorts, as findings.Registry.Finish does,
-// keeping what kcm says with each finding.
-func finish(fs []Finding) []Finding {
-	kcm := map[findings.Finding]string{}
-	plain := make([]findings.Finding, len(fs))
-	for i, f := range fs {
-		if f.Severity == "" {
-			f.Severity = Registry.Severity(f.Rule)
-		}
-		plain[i] = f.Finding
-		kcm[f.Finding] = f.KCM
-	}
-	out := make([]Finding, 0, len(fs))
-	for _, f := range Registry.Finish(plain, nil) {
-		out = append(out, Finding{Finding: f, KCM: kcm[f]})
-	}
-	return out
-}
+func (r *Result) Warnings() int { _, w, _ := findings.Count(r.Findings); return w }

@@ -1,9 +1,6 @@
 package chain
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +13,7 @@ import (
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 
 // The kinds chain validation reads.
@@ -183,22 +181,13 @@ func (in *Inputs) loadFile(file string, strict bool) error {
 		return err
 	}
 	name := filepath.ToSlash(file)
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	docs, err := yamldoc.Documents(name, data, "")
+	if err != nil {
+		return err
+	}
 	found := 0
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			line, msg := findings.YAMLError(data, err)
-			return findings.Inputf(name, line, "%s", msg)
-		}
-		if len(doc.Content) == 0 {
-			continue
-		}
-		n, err := in.loadObject(name, doc.Content[0])
+	for _, doc := range docs {
+		n, err := in.loadObject(name, doc)
 		if err != nil {
 			return err
 		}
@@ -328,15 +317,9 @@ func parseChain(file string, n *yaml.Node, o object) (*Chain, error) {
 	return c, nil
 }
 
-// mapValue returns the value of key in a mapping node.
+// mapValue returns the value of key in a mapping node (the last of
+// duplicate keys, as yamldoc reads them).
 func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
+	_, v := yamldoc.Entry(n, key)
+	return yamldoc.Deref(v)
 }

@@ -35,3 +35,22 @@ func WriteCatalogue(w io.Writer, reg *Registry) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// RuleList is the registry as a command's help lists it: one line a rule,
+// in catalogue order (category, then ID), "  ID  (severity)  title", the
+// columns aligned.
+func RuleList(reg *Registry) string {
+	width := 0
+	for _, r := range reg.rules {
+		width = max(width, len(r.ID))
+	}
+	var b strings.Builder
+	for _, c := range reg.categories {
+		for _, r := range reg.rules {
+			if r.Category == c {
+				fmt.Fprintf(&b, "  %-*s  %-9s  %s\n", width, r.ID, "("+string(r.Severity)+")", r.Title)
+			}
+		}
+	}
+	return b.String()
+}

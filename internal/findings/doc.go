@@ -1,6 +1,7 @@
 // Package findings is the one vocabulary every kbook validator reports in:
-// template validate, provider validate, chain and upgrade checks, runbook
-// lint.
+// template validate, provider validate, chain validate, upgrade check, and
+// kbook check (runbook lint, the runner's checks, links). No other package
+// has a finding type, writer, count or order of its own.
 //
 // A validator defines its rules once, in a Registry (ID, category, title, a
 // Markdown description that cites the k0rdent / Cluster API source the rule
@@ -9,8 +10,16 @@
 // Findings, each with a rule ID, a Severity (error; warning; info for a
 // note that is no problem of the input), a message, an optional fix Hint
 // and a position (a File and Line, a values or field Path, the Object it
-// is about, and the Config variant it was found with). Finish applies
-// --disable, drops repeats and sorts, so every tool orders findings alike.
+// is about, and the Config variant it was found with) and what kcm says
+// about it (KCM). Finish applies --disable, drops repeats and sorts by
+// file, line and rule, so every tool orders findings alike. A command that
+// runs several validators joins their registries (Join); RuleList lists a
+// registry in a command's help.
+//
+// A Report's Detail carries what a tool reports besides findings (chain
+// validate's upgrade paths, upgrade check's rollouts): text output writes
+// it around the finding lines with its own summary line, JSON adds its
+// fields.
 //
 // The writers print reports unchanged for every tool:
 //
@@ -18,7 +27,8 @@
 //	WriteJSON   {"<kind>": NAME, "errors": N, "warnings": N, "findings": [...]}
 //	WriteSARIF  one SARIF 2.1.0 run, rules from the registry
 //
-// Write picks one by the -o value; Formats lists them.
+// Write picks one by the -o value; Formats lists them, CheckOutput and
+// OneOf check and word any command's -o choices.
 //
 // # Exit codes
 //
@@ -28,7 +38,8 @@
 // a chart Helm cannot load, a bad flag), so that nothing could be checked.
 // Libraries report the last case with an InputError (file and line
 // included), or a finding of a rule registered with Input set; commands
-// map both to ExitBadInput.
+// map both to ExitBadInput. The same table holds ExitInterrupted (130,
+// Ctrl-C) and ExitBrokenPipe (141) for every kbook command.
 //
 // Path is a position inside a document (string keys and list indexes),
 // printed as Finding.Path: workers[0].name, metadata.labels["a/b"].

@@ -55,6 +55,10 @@ type Finding struct {
 	Config string `json:"config,omitempty"`
 	// Hint is how to fix it, when the message does not say.
 	Hint string `json:"hint,omitempty"`
+	// KCM is what kcm answers about the problem, in its own words (its
+	// webhook's denial, its controller's condition); empty when kcm does
+	// not notice. Chain and upgrade checks set it.
+	KCM string `json:"kcm,omitempty"`
 }
 
 // String formats the finding as text output does, with File as it is:
@@ -90,6 +94,7 @@ func Sort(fs []Finding) {
 			cmp.Compare(a.Path, b.Path),
 			cmp.Compare(a.Message, b.Message),
 			cmp.Compare(a.Config, b.Config),
+			cmp.Compare(a.KCM, b.KCM),
 		)
 	})
 }
@@ -100,14 +105,14 @@ func Sort(fs []Finding) {
 // the first. It keeps the order and reuses fs.
 func Dedupe(fs []Finding) []Finding {
 	type key struct {
-		rule, msg, file, path, object, hint string
-		line                                int
-		sev                                 Severity
+		rule, msg, file, path, object, hint, kcm string
+		line                                     int
+		sev                                      Severity
 	}
 	seen := make(map[key]bool, len(fs))
 	out := fs[:0]
 	for _, f := range fs {
-		k := key{f.Rule, f.Message, f.File, f.Path, f.Object, f.Hint, f.Line, f.Severity}
+		k := key{f.Rule, f.Message, f.File, f.Path, f.Object, f.Hint, f.KCM, f.Line, f.Severity}
 		if seen[k] {
 			continue
 		}

@@ -3,6 +3,7 @@ package findings
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"path/filepath"
 	"slices"
@@ -29,6 +30,23 @@ type Report struct {
 	Default string
 	// Findings, as Registry.Finish left them.
 	Findings []Finding
+	// Detail is what the tool reports besides its findings; nil for
+	// none.
+	Detail Detail
+}
+
+// Detail is what a tool reports besides its findings: chain validate's
+// verdicts and upgrade paths, upgrade check's two sides and predicted
+// rollouts, the number of runbooks check read. Text output writes its
+// Head before the finding lines, its Tail after them and its Summary as
+// the last line; JSON output adds the fields of its JSON object after
+// "findings"; SARIF leaves it out.
+type Detail interface {
+	Head(w io.Writer)
+	Tail(w io.Writer)
+	// Summary is the last line of text output, given the report's
+	// counts (Tally words them as the default summary does).
+	Summary(errors, warnings, infos int) string
 }
 
 // Errors counts the findings of severity error.
@@ -55,7 +73,8 @@ func (r *Report) FilePath(f Finding) string {
 }
 
 // Location is where a finding is for people: FILE:LINE, FILE, or the
-// report's Name when the finding has no file.
+// report's Name when the finding has no file ("" when there is no Name
+// either: text output then starts the line with the severity).
 func (r *Report) Location(f Finding) string {
 	file := r.FilePath(f)
 	if file == "" {
@@ -64,11 +83,18 @@ func (r *Report) Location(f Finding) string {
 	return location(file, f.Line)
 }
 
-// The exit codes of every validating command.
+// The exit codes of every kbook command, validating or not: the one
+// table of them.
 const (
-	ExitOK       = 0 // no finding is an error (warnings allowed)
-	ExitErrors   = 1 // a finding is an error
-	ExitBadInput = 2 // an input could not be read: nothing was checked
+	ExitOK       = 0 // no finding is an error (warnings allowed); the command did what it was asked
+	ExitErrors   = 1 // a finding is an error; a runbook or what the command did failed
+	ExitBadInput = 2 // an input could not be read, or a bad flag: nothing was checked
+	// ExitInterrupted is a command stopped by Ctrl-C (SIGINT, SIGTERM,
+	// SIGHUP), as shells report a program SIGINT killed.
+	ExitInterrupted = 130
+	// ExitBrokenPipe is what a shell reports for a program SIGPIPE
+	// killed: kbook stopped because its output went nowhere (| head).
+	ExitBrokenPipe = 141
 )
 
 // ExitCode is the exit code for these reports: ExitBadInput when a finding

@@ -124,3 +124,21 @@ func (r *Registry) BadInput(fs []Finding) bool {
 		return ok && rule.Input
 	})
 }
+
+// Join returns one registry holding the rules and categories of regs (a
+// command that runs several validators, as kbook check runs runbook lint,
+// the runner's checks and the link checker). It panics, as NewRegistry
+// does, on a rule ID registered twice.
+func Join(regs ...*Registry) *Registry {
+	var categories []string
+	var rules []Rule
+	for _, r := range regs {
+		for _, c := range r.categories {
+			if !slices.Contains(categories, c) {
+				categories = append(categories, c)
+			}
+		}
+		rules = append(rules, r.rules...)
+	}
+	return NewRegistry(categories, rules...)
+}

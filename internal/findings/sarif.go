@@ -3,6 +3,7 @@ package findings
 import (
 	"encoding/json"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -89,7 +90,8 @@ var SARIFVersion = version.String
 // WriteSARIF writes the reports as one SARIF 2.1.0 run: tool.driver.rules
 // from rules (a Registry's Rules()), one result per finding with its rule
 // (and ruleIndex when the rule is among rules), level, message and
-// location (Report.FilePath, else the report's Name; the line as region).
+// location (Report.FilePath, else the report's Name, else none; the line
+// as region).
 func WriteSARIF(w io.Writer, rules []Rule, reports ...*Report) error {
 	driver := sarifDriver{
 		Name:           "kbook",
@@ -121,13 +123,17 @@ func WriteSARIF(w io.Writer, rules []Rule, reports ...*Report) error {
 			if uri == "" {
 				uri = filepath.ToSlash(r.Name)
 			}
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}}
-			if f.Line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line}
+			if uri != "" {
+				// A uri-reference: "a b/c.yaml" is a%20b/c.yaml.
+				uri = (&url.URL{Path: uri}).String()
+				loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri}}}
+				if f.Line > 0 {
+					loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line}
+				}
+				res.Locations = []sarifLocation{loc}
 			}
-			res.Locations = []sarifLocation{loc}
 			props := map[string]string{}
-			for k, v := range map[string]string{"path": f.Path, "object": f.Object, "config": f.Config, "hint": f.Hint} {
+			for k, v := range map[string]string{"path": f.Path, "object": f.Object, "config": f.Config, "hint": f.Hint, "kcm": f.KCM} {
 				if v != "" {
 					props[k] = v
 				}

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/plural"
 )
 
 // Formats are the -o values Write accepts.
@@ -13,13 +16,26 @@ var Formats = []string{"text", "json", "sarif"}
 
 // CheckFormat returns an error for an -o value Write does not accept.
 func CheckFormat(format string) error {
-	for _, f := range Formats {
-		if f == format {
-			return nil
-		}
+	return CheckOutput(format, Formats...)
+}
+
+// CheckOutput returns an error for an -o value that is not one of
+// formats: -o "xml": want text, json or sarif. Every command's -o flag is
+// checked with it.
+func CheckOutput(value string, formats ...string) error {
+	if slices.Contains(formats, value) {
+		return nil
 	}
-	n := len(Formats)
-	return fmt.Errorf("-o %q: want %s or %s", format, strings.Join(Formats[:n-1], ", "), Formats[n-1])
+	return fmt.Errorf("-o %q: want %s", value, OneOf(formats))
+}
+
+// OneOf words a list of choices: "a", "a or b", "a, b or c".
+func OneOf(choices []string) string {
+	n := len(choices)
+	if n < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:n-1], ", ") + " or " + choices[n-1]
 }
 
 // Write writes the reports in a format of Formats: text (WriteText for
@@ -41,22 +57,36 @@ func Write(w io.Writer, format string, reg *Registry, reports ...*Report) error 
 	return CheckFormat(format)
 }
 
-// WriteText writes one line per finding, FILE:LINE: severity: [OBJECT: ]
-// message [RULE] (with "(with CONFIG)" after the message for a finding
-// found with another Config than Report.Default, and the Hint indented on
-// the next line), then a summary line: NAME: no problems found, or NAME: N
-// errors, M warnings.
+// WriteText writes the Detail's Head, then one line per finding,
+// FILE:LINE: severity: [OBJECT: ]message [RULE] (with "(with CONFIG)"
+// after the message for a finding found with another Config than
+// Report.Default, the Hint indented on the next line and what kcm says on
+// the one after), then the Detail's Tail and a summary line: NAME: no
+// problems found, or NAME: N errors, M warnings (or the Detail's
+// Summary).
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
+	if r.Detail != nil {
+		r.Detail.Head(&b)
+	}
 	for _, f := range r.Findings {
 		msg := f.text()
 		if f.Config != "" && f.Config != r.Default && f.File != f.Config {
 			msg += " (with " + f.Config + ")"
 		}
-		fmt.Fprintf(&b, "%s: %s: %s [%s]\n", r.Location(f), f.Severity, msg, f.Rule)
+		if loc := r.Location(f); loc != "" {
+			b.WriteString(loc + ": ")
+		}
+		fmt.Fprintf(&b, "%s: %s [%s]\n", f.Severity, msg, f.Rule)
 		if f.Hint != "" {
 			fmt.Fprintf(&b, "    fix: %s\n", f.Hint)
 		}
+		if f.KCM != "" {
+			fmt.Fprintf(&b, "    kcm says: %s\n", f.KCM)
+		}
+	}
+	if r.Detail != nil {
+		r.Detail.Tail(&b)
 	}
 	b.WriteString(Summary(r))
 	b.WriteByte('\n')
@@ -64,32 +94,35 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-// Summary is the last line of text output: NAME: no problems found, or
-// NAME: N errors, M warnings (", K infos" when there are infos; "no
-// problems found, K infos" when there is nothing else).
+// Summary is the last line of text output: the Detail's Summary, else
+// NAME: Tally.
 func Summary(r *Report) string {
 	e, wn, in := Count(r.Findings)
-	infos := ""
-	if in > 0 {
-		infos = ", " + plural(in, "info")
+	if r.Detail != nil {
+		return r.Detail.Summary(e, wn, in)
 	}
-	if e == 0 && wn == 0 {
-		return r.Name + ": no problems found" + infos
-	}
-	return fmt.Sprintf("%s: %s, %s%s", r.Name, plural(e, "error"), plural(wn, "warning"), infos)
+	return r.Name + ": " + Tally(e, wn, in)
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
+// Tally words counts as summaries do: "no problems found", or "N errors,
+// M warnings" (", K infos" when there are infos; "no problems found, K
+// infos" when there is nothing else).
+func Tally(errors, warnings, infos int) string {
+	s := ""
+	if infos > 0 {
+		s = ", " + plural.Count(infos, "info")
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	if errors == 0 && warnings == 0 {
+		return "no problems found" + s
+	}
+	return plural.Count(errors, "error") + ", " + plural.Count(warnings, "warning") + s
 }
 
 // WriteJSON writes one report as an indented JSON object, {"<Kind>":
 // Name, "errors": N, "warnings": N, "findings": [...]} ("infos": N after
-// "warnings" when there are infos), or several as a list of such objects.
-// Findings keep their own (chart-relative) File.
+// "warnings" when there are infos; no Kind key when Name is empty; the
+// Detail's fields after "findings"), or several as a list of such
+// objects. Findings keep their own (chart-relative) File.
 func WriteJSON(w io.Writer, reports ...*Report) error {
 	var b bytes.Buffer
 	if len(reports) != 1 {
@@ -130,7 +163,11 @@ func (r *Report) marshalJSON(b *bytes.Buffer) error {
 		key string
 		v   any
 	}
-	parts := []part{{kind, r.Name}, {"errors", e}, {"warnings", wn}}
+	var parts []part
+	if r.Name != "" {
+		parts = append(parts, part{kind, r.Name})
+	}
+	parts = append(parts, part{"errors", e}, part{"warnings", wn})
 	if in > 0 {
 		parts = append(parts, part{"infos", in})
 	}
@@ -148,6 +185,20 @@ func (r *Report) marshalJSON(b *bytes.Buffer) error {
 		b.Write(k)
 		b.WriteByte(':')
 		b.Write(v)
+	}
+	if r.Detail != nil {
+		v, err := json.Marshal(r.Detail)
+		if err != nil {
+			return err
+		}
+		v = bytes.TrimSpace(v)
+		if len(v) < 2 || v[0] != '{' {
+			return fmt.Errorf("findings: the detail of %q is no JSON object", r.Name)
+		}
+		if inner := bytes.TrimSpace(v[1 : len(v)-1]); len(inner) > 0 {
+			b.WriteByte(',')
+			b.Write(inner)
+		}
 	}
 	b.WriteByte('}')
 	return nil

@@ -14,10 +14,8 @@
 package policy
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/yamldoc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -115,32 +114,21 @@ func (p *parser) errorf(line int, format string, args ...any) {
 	p.errs = append(p.errs, lineError{line, err})
 }
 
-// yamlError reports a YAML syntax error at its line.
-func (p *parser) yamlError(data []byte, err error) {
-	line, msg := findings.YAMLError(data, err)
-	p.errorf(line, "invalid YAML: %s", msg)
-}
-
 func (p *parser) parse(data []byte) *Policy {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if err == io.EOF {
-			p.errorf(1, "empty policy file")
-		} else {
-			p.yamlError(data, err)
-		}
+	docs, err := yamldoc.Documents(p.file, data, "invalid YAML: ")
+	var ie *findings.InputError
+	switch {
+	case errors.As(err, &ie):
+		p.errorf(ie.Line, "%v", ie.Err)
+		return nil
+	case len(docs) == 0:
+		p.errorf(1, "empty policy file")
+		return nil
+	case len(docs) > 1:
+		p.errorf(docs[1].Line, "a policy file holds one YAML document")
 		return nil
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
-		p.errorf(next.Line, "a policy file holds one YAML document")
-		return nil
-	} else if err != io.EOF {
-		p.yamlError(data, err)
-		return nil
-	}
-	root := resolve(doc.Content[0])
+	root := resolve(docs[0])
 	if isNull(root) {
 		p.errorf(root.Line, "empty policy file")
 		return nil

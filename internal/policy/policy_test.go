@@ -19,7 +19,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{"bad-yaml.yaml", []string{"8: invalid YAML: did not find expected key"}},
 		{"empty.yaml", []string{"1: empty policy file"}},
-		{"two-documents.yaml", []string{"8: a policy file holds one YAML document"}},
+		{"two-documents.yaml", []string{"9: a policy file holds one YAML document"}}, // the second document's first line
 		{"not-a-mapping.yaml", []string{"1: a policy must be a mapping, not a list"}},
 		{"bad-api-version.yaml", []string{`1: apiVersion "kbook.k0rdent.io/v1" is not supported (want kbook.k0rdent.io/v1alpha1)`}},
 		{"missing-kind.yaml", []string{"1: kind is required (TemplatePolicy)"}},

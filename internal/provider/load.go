@@ -1,9 +1,7 @@
 package provider
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 
 // Object is one YAML document of the inputs: a CRD, a ClusterRole, a
@@ -233,22 +232,13 @@ func (s *Set) loadFile(f string) error {
 // skipped; a document that is not a mapping with apiVersion and kind is an
 // error, as is YAML that does not parse.
 func parseDocuments(file string, data []byte) ([]*Object, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	docs, err := yamldoc.Documents(file, data, "the YAML does not parse: ")
+	if err != nil {
+		return nil, err
+	}
 	var out []*Object
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			line, msg := findings.YAMLError(data, err)
-			return nil, findings.Inputf(file, line, "the YAML does not parse: %s", msg)
-		}
-		if len(doc.Content) == 0 {
-			continue
-		}
-		root := deref(doc.Content[0])
+	for _, doc := range docs {
+		root := deref(doc)
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			continue
 		}
@@ -263,6 +253,7 @@ func parseDocuments(file string, data []byte) ([]*Object, error) {
 		}
 		out = append(out, o)
 	}
+	return out, nil
 }
 
 // loadChart loads a ProviderTemplate chart with Helm's loader and renders

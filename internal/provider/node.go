@@ -2,41 +2,16 @@ package provider
 
 import (
 	"go.yaml.in/yaml/v3"
+
+	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 
 // at returns the node at p below n (nil when it does not exist), and the
 // line of the deepest part of p that exists, for findings about missing
 // fields.
 func at(n *yaml.Node, p ...any) (*yaml.Node, int) {
-	n = deref(n)
-	if n == nil {
-		return nil, 0
-	}
-	line := n.Line
-	for _, s := range p {
-		n = deref(n)
-		if n == nil {
-			return nil, line
-		}
-		switch s := s.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return nil, line
-			}
-			k, v := entry(n, s)
-			if k == nil {
-				return nil, line
-			}
-			line, n = k.Line, v
-		case int:
-			if n.Kind != yaml.SequenceNode || s < 0 || s >= len(n.Content) {
-				return nil, line
-			}
-			n = n.Content[s]
-			line = n.Line
-		}
-	}
-	return deref(n), line
+	v, line, _ := yamldoc.Lookup(n, p)
+	return v, line
 }
 
 // get is at without the line.
@@ -55,14 +30,7 @@ func str(n *yaml.Node, p ...any) string {
 }
 
 // entry finds key in a mapping node (the last one wins, as in decoders).
-func entry(n *yaml.Node, key string) (k, v *yaml.Node) {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key && n.Content[i].Tag != "!!merge" {
-			k, v = n.Content[i], n.Content[i+1]
-		}
-	}
-	return k, v
-}
+func entry(n *yaml.Node, key string) (k, v *yaml.Node) { return yamldoc.Entry(n, key) }
 
 // pairs calls fn for each key/value of a mapping node, in order.
 func pairs(n *yaml.Node, fn func(k, v *yaml.Node)) {
@@ -110,9 +78,4 @@ func stringMap(n *yaml.Node) map[string]string {
 	return out
 }
 
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
+func deref(n *yaml.Node) *yaml.Node { return yamldoc.Deref(n) }

@@ -45,11 +45,11 @@ func Lint(r *Runbook) []findings.Finding {
 		out = append(out, findings.Finding{File: r.Path, Line: line, Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
 	}
 	if r.Format == Markdown && len(r.Steps) == 0 {
-		add(1, "no-steps", findings.Error, "no %s blocks: nothing in this runbook is executed", StepLang)
+		add(1, RuleNoSteps, findings.Error, "no %s blocks: nothing in this runbook is executed", StepLang)
 	}
 	for _, b := range r.Blocks {
 		if shellLangs[strings.ToLower(b.Lang)] && !b.Has(NoRun) {
-			add(b.Line, "shell-not-run", findings.Error,
+			add(b.Line, RuleShellNotRun, findings.Error,
 				"%s block is shown to readers but never executed: make it a %s step, or mark it ```%s %s if it must not run",
 				b.Lang, StepLang, b.Lang, NoRun)
 		}
@@ -64,7 +64,7 @@ func Lint(r *Runbook) []findings.Finding {
 	all := script.String()
 	for _, f := range r.Files {
 		if !mentions(all, f.Name) {
-			add(f.Line, "file-unused", findings.Warning, "file %s is written to $WORK but no step mentions it", f.Name)
+			add(f.Line, RuleFileUnused, findings.Warning, "file %s is written to $WORK but no step mentions it", f.Name)
 		}
 	}
 	// A program is declared by requires, or by an [exec:PROG] or
@@ -92,7 +92,7 @@ func Lint(r *Runbook) []findings.Finding {
 			if prog == "" || commonProgs[prog] || declared[prog] || conds["exec:"+prog] {
 				continue
 			}
-			add(l.Num, "exec-undeclared", findings.Warning,
+			add(l.Num, RuleExecUndeclared, findings.Warning,
 				"exec %s: declare it (requires: [exec:%s] in the front matter, or a [exec:%s] condition) so machines without it skip instead of fail",
 				prog, prog, prog)
 			declared[prog] = true // once per program

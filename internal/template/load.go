@@ -1,11 +1,9 @@
 package template
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/yamldoc"
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -216,22 +215,13 @@ func loadConfig(file string) (*valueSet, error) {
 		return nil, &findings.InputError{Err: fmt.Errorf("config: %w", err)}
 	}
 	vs := &valueSet{name: file, file: file, config: true, values: map[string]any{}}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	docs, err := yamldoc.Documents(file, data, "the config does not parse: ")
+	if err != nil {
+		return nil, err
+	}
 	var first *yaml.Node
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			line, msg := findings.YAMLError(data, err)
-			return nil, findings.Inputf(file, line, "the config does not parse: %s", msg)
-		}
-		if len(doc.Content) == 0 {
-			continue
-		}
-		root := deref(doc.Content[0])
+	for _, doc := range docs {
+		root := deref(doc)
 		if first == nil {
 			first = root
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/plural"
 	"strings"
 	"time"
 
@@ -165,7 +166,7 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 		return res, &Refusal{Reason: fmt.Sprintf("refusing: the deployment is pinned to Kubernetes %s and the upgrade moves it to %s; --allow-k8s-change lets it (--force does not)", rep.Pin.Allows, rep.To.K8s.Version)}
 	}
 	if n := rep.Hazards(); n > 0 && !o.Force {
-		return res, &Refusal{Reason: fmt.Sprintf("refusing: %s found (see above); --force applies anyway", plural(n, "hazard"))}
+		return res, &Refusal{Reason: fmt.Sprintf("refusing: %s found (see above); --force applies anyway", plural.Count(n, "hazard"))}
 	}
 	patch := map[string]any{
 		"metadata": map[string]any{"annotations": map[string]any{status.UpgradeFromAnnotation: live.From}},

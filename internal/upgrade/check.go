@@ -106,11 +106,13 @@ type Report struct {
 	// Providers are what the target template needs, against what the
 	// Management (or Region) exposes; nil when that is not known.
 	Providers *ProvidersReport `json:"providers,omitempty"`
-	Findings  []Finding        `json:"findings"`
-	Rollouts  []Rollout        `json:"rollouts"`
-	Impacts   []Impact         `json:"impacts"`
-	Objects   []ObjectDiff     `json:"objects"`
-	Defaults  []DefaultChange  `json:"defaultChanges"`
+	// Findings are written by findings.Write (FindingsReport), beside
+	// the rest.
+	Findings []findings.Finding `json:"-"`
+	Rollouts []Rollout          `json:"rollouts"`
+	Impacts  []Impact           `json:"impacts"`
+	Objects  []ObjectDiff       `json:"objects"`
+	Defaults []DefaultChange    `json:"defaultChanges"`
 }
 
 // SideReport describes one end of the upgrade.
@@ -204,7 +206,7 @@ func Check(in Input) (*Report, error) {
 	in.Deployment = d
 	c := &checker{in: in, from: from, to: to, rep: &Report{
 		Deployment: d.Namespace + "/" + d.Name, DeploymentAssumed: assumed,
-		Findings: []Finding{}, Rollouts: []Rollout{}, Impacts: []Impact{}, Objects: []ObjectDiff{}, Defaults: []DefaultChange{},
+		Findings: []findings.Finding{}, Rollouts: []Rollout{}, Impacts: []Impact{}, Objects: []ObjectDiff{}, Defaults: []DefaultChange{},
 	}}
 	for _, cd := range []*chartData{from, to} {
 		vals, err := chartutil.CoalesceValues(cd.chart, helmvalues.DeepCopy(d.Config))
@@ -223,7 +225,7 @@ func Check(in Input) (*Report, error) {
 	c.providers()
 	c.valuesChecks()
 	c.objects()
-	sortFindings(c.rep.Findings)
+	c.rep.Findings = Registry.Finish(c.rep.Findings, nil)
 	return c.rep, nil
 }
 
@@ -238,10 +240,10 @@ type checker struct {
 	kcmRejected string
 }
 
-func (c *checker) add(n note) {
-	c.rep.Findings = append(c.rep.Findings, Finding{KCM: n.KCM, Finding: findings.Finding{
-		Rule: n.Rule, Severity: Registry.Severity(n.Rule), Message: n.Message, File: n.File, Path: n.Path, Object: n.Object,
-	}})
+// add records a finding; Check's Registry.Finish fills in its severity.
+// The messages name the objects they are about, so no finding sets Object.
+func (c *checker) add(f findings.Finding) {
+	c.rep.Findings = append(c.rep.Findings, f)
 }
 
 func (c *checker) sideReport(s Side, cd *chartData) SideReport {
@@ -264,11 +266,11 @@ func (c *checker) render() {
 	c.newObjs, c.newErr = template.Render(c.to.path, opts)
 	switch {
 	case c.oldErr != nil && c.newErr != nil:
-		c.add(note{Rule: ruleRenderOld, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("neither chart renders with this config, so the objects are not compared (give the deployment's config with --config): %s: %v", c.rep.To.ChartName+" "+c.rep.To.ChartVersion, c.newErr)})
+		c.add(findings.Finding{Rule: ruleRenderOld, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("neither chart renders with this config, so the objects are not compared (give the deployment's config with --config): %s: %v", c.rep.To.ChartName+" "+c.rep.To.ChartVersion, c.newErr)})
 	case c.oldErr != nil:
-		c.add(note{Rule: ruleRenderOld, File: c.from.path, Message: fmt.Sprintf("the current chart %s does not render with this config, so the objects are not compared: %v", c.rep.From.ChartName+" "+c.rep.From.ChartVersion, c.oldErr)})
+		c.add(findings.Finding{Rule: ruleRenderOld, File: c.from.path, Message: fmt.Sprintf("the current chart %s does not render with this config, so the objects are not compared: %v", c.rep.From.ChartName+" "+c.rep.From.ChartVersion, c.oldErr)})
 	case c.newErr != nil:
-		c.add(note{Rule: ruleRenderNew, File: c.to.path, KCM: kcmConfigCheck, Message: fmt.Sprintf("the target chart %s does not render with this config, which the current chart renders: %v", c.rep.To.ChartName+" "+c.rep.To.ChartVersion, c.newErr)})
+		c.add(findings.Finding{Rule: ruleRenderNew, File: c.to.path, KCM: kcmConfigCheck, Message: fmt.Sprintf("the target chart %s does not render with this config, which the current chart renders: %v", c.rep.To.ChartName+" "+c.rep.To.ChartVersion, c.newErr)})
 	}
 }
 
@@ -287,13 +289,13 @@ func (c *checker) versions() {
 		}
 		src, err := kubeversion.FromTemplate(spec, side.cd.chart.Metadata.Annotations, side.cd.chart.Values, c.in.Deployment.Config)
 		if err != nil {
-			c.add(note{Rule: ruleVersionUnknown, Message: fmt.Sprintf("%s: %v", side.rep.Template, err), File: side.cd.path})
+			c.add(findings.Finding{Rule: ruleVersionUnknown, Message: fmt.Sprintf("%s: %v", side.rep.Template, err), File: side.cd.path})
 			continue
 		}
 		if src.Declared {
 			// What the cluster really runs: the values, when they say.
 			if actual, err := kubeversion.FromValues(side.cd.chart.Values, c.in.Deployment.Config); err == nil && !actual.Version.IsZero() && actual.Version.Compare(src.Version) != 0 {
-				c.add(note{Rule: ruleVersionMismatch, Message: fmt.Sprintf("%s declares Kubernetes %s (%s), which kcm checks, but installs %s", side.rep.Template, src.Version, src.Kind, actual), File: side.cd.path})
+				c.add(findings.Finding{Rule: ruleVersionMismatch, Message: fmt.Sprintf("%s declares Kubernetes %s (%s), which kcm checks, but installs %s", side.rep.Template, src.Version, src.Kind, actual), File: side.cd.path})
 			}
 		}
 		if src.Version.IsZero() {
@@ -311,7 +313,7 @@ func (c *checker) versions() {
 				unknown = append(unknown, s.Template)
 			}
 		}
-		c.add(note{Rule: ruleVersionUnknown, Message: fmt.Sprintf("the Kubernetes version of %s is not known (no spec.k8sVersion, k8s-version annotation, version value or control plane version): the skew policy is not checked", strings.Join(unknown, " and "))})
+		c.add(findings.Finding{Rule: ruleVersionUnknown, Message: fmt.Sprintf("the Kubernetes version of %s is not known (no spec.k8sVersion, k8s-version annotation, version value or control plane version): the skew policy is not checked", strings.Join(unknown, " and "))})
 		return
 	}
 	for _, p := range kubeversion.CheckUpgrade(from, to) {
@@ -319,7 +321,7 @@ func (c *checker) versions() {
 		if p.Rule != kubeversion.RuleMinorSkip {
 			rule = ruleK8sDowngrade
 		}
-		c.add(note{Rule: rule, Message: p.Message})
+		c.add(findings.Finding{Rule: rule, Message: p.Message})
 	}
 }
 

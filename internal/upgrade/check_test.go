@@ -211,7 +211,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, data, err string }{
 		{"list.yaml", "- a\n- b\n", "list.yaml:1: not a map"},
-		{"bad.yaml", "a: [\n", "bad.yaml: line 1"},
+		{"bad.yaml", "a: [\n", "bad.yaml:1: did not find expected node content"},
 		{"two.yaml", "a: 1\n---\nb: 2\n", "two.yaml:3: a second set of values"},
 		{"pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n", "pod.yaml:1: v1 Pod: kbook reads a ClusterDeployment"},
 		{"cfg.yaml", "apiVersion: k0rdent.mirantis.com/v1beta1\nkind: ClusterDeployment\nmetadata: {name: x}\nspec:\n  config: [1]\n", "cfg.yaml:5: spec.config: want a map of values"},

@@ -1,10 +1,7 @@
 package upgrade
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 
 // Config is what a --config file holds: the deployment (a
@@ -36,22 +34,16 @@ func LoadConfig(file string) (*Config, error) {
 	}
 	name := filepath.ToSlash(file)
 	cfg := &Config{Deployment: Deployment{ConfigSource: name}}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	docs, err := yamldoc.Documents(name, data, "")
+	if err != nil {
+		return nil, err
+	}
 	var values *yaml.Node
 	sawDeployment := false
-	for {
-		var doc yaml.Node
-		err := dec.Decode(&doc)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
-		}
-		if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
+	for _, n := range docs {
+		if yamldoc.IsNull(n) {
 			continue
 		}
-		n := doc.Content[0]
 		if n.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s:%d: not a map: want a ClusterDeployment, ServiceTemplate, Management or a map of values", name, n.Line)
 		}

@@ -3,6 +3,7 @@ package upgrade
 import (
 	"cmp"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"reflect"
 	"slices"
 	"strconv"
@@ -98,7 +99,7 @@ func (c *checker) objects() {
 		case inOld && !inNew:
 			c.rep.Objects = append(c.rep.Objects, ObjectDiff{Change: "removed", Object: describeObj(o.Unstructured), Template: o.Template})
 			if what, ok := core[k]; ok {
-				c.add(note{Rule: ruleDeletes, File: c.from.path + "/" + o.Template, Object: describeObj(o.Unstructured),
+				c.add(findings.Finding{Rule: ruleDeletes, File: c.from.path + "/" + o.Template,
 					Message: fmt.Sprintf("%s no longer renders %s %s: the Helm upgrade deletes it, and CAPI tears down what it manages", c.rep.To.Template, what, shortObj(o.Unstructured))})
 			}
 		case !inOld && inNew:
@@ -117,7 +118,7 @@ func (c *checker) objects() {
 		}
 	}
 	if c.rep.From.ChartName != c.rep.To.ChartName {
-		c.add(note{Rule: ruleChartRenamed, File: c.to.path + "/Chart.yaml",
+		c.add(findings.Finding{Rule: ruleChartRenamed, File: c.to.path + "/Chart.yaml",
 			KCM:     fmt.Sprintf("Helm chart name changed from %q to %q: Flux will uninstall the existing release and reinstall it as a new release, which may cause service disruption or resource recreation", c.rep.From.ChartName, c.rep.To.ChartName),
 			Message: fmt.Sprintf("the chart changes from %s to %s: Flux uninstalls the Helm release, deleting every object of the cluster, and installs the new chart (kcm only warns, on dry-run deployments)", c.rep.From.ChartName, c.rep.To.ChartName)})
 	}
@@ -212,7 +213,7 @@ func (c *checker) immutable(o, n template.Object, fields []string) {
 	if len(spec) > 3 {
 		spec = append(spec[:3], "...")
 	}
-	c.add(note{Rule: ruleImmutable, File: c.to.path + "/" + n.Template, Object: describeObj(u),
+	c.add(findings.Finding{Rule: ruleImmutable, File: c.to.path + "/" + n.Template,
 		Message: fmt.Sprintf("%s %s changes its spec under the same name (%s): %s is immutable (the provider's webhook rejects spec updates), so the Helm upgrade fails; the chart must give the changed template a new name, which makes CAPI roll the machines", u.GetKind(), u.GetName(), strings.Join(spec, ", "), u.GetKind())})
 }
 
@@ -305,21 +306,21 @@ func (c *checker) workers(oldBy, newBy map[objKey]template.Object) {
 		}
 		if !has {
 			if !oldV.IsZero() && !newV.IsZero() && oldV.Compare(newV) != 0 && u.GetKind() == "MachineDeployment" {
-				c.add(note{Rule: ruleWorkersBehind, File: c.to.path + "/" + o.Template, Object: describeObj(u),
+				c.add(findings.Finding{Rule: ruleWorkersBehind, File: c.to.path + "/" + o.Template,
 					Message: fmt.Sprintf("%s %s sets no spec.template.spec.version: the control plane moves from %s to %s, but CAPI does not roll the workers, whose machines keep %s (kcm #1389); set spec.template.spec.version from the same value as the control plane's", u.GetKind(), u.GetName(), oldV, newV, oldV)})
 				if p := kubeversion.CheckKubelet(newV, oldV); p != nil {
-					c.add(note{Rule: ruleSkew, Object: describeObj(u), Message: fmt.Sprintf("%s %s: %s", u.GetKind(), u.GetName(), p.Message)})
+					c.add(findings.Finding{Rule: ruleSkew, Message: fmt.Sprintf("%s %s: %s", u.GetKind(), u.GetName(), p.Message)})
 				}
 			}
 			continue
 		}
 		if p := kubeversion.CheckKubelet(newV, wv); p != nil {
-			c.add(note{Rule: ruleSkew, File: c.to.path + "/" + o.Template, Object: describeObj(u), Message: fmt.Sprintf("%s %s runs %s with the control plane at %s: %s", u.GetKind(), u.GetName(), wv, newV, p.Message)})
+			c.add(findings.Finding{Rule: ruleSkew, File: c.to.path + "/" + o.Template, Message: fmt.Sprintf("%s %s runs %s with the control plane at %s: %s", u.GetKind(), u.GetName(), wv, newV, p.Message)})
 		} else if !before.IsZero() && before.Compare(wv) != 0 {
 			// The control plane upgrades first: until the workers roll,
 			// the old kubelets face the new API server.
 			if p := kubeversion.CheckKubelet(newV, before); p != nil {
-				c.add(note{Rule: ruleSkew, File: c.to.path + "/" + o.Template, Object: describeObj(u), Message: fmt.Sprintf("while %s %s rolls, its machines at %s face the upgraded control plane at %s: %s", u.GetKind(), u.GetName(), before, newV, p.Message)})
+				c.add(findings.Finding{Rule: ruleSkew, File: c.to.path + "/" + o.Template, Message: fmt.Sprintf("while %s %s rolls, its machines at %s face the upgraded control plane at %s: %s", u.GetKind(), u.GetName(), before, newV, p.Message)})
 			}
 		}
 	}

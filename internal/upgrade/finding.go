@@ -1,30 +1,8 @@
 package upgrade
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/k0rdent/kbook/internal/findings"
 )
-
-// Finding is one thing the check found, with what kcm says about it.
-type Finding struct {
-	findings.Finding
-	// KCM is what kcm answers about it, in its words; empty when kcm does
-	// not notice.
-	KCM string `json:"kcm,omitempty"`
-}
-
-// note is a finding as the checks write it.
-type note struct {
-	Rule, Message, KCM string
-	// File is the chart file, config file or ServiceTemplate it is about.
-	File string
-	// Path is a values path.
-	Path string
-	// Object names a rendered object.
-	Object string
-}
 
 // Rule categories.
 const (
@@ -113,10 +91,3 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryVersions, cate
 	findings.Rule{ID: ruleProviderChange, Category: categoryProvider, Severity: findings.Warning, Title: "Provider or contract changes",
 		Description: "The target chart needs another provider or contract than the current one (`cluster.x-k8s.io/*` annotations)."},
 )
-
-func sortFindings(fs []Finding) {
-	rank := map[findings.Severity]int{findings.Error: 0, findings.Warning: 1, findings.Info: 2}
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(rank[a.Severity], rank[b.Severity]), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Object, b.Object), cmp.Compare(a.Message, b.Message))
-	})
-}

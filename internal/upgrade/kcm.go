@@ -3,6 +3,7 @@ package upgrade
 import (
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"slices"
 	"strings"
 
@@ -33,7 +34,7 @@ func (c *checker) kcm() {
 			if len(d.AvailableUpgrades) > 0 {
 				offered = strings.Join(d.AvailableUpgrades, ", ")
 			}
-			c.add(note{Rule: ruleNotAvailable, KCM: msg,
+			c.add(findings.Finding{Rule: ruleNotAvailable, KCM: msg,
 				Message: fmt.Sprintf("%s is not in the deployment's status.availableUpgrades (%s): kcm's webhook forbids the change; add the upgrade to a ClusterTemplateChain of namespace %s", to, offered, d.Namespace)})
 		}
 	} else {
@@ -42,7 +43,7 @@ func (c *checker) kcm() {
 	if st := c.in.To.Status; st != nil && !st.Valid {
 		msg := fmt.Sprintf("the ClusterDeployment is invalid: the ClusterTemplate %s/%s is invalid with the error: %s", d.Namespace, to, st.ValidationError)
 		errs = append(errs, msg)
-		c.add(note{Rule: ruleTemplateInvalid, KCM: msg, Message: fmt.Sprintf("the ClusterTemplate %s is not valid (status.valid false): %s", to, st.ValidationError)})
+		c.add(findings.Finding{Rule: ruleTemplateInvalid, KCM: msg, Message: fmt.Sprintf("the ClusterTemplate %s is not valid (status.valid false): %s", to, st.ValidationError)})
 	} else if st == nil {
 		v.Unchecked = append(v.Unchecked, "the target ClusterTemplate's status.valid (kcm validates the chart once it is installed)")
 	}
@@ -51,7 +52,7 @@ func (c *checker) kcm() {
 	}
 	if c.in.ExposureError != "" {
 		errs = append(errs, c.in.ExposureError)
-		c.add(note{Rule: ruleProviders, KCM: c.in.ExposureError, Message: "kcm cannot check the providers the template needs: " + c.in.ExposureError})
+		c.add(findings.Finding{Rule: ruleProviders, KCM: c.in.ExposureError, Message: "kcm cannot check the providers the template needs: " + c.in.ExposureError})
 	} else if c.in.Exposure == nil {
 		v.Unchecked = append(v.Unchecked, "the providers and contracts the Management exposes (add the Management to --config, or check the live ClusterDeployment)")
 	}
@@ -167,7 +168,7 @@ func (c *checker) providerCompatibility() string {
 		return ""
 	}
 	msg := fmt.Sprintf("failed to validate required providers: incompatible providers in %s: %v", ex.Parent, merr)
-	c.add(note{Rule: ruleProviders, KCM: msg, Message: fmt.Sprintf("%s needs what %s does not expose: %s", c.rep.To.Template, ex.Parent, strings.ReplaceAll(merr.Error(), "\n", "; "))})
+	c.add(findings.Finding{Rule: ruleProviders, KCM: msg, Message: fmt.Sprintf("%s needs what %s does not expose: %s", c.rep.To.Template, ex.Parent, strings.ReplaceAll(merr.Error(), "\n", "; "))})
 	return msg
 }
 
@@ -182,7 +183,7 @@ func (c *checker) kcmK8sCompatibility() string {
 	for _, name := range d.Services {
 		if d.Live && c.service(name) == nil {
 			msg := fmt.Sprintf("failed to validate k8s compatibility: failed to get ServiceTemplate %s/%s: servicetemplates.%s %q not found", d.Namespace, name, k0rdent.Group, name)
-			c.add(note{Rule: ruleServiceKCM, KCM: msg, Message: fmt.Sprintf("service %s: its ServiceTemplate does not exist in namespace %s", name, d.Namespace)})
+			c.add(findings.Finding{Rule: ruleServiceKCM, KCM: msg, Message: fmt.Sprintf("service %s: its ServiceTemplate does not exist in namespace %s", name, d.Namespace)})
 			return msg
 		}
 	}
@@ -197,7 +198,7 @@ func (c *checker) kcmK8sCompatibility() string {
 		msg := fmt.Sprintf("failed to validate k8s compatibility: k8s version %s of the ClusterTemplate %s/%s does not satisfy k8s constraint %s from the ServiceTemplate %s/%s referred in the ClusterDeployment %s/%s",
 			to.Version.Raw, d.Namespace, c.rep.To.Template, svc.Constraint, svc.Namespace, svc.Name, d.Namespace, d.Name)
 		c.kcmRejected = svc.Name
-		c.add(note{Rule: ruleServiceKCM, KCM: msg, File: svc.Source,
+		c.add(findings.Finding{Rule: ruleServiceKCM, KCM: msg, File: svc.Source,
 			Message: fmt.Sprintf("service %s requires Kubernetes %s; %s declares %s", svc.Name, svc.Constraint, c.rep.To.Template, to.Version)})
 		return msg
 	}
@@ -212,7 +213,7 @@ func (c *checker) services() {
 	d := c.in.Deployment
 	for _, name := range d.Services {
 		if c.service(name) == nil && !d.Live {
-			c.add(note{Rule: ruleServiceMissing, File: d.ConfigSource, Message: fmt.Sprintf("the deployment uses service %s, but its ServiceTemplate is not in the config: its Kubernetes constraint is not checked (add the ServiceTemplate as another YAML document)", name)})
+			c.add(findings.Finding{Rule: ruleServiceMissing, File: d.ConfigSource, Message: fmt.Sprintf("the deployment uses service %s, but its ServiceTemplate is not in the config: its Kubernetes constraint is not checked (add the ServiceTemplate as another YAML document)", name)})
 		}
 	}
 	for _, svc := range c.in.Services {
@@ -220,12 +221,12 @@ func (c *checker) services() {
 			continue
 		}
 		if to.Version.IsZero() {
-			c.add(note{Rule: ruleVersionUnknown, File: svc.Source, Message: fmt.Sprintf("service %s requires Kubernetes %s, and the Kubernetes version of %s is not known", svc.Name, svc.Constraint, c.rep.To.Template)})
+			c.add(findings.Finding{Rule: ruleVersionUnknown, File: svc.Source, Message: fmt.Sprintf("service %s requires Kubernetes %s, and the Kubernetes version of %s is not known", svc.Name, svc.Constraint, c.rep.To.Template)})
 			continue
 		}
 		ok, err := to.Version.Satisfies(svc.Constraint)
 		if err != nil {
-			c.add(note{Rule: ruleServiceK8s, File: svc.Source, Message: fmt.Sprintf("service %s: %v: kcm marks the ServiceTemplate invalid", svc.Name, err)})
+			c.add(findings.Finding{Rule: ruleServiceK8s, File: svc.Source, Message: fmt.Sprintf("service %s: %v: kcm marks the ServiceTemplate invalid", svc.Name, err)})
 			continue
 		}
 		if ok {
@@ -238,7 +239,7 @@ func (c *checker) services() {
 		if to.Declared {
 			why = "kcm checks the template's declared version only"
 		}
-		c.add(note{Rule: ruleServiceK8s, File: svc.Source,
+		c.add(findings.Finding{Rule: ruleServiceK8s, File: svc.Source,
 			Message: fmt.Sprintf("service %s requires Kubernetes %s, and the cluster would run %s after the upgrade (%s); %s", svc.Name, svc.Constraint, to.Version, describeSource(to), why)})
 	}
 }
@@ -265,17 +266,17 @@ func (c *checker) providers() {
 	newP, newC := chartProviders(c.to.chart.Metadata.Annotations)
 	for _, p := range newP {
 		if !slices.Contains(oldP, p) {
-			c.add(note{Rule: ruleProviderChange, File: c.to.path + "/Chart.yaml", Message: fmt.Sprintf("%s needs provider %s, which %s did not: the Management must expose it", c.rep.To.Template, p, c.rep.From.Template)})
+			c.add(findings.Finding{Rule: ruleProviderChange, File: c.to.path + "/Chart.yaml", Message: fmt.Sprintf("%s needs provider %s, which %s did not: the Management must expose it", c.rep.To.Template, p, c.rep.From.Template)})
 		}
 	}
 	for _, p := range oldP {
 		if !slices.Contains(newP, p) {
-			c.add(note{Rule: ruleProviderChange, File: c.to.path + "/Chart.yaml", Message: fmt.Sprintf("%s no longer uses provider %s: the objects of that provider are removed or replaced (see the object changes)", c.rep.To.Template, p)})
+			c.add(findings.Finding{Rule: ruleProviderChange, File: c.to.path + "/Chart.yaml", Message: fmt.Sprintf("%s no longer uses provider %s: the objects of that provider are removed or replaced (see the object changes)", c.rep.To.Template, p)})
 		}
 	}
 	for _, name := range sortedKeys(newC) {
 		if oldV, ok := oldC[name]; ok && oldV != newC[name] {
-			c.add(note{Rule: ruleProviderChange, File: c.to.path + "/Chart.yaml", Message: fmt.Sprintf("%s moves provider %s from contract %s to %s: the Management's provider must support %s", c.rep.To.Template, name, oldV, newC[name], newC[name])})
+			c.add(findings.Finding{Rule: ruleProviderChange, File: c.to.path + "/Chart.yaml", Message: fmt.Sprintf("%s moves provider %s from contract %s to %s: the Management's provider must support %s", c.rep.To.Template, name, oldV, newC[name], newC[name])})
 		}
 	}
 }

@@ -7,12 +7,43 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/plural"
 )
 
-// WriteText writes the report for people: both sides, kcm's answer, the
-// hazards and warnings, the predicted rollouts, the other changes, and a
-// verdict line.
-func WriteText(w io.Writer, r *Report) {
+// FindingsReport is the report as findings.Write writes it: for text,
+// both sides, kcm's answer and the providers before the findings (FILE:
+// severity: message [RULE], and what kcm says), the predicted rollouts,
+// the other changes and the defaults that change after them, and the
+// Verdict last; for JSON, "hazards" and the rest after the findings.
+func (r *Report) FindingsReport() *findings.Report {
+	return &findings.Report{Findings: r.Findings, Detail: detail{r}}
+}
+
+// WriteText writes the report for people, as findings.Write does for -o
+// text.
+func WriteText(w io.Writer, r *Report) error {
+	return findings.WriteText(w, r.FindingsReport())
+}
+
+type detail struct{ r *Report }
+
+// MarshalJSON is the report with its number of hazards first and without
+// its findings, which findings.WriteJSON writes before it.
+func (d detail) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Hazards int `json:"hazards"`
+		*Report
+		// Findings hides the Report's: same JSON name, shallower, nil.
+		Findings *int `json:"findings,omitempty"`
+	}{Hazards: d.r.Hazards(), Report: d.r})
+}
+
+func (d detail) Summary(_, warnings, infos int) string {
+	return verdict(d.r.Hazards(), warnings, infos)
+}
+
+func (d detail) Head(w io.Writer) {
+	r := d.r
 	if r.DeploymentAssumed {
 		fmt.Fprintf(w, "Upgrade of ClusterDeployment %s (none given: rendered as kbook template render does)\n", r.Deployment)
 	} else {
@@ -43,16 +74,10 @@ func WriteText(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "  %s\n", describeNeed(n))
 		}
 	}
-	for _, f := range r.Findings {
-		loc := ""
-		if f.File != "" {
-			loc = f.File + ": "
-		}
-		fmt.Fprintf(w, "%s%s: %s [%s]\n", loc, f.Severity, f.Message, f.Rule)
-		if f.KCM != "" {
-			fmt.Fprintf(w, "    kcm says: %s\n", f.KCM)
-		}
-	}
+}
+
+func (d detail) Tail(w io.Writer) {
+	r := d.r
 	if len(r.Rollouts) > 0 {
 		fmt.Fprintln(w, "Predicted rollouts (machines replaced):")
 		for _, ro := range r.Rollouts {
@@ -101,7 +126,6 @@ func WriteText(w io.Writer, r *Report) {
 			fmt.Fprintf(w, "  %s: %s → %s\n", d.Path, short(d.From), short(d.To))
 		}
 	}
-	fmt.Fprintln(w, Verdict(r))
 }
 
 func describeSide(s SideReport) string {
@@ -140,42 +164,20 @@ func describeNeed(n ProviderNeed) string {
 
 // Verdict is the last line of the text report.
 func Verdict(r *Report) string {
-	h := r.Hazards()
-	var warn, info int
-	for _, f := range r.Findings {
-		switch f.Severity {
-		case findings.Warning:
-			warn++
-		case findings.Info:
-			info++
-		}
-	}
-	infos := ""
-	if info > 0 {
-		infos = ", " + plural(info, "info")
+	_, warnings, infos := findings.Count(r.Findings)
+	return verdict(r.Hazards(), warnings, infos)
+}
+
+func verdict(hazards, warnings, infos int) string {
+	s := ""
+	if infos > 0 {
+		s = ", " + plural.Count(infos, "info")
 	}
 	switch {
-	case h > 0:
-		return fmt.Sprintf("%s, %s%s: the upgrade is not safe", plural(h, "hazard"), plural(warn, "warning"), infos)
-	case warn > 0:
-		return fmt.Sprintf("no hazards, %s%s", plural(warn, "warning"), infos)
+	case hazards > 0:
+		return fmt.Sprintf("%s, %s%s: the upgrade is not safe", plural.Count(hazards, "hazard"), plural.Count(warnings, "warning"), s)
+	case warnings > 0:
+		return fmt.Sprintf("no hazards, %s%s", plural.Count(warnings, "warning"), s)
 	}
-	return "no hazards" + infos
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// WriteJSON writes the report as one JSON document.
-func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		Hazards int `json:"hazards"`
-		*Report
-	}{r.Hazards(), r})
+	return "no hazards" + s
 }

@@ -10,21 +10,21 @@ import (
 // An acknowledged state (a pin --allow-k8s-change lets go) is a note: it
 // is counted apart from warnings and never makes the upgrade unsafe.
 func TestVerdict(t *testing.T) {
-	f := func(rule string) Finding {
+	f := func(rule string) findings.Finding {
 		r, ok := Registry.Lookup(rule)
 		if !ok {
 			t.Fatalf("no rule %s", rule)
 		}
-		return Finding{Finding: findings.Finding{Rule: rule, Severity: r.Severity}}
+		return findings.Finding{Rule: rule, Severity: r.Severity}
 	}
 	for _, tc := range []struct {
-		findings []Finding
+		findings []findings.Finding
 		want     string
 	}{
 		{nil, "no hazards"},
-		{[]Finding{f(rulePinAllowed)}, "no hazards, 1 info"},
-		{[]Finding{f(rulePinAllowed), f(ruleProviderChange)}, "no hazards, 1 warning, 1 info"},
-		{[]Finding{f(rulePinned), f(ruleProviderChange)}, "1 hazard, 1 warning: the upgrade is not safe"},
+		{[]findings.Finding{f(rulePinAllowed)}, "no hazards, 1 info"},
+		{[]findings.Finding{f(rulePinAllowed), f(ruleProviderChange)}, "no hazards, 1 warning, 1 info"},
+		{[]findings.Finding{f(rulePinned), f(ruleProviderChange)}, "1 hazard, 1 warning: the upgrade is not safe"},
 	} {
 		r := &Report{Findings: tc.findings}
 		if got := Verdict(r); got != tc.want {

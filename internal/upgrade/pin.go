@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
@@ -60,7 +61,7 @@ func (c *checker) pin() {
 	}
 	pin, match, err := ParsePin(value, c.rep.From.K8s.Version)
 	if err != nil {
-		c.add(note{Rule: rulePinned, Message: err.Error(), File: c.in.Deployment.ConfigSource})
+		c.add(findings.Finding{Rule: rulePinned, Message: err.Error(), File: c.in.Deployment.ConfigSource})
 		return
 	}
 	if match == nil {
@@ -69,7 +70,7 @@ func (c *checker) pin() {
 	c.rep.Pin = &pin
 	to := c.rep.To.K8s.Version
 	if to.IsZero() {
-		c.add(note{Rule: rulePinned, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("the deployment is pinned to Kubernetes %s (%s), and the version of %s is not known", pin.Allows, PinAnnotation, c.rep.To.Template)})
+		c.add(findings.Finding{Rule: rulePinned, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("the deployment is pinned to Kubernetes %s (%s), and the version of %s is not known", pin.Allows, PinAnnotation, c.rep.To.Template)})
 		return
 	}
 	if match(to) {
@@ -79,8 +80,8 @@ func (c *checker) pin() {
 	pin.Allowed = c.in.AllowK8sChange
 	c.rep.Pin = &pin
 	if c.in.AllowK8sChange {
-		c.add(note{Rule: rulePinAllowed, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("the deployment is pinned to Kubernetes %s (%s); the upgrade moves it to %s, allowed by --allow-k8s-change", pin.Allows, PinAnnotation, to)})
+		c.add(findings.Finding{Rule: rulePinAllowed, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("the deployment is pinned to Kubernetes %s (%s); the upgrade moves it to %s, allowed by --allow-k8s-change", pin.Allows, PinAnnotation, to)})
 		return
 	}
-	c.add(note{Rule: rulePinned, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("the deployment is pinned to Kubernetes %s (%s=%q) and the upgrade moves it to %s (%s): keep the version by setting it in spec.config, pick a template with a version the pin allows, or pass --allow-k8s-change", pin.Allows, PinAnnotation, value, to, describeSource(c.rep.To.K8s))})
+	c.add(findings.Finding{Rule: rulePinned, File: c.in.Deployment.ConfigSource, Message: fmt.Sprintf("the deployment is pinned to Kubernetes %s (%s=%q) and the upgrade moves it to %s (%s): keep the version by setting it in spec.config, pick a template with a version the pin allows, or pass --allow-k8s-change", pin.Allows, PinAnnotation, value, to, describeSource(c.rep.To.K8s))})
 }

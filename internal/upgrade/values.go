@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"reflect"
 	"regexp"
 	"slices"
@@ -210,7 +211,7 @@ func (c *checker) valuesChecks() {
 	src := c.in.Deployment.ConfigSource
 	oldS, newS := schemaOf(c.from.chart), schemaOf(c.to.chart)
 	if newS.err != nil {
-		c.add(note{Rule: ruleConfigRejected, File: c.to.path + "/values.schema.json", Message: "the target chart's values.schema.json does not compile, so Helm rejects every install and upgrade: " + newS.err.Error()})
+		c.add(findings.Finding{Rule: ruleConfigRejected, File: c.to.path + "/values.schema.json", Message: "the target chart's values.schema.json does not compile, so Helm rejects every install and upgrade: " + newS.err.Error()})
 	}
 	oldErrs := map[string]bool{}
 	for _, e := range oldS.validate(c.from.values) {
@@ -226,17 +227,17 @@ func (c *checker) valuesChecks() {
 		_, inConfig := lookupPath(cfg, e.path)
 		switch {
 		case oldErrs[key]:
-			c.add(note{Rule: ruleConfigAlreadyBad, File: src, Path: key, Message: fmt.Sprintf("%s: %s (the current chart rejects it too)", key, e.msg)})
+			c.add(findings.Finding{Rule: ruleConfigAlreadyBad, File: src, Path: key, Message: fmt.Sprintf("%s: %s (the current chart rejects it too)", key, e.msg)})
 		case e.required:
-			c.add(note{Rule: ruleNewRequired, File: src, Path: key, KCM: kcmConfigCheck, Message: fmt.Sprintf("%s is required by %s and has no default: set it in spec.config before upgrading", key, c.rep.To.Template)})
+			c.add(findings.Finding{Rule: ruleNewRequired, File: src, Path: key, KCM: kcmConfigCheck, Message: fmt.Sprintf("%s is required by %s and has no default: set it in spec.config before upgrading", key, c.rep.To.Template)})
 		case inConfig:
 			msg := fmt.Sprintf("%s: %s: %s rejects the config, %s accepted it", key, e.msg, c.rep.To.Template, c.rep.From.Template)
 			if !inDefaults(c.to.chart.Values, e.path) && inDefaults(c.from.chart.Values, e.path) {
 				msg += c.renamedHint(e.path)
 			}
-			c.add(note{Rule: ruleConfigRejected, File: src, Path: key, KCM: kcmConfigCheck, Message: msg})
+			c.add(findings.Finding{Rule: ruleConfigRejected, File: src, Path: key, KCM: kcmConfigCheck, Message: msg})
 		default:
-			c.add(note{Rule: ruleConfigRejected, File: src, Path: key, Message: fmt.Sprintf("%s: %s: the values %s gets from its defaults and this config fail its own schema", key, e.msg, c.rep.To.Template)})
+			c.add(findings.Finding{Rule: ruleConfigRejected, File: src, Path: key, Message: fmt.Sprintf("%s: %s: the values %s gets from its defaults and this config fail its own schema", key, e.msg, c.rep.To.Template)})
 		}
 	}
 	// Settings the new chart no longer knows and does not reject.
@@ -252,7 +253,7 @@ func (c *checker) valuesChecks() {
 		if c.newErr != nil || !c.ignoredByNew(p) {
 			continue
 		}
-		c.add(note{Rule: ruleConfigIgnored, File: src, Path: p.String(),
+		c.add(findings.Finding{Rule: ruleConfigIgnored, File: src, Path: p.String(),
 			Message: fmt.Sprintf("%s is set in the config and used by %s, but %s neither declares nor reads it: the setting is silently ignored after the upgrade%s", p, c.rep.From.Template, c.rep.To.Template, c.renamedHint(p))})
 	}
 	// Defaults that change under a config that does not set them.
