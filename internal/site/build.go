@@ -33,6 +33,13 @@ type Options struct {
 	// CheckOnly renders the site in a temporary folder and writes nothing
 	// to Out: a template error is found before the runbooks run.
 	CheckOnly bool
+	// HugoTimeout bounds the Hugo build (0: DefaultHugoTimeout); a build
+	// still running then is stopped and Build fails.
+	HugoTimeout time.Duration
+	// Children starts the Hugo build as a child process that a stuck
+	// build can be killed with (see RunHugoChild); nil: Dirs when it can
+	// start children (a *proc.Registry does), else Hugo runs in-process.
+	Children ChildStarter
 }
 
 // DirTracker records directories that must not outlive kbook;
@@ -153,7 +160,11 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	}
 	publish := filepath.Join(work, "public")
 	start := time.Now()
-	warnings, err := runHugo(g, publish)
+	children := opts.Children
+	if cs, ok := opts.Dirs.(ChildStarter); ok && children == nil {
+		children = cs
+	}
+	warnings, err := runHugo(ctx, g, publish, children, opts.HugoTimeout)
 	if err != nil {
 		return nil, err
 	}
