@@ -3,13 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/site"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +43,9 @@ Links are checked across the whole docs repository the runbooks belong to
 (the folder holding kbook.yaml, else the current one if it has content/),
 as kbook build would.
 
+A folder without runbooks (a docs repository that has none yet, or whose
+runbooks folder is missing) is no error: check says so and checks the links.
+
 Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 		Example: `  kbook check runbooks/
   kbook check -o json runbooks/first-runbook.md`,
@@ -50,7 +56,15 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 			if output != "text" && output != "json" {
 				return usageError(fmt.Errorf("-o %q: want text or json", output))
 			}
-			rbs, err := runbook.Load(args)
+			// A docs repository without runbooks is fine: its runbooks
+			// folder may be missing or empty, as any folder given may be.
+			var runbookDirs []string
+			if root := site.FindRoot(args); root != "" {
+				if cfg, err := site.LoadConfig(root); err == nil {
+					runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, cfg.Runbooks)))
+				}
+			}
+			rbs, empty, err := runbook.LoadAllowEmpty(args, runbookDirs)
 			if err != nil {
 				return usageError(err)
 			}
@@ -90,7 +104,11 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 				for _, f := range found {
 					fmt.Fprintln(out, f)
 				}
-				fmt.Fprintf(out, "checked %s%s: %s, %s\n", console.Count(len(rbs), "runbook"), pages,
+				none := ""
+				if len(empty) > 0 {
+					none = " (no runbooks in " + strings.Join(empty, ", ") + ")"
+				}
+				fmt.Fprintf(out, "checked %s%s%s: %s, %s\n", console.Count(len(rbs), "runbook"), none, pages,
 					console.Count(errors, "error"), console.Count(len(found)-errors, "warning"))
 			}
 			if errors > 0 {
