@@ -274,9 +274,6 @@ func (l siteLogger) Infof(format string, args ...any) {
 // version built from a worktree.
 func checkProjectLinks(p *site.Project, out string, built []*site.Version, ref string) error {
 	fs := site.CheckLinks(p, out, built...)
-	if len(fs) == 0 {
-		return nil
-	}
 	for i := range fs {
 		if ref != "" {
 			fs[i].File = ref + ":" + fs[i].File
@@ -284,7 +281,13 @@ func checkProjectLinks(p *site.Project, out string, built []*site.Version, ref s
 			fs[i].File = underDir(p.Dir, fs[i].File)
 		}
 	}
-	return usageError(site.LinkError(fs))
+	for _, w := range site.LinkWarnings(fs) {
+		fmt.Fprintf(os.Stderr, "kbook: %s\n", w)
+	}
+	if err := site.LinkError(fs); err != nil {
+		return usageError(err)
+	}
+	return nil
 }
 
 // docsLinkFindings checks the links of the docs repository the paths

@@ -95,7 +95,11 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 				return usageError(err)
 			}
 			found = append(found, links...)
-			errors += len(links)
+			for _, f := range links {
+				if f.Severity == findings.Error {
+					errors++
+				}
+			}
 			out := cmd.OutOrStdout()
 			if output == "json" {
 				data, _ := json.MarshalIndent(found, "", "  ")
