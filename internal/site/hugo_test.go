@@ -29,6 +29,22 @@ func renderFailTree(t *testing.T, n int) string {
 	return dir
 }
 
+// renderFailProject loads renderFailTree(n) and opens a process registry
+// for builds in a child process.
+func renderFailProject(t *testing.T, n int) (*Project, *proc.Registry) {
+	t.Helper()
+	p, err := Load(renderFailTree(t, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := proc.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	return p, reg
+}
+
 // TestBuildFailingInHugoReturns is the regression test of Hugo's hang: a
 // build whose pages fail in rendering (more than the ten errors after
 // which Hugo stops its workers, more pages than its queue holds) returns
@@ -38,16 +54,7 @@ func TestBuildFailingInHugoReturns(t *testing.T) {
 	if testing.Short() {
 		runs = 3
 	}
-	dir := renderFailTree(t, 120)
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := proc.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
+	p, reg := renderFailProject(t, 120)
 	for _, tc := range []struct {
 		name     string
 		children ChildStarter
@@ -77,17 +84,8 @@ func TestBuildFailingInHugoReturns(t *testing.T) {
 // TestBuildHugoTimeout: a build that does not end within its timeout is
 // stopped with an error that says so (a timeout shorter than any build).
 func TestBuildHugoTimeout(t *testing.T) {
-	dir := renderFailTree(t, 5)
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := proc.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { reg.Close() })
-	_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public"), Children: reg, HugoTimeout: time.Nanosecond})
+	p, reg := renderFailProject(t, 5)
+	_, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public"), Children: reg, HugoTimeout: time.Nanosecond})
 	if err == nil || !strings.Contains(err.Error(), "did not end within 1ns") {
 		t.Fatalf("err = %v, want the timeout", err)
 	}
