@@ -29,6 +29,7 @@ type buildFlags struct {
 	reports       []string
 	noSearch      bool
 	allVersions   bool
+	hugoTimeout   time.Duration
 	run           runFlags
 }
 
@@ -82,6 +83,7 @@ matter, template error) reported at its file:line, 130 interrupted.`,
 	fl.StringArrayVar(&f.reports, "report", nil, "take runbook results from this kbook run --json `file` instead of running (repeatable, merged)")
 	fl.BoolVar(&f.noSearch, "no-search", false, "build without the Pagefind search index")
 	fl.BoolVar(&f.allVersions, "all-versions", false, "build every version kbook.yaml lists, each from its git ref in a worktree; tagged versions already in --out are kept as they are")
+	fl.DurationVar(&f.hugoTimeout, "hugo-timeout", site.DefaultHugoTimeout, "time limit of the Hugo build; a build still running then is stopped (exit 1)")
 	addSiteRunFlags(cmd, &f.run)
 	return cmd
 }
@@ -141,7 +143,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 		search = site.FindPagefind(dir)
 	}
 	v.Results = rep
-	res, err := site.Build(cmd.Context(), []*site.Version{v}, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs})
+	res, err := site.Build(cmd.Context(), []*site.Version{v}, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs, HugoTimeout: f.hugoTimeout})
 	if err != nil {
 		var se *site.Error
 		if errors.As(err, &se) {
@@ -177,7 +179,7 @@ func checkTemplates(cmd *cobra.Command, dir string, vs []*site.Version, f *build
 	if !runs || f.noRun || len(f.reports) > 0 {
 		return nil
 	}
-	_, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Dirs: procs, CheckOnly: true})
+	_, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Dirs: procs, CheckOnly: true, HugoTimeout: f.hugoTimeout})
 	var se *site.Error
 	switch {
 	case err == nil:
@@ -272,9 +274,6 @@ func (l siteLogger) Infof(format string, args ...any) {
 // version built from a worktree.
 func checkProjectLinks(p *site.Project, out string, built []*site.Version, ref string) error {
 	fs := site.CheckLinks(p, out, built...)
-	if len(fs) == 0 {
-		return nil
-	}
 	for i := range fs {
 		if ref != "" {
 			fs[i].File = ref + ":" + fs[i].File
@@ -282,7 +281,13 @@ func checkProjectLinks(p *site.Project, out string, built []*site.Version, ref s
 			fs[i].File = underDir(p.Dir, fs[i].File)
 		}
 	}
-	return usageError(site.LinkError(fs))
+	for _, w := range site.LinkWarnings(fs) {
+		fmt.Fprintf(os.Stderr, "kbook: %s\n", w)
+	}
+	if err := site.LinkError(fs); err != nil {
+		return usageError(err)
+	}
+	return nil
 }
 
 // docsLinkFindings checks the links of the docs repository the paths
@@ -400,7 +405,7 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 	if !f.noSearch {
 		search = site.FindPagefind(dir)
 	}
-	res, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs})
+	res, err := site.Build(cmd.Context(), vs, site.Options{Out: f.out, BaseURL: f.baseURL, Search: search, Logger: siteLogger{cmd}, Dirs: procs, HugoTimeout: f.hugoTimeout})
 	if err != nil {
 		var se *site.Error
 		if errors.As(err, &se) {

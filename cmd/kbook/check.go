@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
+	"github.com/k0rdent/kbook/internal/site"
 	sitelinks "github.com/k0rdent/kbook/internal/site/links"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +36,9 @@ Links are checked across the whole docs repository the runbooks belong to
 (the folder holding kbook.yaml, else the current one if it has content/),
 as kbook build would.
 
+A folder without runbooks (a docs repository that has none yet, or whose
+runbooks folder is missing) is no error: check says so and checks the links.
+
 Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 		Example: `  kbook check runbooks/
   kbook check -o json runbooks/first-runbook.md
@@ -41,7 +47,15 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 			if len(args) == 0 {
 				args = []string{"runbooks"}
 			}
-			rbs, err := runbook.Load(args)
+			// A docs repository without runbooks is fine: its runbooks
+			// folder may be missing or empty, as any folder given may be.
+			var runbookDirs []string
+			if root := site.FindRoot(args); root != "" {
+				if cfg, err := site.LoadConfig(root); err == nil {
+					runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, cfg.Runbooks)))
+				}
+			}
+			rbs, empty, err := runbook.LoadAllowEmpty(args, runbookDirs)
 			if err != nil {
 				return usageError(err)
 			}
@@ -61,7 +75,7 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 			}
 			rep := &findings.Report{
 				Findings: checkRegistry.Finish(append(found, links...), nil),
-				Detail:   checked{runbooks: len(rbs), pages: pages},
+				Detail:   checked{runbooks: len(rbs), empty: empty, pages: pages},
 			}
 			if err := findings.Write(cmd.OutOrStdout(), output, checkRegistry, rep); err != nil {
 				return err
@@ -80,14 +94,19 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 // warnings always, "no problems" or not.
 type checked struct {
 	runbooks int
-	pages    string // " and the links of N pages", or ""
+	empty    []string // folders given that hold no runbooks
+	pages    string   // " and the links of N pages", or ""
 }
 
 func (checked) Head(io.Writer) {}
 func (checked) Tail(io.Writer) {}
 
 func (c checked) Summary(errors, warnings, infos int) string {
-	s := fmt.Sprintf("checked %s%s: %s, %s", plural.Count(c.runbooks, "runbook"), c.pages,
+	none := ""
+	if len(c.empty) > 0 {
+		none = " (no runbooks in " + strings.Join(c.empty, ", ") + ")"
+	}
+	s := fmt.Sprintf("checked %s%s%s: %s, %s", plural.Count(c.runbooks, "runbook"), none, c.pages,
 		plural.Count(errors, "error"), plural.Count(warnings, "warning"))
 	if infos > 0 {
 		s += ", " + plural.Count(infos, "info")

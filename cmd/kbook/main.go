@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/site"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -51,6 +52,9 @@ func main() {
 	// The wrapper that makes local servers die with kbook (package proc)
 	// is this binary too.
 	proc.RunWrapper()
+	// So is the process a Hugo build runs in (package site): a stuck
+	// build is killed with its process group.
+	site.RunHugoChild()
 	// Libraries kbook uses (Helm's template engine in lint mode) print
 	// through the standard logger; kbook reports what matters itself.
 	log.SetOutput(io.Discard)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -21,6 +22,7 @@ type serveFlags struct {
 	bind    string
 	run     bool
 	version string
+	hugo    time.Duration
 	rf      runFlags
 }
 
@@ -52,6 +54,7 @@ again, its page updating with the new result. Ctrl-C stops the server.`,
 	fl.StringVar(&f.bind, "bind", "127.0.0.1", "`address` to listen on")
 	fl.BoolVar(&f.run, "run", false, "run the runbooks at start and each runbook again when it changes")
 	fl.StringVar(&f.version, "version", site.NextVersion, "version `name` the served site shows")
+	fl.DurationVar(&f.hugo, "hugo-timeout", site.DefaultHugoTimeout, "time limit of each Hugo build; a build still running then is stopped and shown as failed")
 	addSiteRunFlags(cmd, &f.rf)
 	return cmd
 }
@@ -83,7 +86,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 
 	search := site.FindPagefind(dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
-	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: procs, Log: logf}
+	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: procs, HugoTimeout: f.hugo, Log: logf}
 	if f.run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
 			return runSome(cmd, files, &f.rf, procs)

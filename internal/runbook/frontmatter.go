@@ -52,15 +52,16 @@ var yamlLine = regexp.MustCompile(`line (\d+): `)
 
 // parseMeta decodes front matter; fm starts on source line 2.
 func parseMeta(path string, fm []byte) (Meta, error) {
-	var m Meta
+	var doc metaDoc
 	if len(bytes.TrimSpace(fm)) == 0 {
-		return m, nil
+		return doc.Meta, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(fm))
 	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
-		return m, yamlError(path, err)
+	if err := dec.Decode(&doc); err != nil {
+		return doc.Meta, yamlError(path, err)
 	}
+	m := doc.Meta
 	// A second pass over the node tree finds the line of each requires entry.
 	var root yaml.Node
 	if err := yaml.Unmarshal(fm, &root); err != nil {
@@ -97,6 +98,57 @@ func parseMeta(path string, fm []byte) (Meta, error) {
 	return m, nil
 }
 
+// PageKeys are the front matter keys of a page that Hugo or MkDocs-material
+// read and the runner does not: a runbook may set them (it is a page of
+// the docs too), kbook run ignores them, and kbook build passes them on.
+var PageKeys = []string{
+	// Hugo
+	"linkTitle", "summary", "slug", "url", "type", "layout", "draft", "headless", "toc",
+	"aliases", "keywords", "categories", "date", "lastmod", "publishDate", "expiryDate",
+	"sitemap", "params", "menu", "menus", "build", "cascade", "outputs", "markup", "translationKey",
+	// MkDocs-material
+	"hide", "icon", "status", "template", "search", "subtitle", "comments", "authors",
+}
+
+// metaDoc is the front matter as decoded: Meta, and the page keys that
+// are accepted and ignored.
+type metaDoc struct {
+	Meta       `yaml:",inline"`
+	LinkTitle  any `yaml:"linkTitle"`
+	Summary    any `yaml:"summary"`
+	Slug       any `yaml:"slug"`
+	URL        any `yaml:"url"`
+	Type       any `yaml:"type"`
+	Layout     any `yaml:"layout"`
+	Draft      any `yaml:"draft"`
+	Headless   any `yaml:"headless"`
+	TOC        any `yaml:"toc"`
+	Aliases    any `yaml:"aliases"`
+	Keywords   any `yaml:"keywords"`
+	Categories any `yaml:"categories"`
+	Date       any `yaml:"date"`
+	Lastmod    any `yaml:"lastmod"`
+	Publish    any `yaml:"publishDate"`
+	Expiry     any `yaml:"expiryDate"`
+	Sitemap    any `yaml:"sitemap"`
+	Params     any `yaml:"params"`
+	Menu       any `yaml:"menu"`
+	Menus      any `yaml:"menus"`
+	Build      any `yaml:"build"`
+	Cascade    any `yaml:"cascade"`
+	Outputs    any `yaml:"outputs"`
+	Markup     any `yaml:"markup"`
+	TransKey   any `yaml:"translationKey"`
+	Hide       any `yaml:"hide"`
+	Icon       any `yaml:"icon"`
+	Status     any `yaml:"status"`
+	Template   any `yaml:"template"`
+	Search     any `yaml:"search"`
+	Subtitle   any `yaml:"subtitle"`
+	Comments   any `yaml:"comments"`
+	Authors    any `yaml:"authors"`
+}
+
 // yamlError turns a yaml error into an Error at the right source line
 // (front matter YAML starts on line 2 of the file).
 func yamlError(path string, err error) error {
@@ -111,7 +163,7 @@ func yamlError(path string, err error) error {
 		line = n + 1
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type runbook.Meta", "(known: title, description, requires, timeout, tags, weight, inputs, crds)", 1)
+	msg = strings.Replace(msg, "in type runbook.metaDoc", "(known: title, description, requires, timeout, tags, weight, inputs, crds, and the page keys of Hugo and MkDocs-material: "+strings.Join(PageKeys, ", ")+")", 1)
 	return errorf(path, line, "front matter: %s", msg)
 }
 

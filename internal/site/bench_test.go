@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gohugoio/hugo/commands"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 )
 
@@ -182,3 +183,34 @@ type countWriter struct{ n int }
 func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
 
 var _ io.Writer = (*countWriter)(nil)
+
+// BenchmarkHugoChild: the cost of building in a child process (a stuck
+// Hugo build can then be killed, RunHugoChild) against in-process, on the
+// same 200-page repository; the ratio is what isolation adds to a build.
+func BenchmarkHugoChild(b *testing.B) {
+	dir := b.TempDir()
+	synthetic(b, dir, 200, 20)
+	p, rep := loadAndRun(b, dir)
+	reg, err := proc.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reg.Close()
+	var in, child time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, c := range []struct {
+			children ChildStarter
+			d        *time.Duration
+		}{{nil, &in}, {reg, &child}} {
+			start := time.Now()
+			if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: filepath.Join(b.TempDir(), "public"), Children: c.children}); err != nil {
+				b.Fatal(err)
+			}
+			*c.d += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(in.Milliseconds())/float64(b.N), "inprocess-ms/op")
+	b.ReportMetric(float64(child.Milliseconds())/float64(b.N), "child-ms/op")
+	b.ReportMetric(float64(child)/float64(in), "child/inprocess")
+}

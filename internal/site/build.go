@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,13 @@ type Options struct {
 	// CheckOnly renders the site in a temporary folder and writes nothing
 	// to Out: a template error is found before the runbooks run.
 	CheckOnly bool
+	// HugoTimeout bounds the Hugo build (0: DefaultHugoTimeout); a build
+	// still running then is stopped and Build fails.
+	HugoTimeout time.Duration
+	// Children starts the Hugo build as a child process that a stuck
+	// build can be killed with (see RunHugoChild); nil: Dirs when it can
+	// start children (a *proc.Registry does), else Hugo runs in-process.
+	Children ChildStarter
 }
 
 // DirTracker records directories that must not outlive kbook;
@@ -139,6 +147,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		"defaultAlias": cfg.DefaultAlias,
 		"liveReload":   opts.LiveReload,
 		"versions":     folders(existing, vs),
+		"aliases":      aliasFolders(existing, vs),
 		"search":       opts.Search != nil && opts.Search.Available(),
 		"contentDir":   cfg.Content,
 		"repoPrefix":   repoPrefix(vs[0].Project.Dir),
@@ -153,13 +162,29 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	}
 	publish := filepath.Join(work, "public")
 	start := time.Now()
-	warnings, err := runHugo(g, publish)
+	children := opts.Children
+	if cs, ok := opts.Dirs.(ChildStarter); ok && children == nil {
+		children = cs
+	}
+	warnings, err := runHugo(ctx, g, publish, children, opts.HugoTimeout)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Versions: g.verification, Hugo: time.Since(start)}
 	for _, w := range warnings {
 		log.Warn(w)
+	}
+	// What was written is what readers follow: relative links are made to
+	// resolve where each page is written, and every internal link of the
+	// HTML is checked against the written files.
+	for _, v := range vs {
+		fs, err := fixWritten(publish, v, root, folders(existing, vs), cfg.Links)
+		if err != nil {
+			return nil, err
+		}
+		if err := linkFindingsError(fs, log); err != nil {
+			return nil, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -250,6 +275,26 @@ func removeTracked(dirs DirTracker, d string) {
 	if dirs != nil {
 		dirs.ForgetDir(d)
 	}
+}
+
+// aliasFolders are the alias folders the site will have: canonical links
+// name the default alias only when it exists.
+func aliasFolders(existing []VersionEntry, vs []*Version) []string {
+	building := map[string]bool{}
+	out := []string{}
+	for _, v := range vs {
+		building[v.Name] = true
+		out = append(out, v.Aliases...)
+	}
+	for _, e := range existing {
+		for _, a := range e.Aliases {
+			// A version built again takes its aliases from this build.
+			if !building[e.Version] && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // folders are the version and alias folder names links may start with.

@@ -59,6 +59,9 @@ func checkFrontMatter(file string, src []byte) error {
 	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
+		if k.Value == "kbook" {
+			return &Error{File: file, Line: k.Line + 1, Msg: "front matter: the key kbook is kbook's own (runbook results, verification): rename it"}
+		}
 		kind, known := frontMatterKinds[k.Value]
 		if !known {
 			continue

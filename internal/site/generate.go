@@ -47,6 +47,11 @@ type generated struct {
 	// roots are the absolute docs roots (with a trailing separator) whose
 	// files Hugo reads through mounts.
 	roots []string
+	// byURL maps a page's path as Hugo names it ("a/b", "" for the home;
+	// lower case, no slashes around) to its docs-relative source.
+	byURL map[string]string
+	// sources counts the pages of every version, generated ones included.
+	sources int
 }
 
 type sourceRef struct {
@@ -109,7 +114,7 @@ func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) 
 
 // generate writes the Hugo project for the versions into dir.
 func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*generated, error) {
-	g := &generated{dir: dir, pages: map[string]sourceRef{}, verification: map[string][]Verification{}}
+	g := &generated{dir: dir, pages: map[string]sourceRef{}, verification: map[string][]Verification{}, byURL: map[string]string{}}
 	if err := writeTheme(filepath.Join(dir, "themes", "kbook")); err != nil {
 		return nil, err
 	}
@@ -120,6 +125,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 		if err := os.MkdirAll(content, 0o755); err != nil {
 			return nil, err
 		}
+		g.sources += len(v.Project.Pages) + 3 // home, verification, runbooks
 		results := resultsByPath(v)
 		var rows []Verification
 		hasRunbookIndex := false
@@ -132,6 +138,9 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 				info["lastmod"] = t
 			}
 			pages[v.Name+"|"+pg.Path] = info
+			if _, dup := g.byURL[strings.Trim(pg.URL(), "/")]; !dup {
+				g.byURL[strings.Trim(pg.URL(), "/")] = pg.File
+			}
 			sources[v.Name+"|"+pg.File] = pg.Path
 			if !strings.HasPrefix(pg.File, v.Project.Config.Runbooks+"/") {
 				continue // authored content is mounted as it is

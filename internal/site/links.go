@@ -36,7 +36,7 @@ func CheckLinks(p *Project, out string, built ...*Version) []findings.Finding {
 		}
 	}
 	s.Out = out
-	return links.Check(s)
+	return applyPolicy(links.Check(s), p.Config.Links)
 }
 
 // linkSite is what the link checker sees of a project: its pages with
@@ -108,9 +108,50 @@ func FindRoot(paths []string) string {
 	return ""
 }
 
-// LinkError is one error listing the broken links, each at its file:line
-// (nil for none).
-func LinkError(fs []findings.Finding) error {
+// linkFindingsError logs the findings below error severity and returns
+// the errors as one *Error at the first (nil for none).
+func linkFindingsError(fs []findings.Finding, log Logger) error {
+	var errs []findings.Finding
+	for _, f := range fs {
+		if f.Severity == findings.Error {
+			errs = append(errs, f)
+		} else if f.Severity == findings.Warning {
+			log.Warn(f.String())
+		} else {
+			log.Info(f.String())
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	msg := errs[0].Message
+	for _, f := range errs[1:] {
+		msg += "\n" + f.String()
+	}
+	return &Error{File: errs[0].File, Line: errs[0].Line, Msg: msg}
+}
+
+// LinkWarnings are the findings of CheckLinks below error severity (the
+// site is still written), each at its file:line.
+func LinkWarnings(fs []findings.Finding) []findings.Finding {
+	var out []findings.Finding
+	for _, f := range fs {
+		if f.Severity != findings.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// LinkError is one error listing the broken links of severity error, each
+// at its file:line (nil for none); warnings are left to LinkWarnings.
+func LinkError(all []findings.Finding) error {
+	var fs []findings.Finding
+	for _, f := range all {
+		if f.Severity == findings.Error {
+			fs = append(fs, f)
+		}
+	}
 	if len(fs) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -27,6 +28,8 @@ type Live struct {
 	Search     *Pagefind
 	LiveReload string
 	Dirs       DirTracker
+	// HugoTimeout bounds each Hugo build (see Options).
+	HugoTimeout time.Duration
 	// Run runs runbook files (paths as the changed list gives them) and
 	// returns their results; nil: runbooks are never run.
 	Run func(ctx context.Context, files []string) (*report.Report, error)
@@ -102,7 +105,7 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 	v.Results = l.results
 	v.Running = maps.Clone(l.pending)
 	l.mu.Unlock()
-	_, err = Build(ctx, []*Version{v}, Options{Out: l.Out, Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs})
+	_, err = Build(ctx, []*Version{v}, Options{Out: l.Out, Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
 	return err
 }
 

@@ -90,7 +90,22 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 	if e := res.Env; e != nil {
 		v.Kbook, v.Backend, v.Server, v.APIs, v.Host, v.K0rdent = e.Kbook, e.Backend, e.Server, e.APIs, e.Host, e.K0rdent
 	}
-	for _, s := range res.Steps {
+	// A script that skipped itself ran its skip command in the last step
+	// the report calls passed: that step did not pass, it was skipped.
+	skippedAt := -1
+	if res.Status == report.Skipped {
+		for i, s := range res.Steps {
+			if s.Status == report.Passed {
+				skippedAt = i
+			}
+		}
+	}
+	for i, s := range res.Steps {
+		if i == skippedAt {
+			v.StepsSkipped++
+			v.Skipped = append(v.Skipped, SkippedStep{Step: s.Index, Name: s.Name, Reason: res.Reason})
+			continue
+		}
 		switch s.Status {
 		case report.Passed:
 			v.StepsPassed++
@@ -110,8 +125,15 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 			v.Reason = res.Reason
 		}
 	case report.Skipped:
-		v.Status, v.Reason = Unverified, "skipped: "+res.Reason
-		v.Date = ""
+		if v.StepsPassed == 0 {
+			v.Status, v.Reason = Unverified, "skipped: "+res.Reason
+			v.Date = ""
+			break
+		}
+		// The script skipped itself after some steps passed: those are
+		// verified, the rest are listed as skipped.
+		v.Status = Partial
+		v.Reason = fmt.Sprintf("%d of %d steps passed, then %s", v.StepsPassed, v.StepsTotal, res.Reason)
 	case report.Passed:
 		v.Status = Verified
 		if v.StepsSkipped > 0 {

@@ -1,4 +1,4 @@
-package sitelinks
+package links
 
 import "github.com/k0rdent/kbook/internal/findings"
 

@@ -1,0 +1,41 @@
+package site
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVerifySkipAfterSteps: a runbook whose script passed steps and then
+// hit skip is partially verified, as content/site/verification.md says:
+// the steps that passed are verified, the others listed as skipped, and
+// the badge, the Verification page and verification.json say so.
+func TestVerifySkipAfterSteps(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/nvidia-smi"); err == nil {
+		t.Skip("this machine has nvidia-smi: the fixture's step does not skip")
+	}
+	dir := filepath.Join(t.TempDir(), "docs")
+	if err := os.CopyFS(dir, os.DirFS("testdata/skipping")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	v, res := Verify(p.Runbooks[0], rep.Runbooks[0])
+	if v.Status != Partial || v.Label != "Partially verified" || v.StepsPassed != 2 || v.StepsSkipped != 2 || v.Date == "" || res == nil {
+		t.Fatalf("verification = %+v", v)
+	}
+	if !strings.Contains(v.Reason, "2 of 4 steps passed, then skipped by the script: no GPU on this machine") {
+		t.Fatalf("reason = %q", v.Reason)
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "runbook page", read(t, filepath.Join(out, "next", "runbooks", "gpu", "index.html")), "Partially verified", "2 of 4 passed")
+	mustContain(t, "verification.json", read(t, filepath.Join(out, "next", "verification.json")), `"status": "partial"`, `"partial": 1`)
+}

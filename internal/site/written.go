@@ -1,0 +1,295 @@
+package site
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	sitelinks "github.com/k0rdent/kbook/internal/site/links"
+)
+
+// urlAttr is an href or src attribute of an element that loads or links
+// something. Code blocks never match: their < and " are escaped.
+var urlAttr = regexp.MustCompile(`(?i)(<(?:a|img|source|link|script|iframe|video|audio|track|embed)\b[^>]*?\s(?:href|src))="([^"]*)"`)
+
+var idOf = regexp.MustCompile(`\sid="([^"]+)"`)
+
+// writtenSite is one version folder as Hugo wrote it, with the pages it
+// was made from.
+type writtenSite struct {
+	dir     string // publish folder: every version, and the shared files
+	version string
+	root    string // the base URL's path, "/" or "/docs/"
+	// names are the folders that mean this version (its name, aliases).
+	names map[string]bool
+	// others are the folders of other versions (checked by CheckLinks).
+	others map[string]bool
+	// pages maps a page's URL below the version ("a/b/") to its source.
+	pages map[string]*Page
+	files map[string]*Page
+	ids   map[string]map[string]bool
+}
+
+// fixWritten makes every relative href and src of the written pages of v
+// resolve where the page is written: a link that does not resolve as the
+// browser reads it (relative to the page's URL) but does relative to the
+// page's source file (as MkDocs and GitHub read it: an image beside
+// runtime.md, from /runtime/) is rewritten to the target's path. It then
+// checks every internal href and src of the written HTML against the
+// written files, and returns a finding for each that does not resolve,
+// at the page's source file and the line the link is on.
+func fixWritten(publish string, v *Version, root string, others []string, policy LinkPolicy) ([]findings.Finding, error) {
+	w := &writtenSite{dir: publish, version: v.Name, root: root, names: map[string]bool{v.Name: true}, others: map[string]bool{},
+		pages: map[string]*Page{}, files: map[string]*Page{}, ids: map[string]map[string]bool{}}
+	for _, a := range v.Aliases {
+		w.names[a] = true
+	}
+	for _, o := range others {
+		if !w.names[o] {
+			w.others[o] = true
+		}
+	}
+	for _, pg := range v.Project.Pages {
+		w.pages[pg.URL()] = pg
+		w.files[pg.File] = pg
+	}
+	base := filepath.Join(publish, v.Name)
+	var htmls []string
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".html") {
+			htmls = append(htmls, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []findings.Finding
+	for _, file := range htmls {
+		rel, _ := filepath.Rel(base, file)
+		fs, err := w.fixPage(file, filepath.ToSlash(rel))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	findings.Sort(out)
+	return applyPolicy(out, policy), nil
+}
+
+// fixPage rewrites one written page and checks its links.
+func (w *writtenSite) fixPage(file, rel string) ([]findings.Finding, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pageURL := strings.TrimSuffix(rel, "index.html") // "a/b/" for a/b/index.html
+	if !strings.HasSuffix(rel, "index.html") {
+		pageURL = path.Dir(rel) + "/"
+	}
+	if pageURL == "./" {
+		pageURL = ""
+	}
+	src := w.pages[pageURL]
+	var out []findings.Finding
+	changed := false
+	fixed := urlAttr.ReplaceAllFunc(data, func(m []byte) []byte {
+		sm := urlAttr.FindSubmatch(m)
+		dest := string(sm[2])
+		href, why := w.resolve(pageURL, src, htmlUnescape(dest))
+		if why != "" {
+			out = append(out, w.finding(rel, src, dest, why))
+			return m
+		}
+		if href == "" || href == dest {
+			return m
+		}
+		changed = true
+		return append(append(append([]byte{}, sm[1]...), `="`...), append([]byte(href), '"')...)
+	})
+	if changed {
+		if err := os.WriteFile(file, fixed, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// resolve returns the href dest should be written as ("" to keep it) or
+// why it does not resolve.
+func (w *writtenSite) resolve(pageURL string, src *Page, dest string) (string, string) {
+	if dest == "" || strings.HasPrefix(dest, "#") || strings.HasPrefix(dest, "//") {
+		return "", ""
+	}
+	u, err := url.Parse(dest)
+	if err != nil || u.Scheme != "" || u.Host != "" {
+		return "", "" // external, mailto:, data:, or not a URL
+	}
+	suffix := ""
+	if u.RawQuery != "" {
+		suffix += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		suffix += "#" + u.Fragment
+	}
+	if strings.HasPrefix(u.Path, "/") {
+		rest, ok := strings.CutPrefix(u.Path, w.root)
+		if !ok {
+			return "", fmt.Sprintf("%q is outside the site's base path %s", dest, w.root)
+		}
+		first, inner, _ := strings.Cut(rest, "/")
+		switch {
+		case w.names[first]:
+			return "", w.check(inner, u.Fragment, dest)
+		case w.others[first], rest == "versions.json", first == "pagefind":
+			return "", "" // another version (CheckLinks), or written after this
+		}
+		if w.exists(filepath.FromSlash(rest), false) {
+			return "", ""
+		}
+		return "", fmt.Sprintf("%q: nothing is written at %s", dest, u.Path)
+	}
+	// As the browser reads it: relative to the page's URL.
+	asRead := cleanRel(path.Join(pageURL, u.Path), u.Path)
+	if !strings.HasPrefix(asRead, "../") && w.check(asRead, u.Fragment, dest) == "" {
+		return "", ""
+	}
+	// As the source means it: relative to the Markdown file.
+	if src != nil {
+		dir := path.Dir(src.Path)
+		if dir == "." {
+			dir = ""
+		}
+		target := cleanRel(path.Join(dir, u.Path), u.Path)
+		if strings.EqualFold(path.Ext(u.Path), ".md") {
+			if pg := w.files[path.Clean(path.Join(path.Dir(src.File), u.Path))]; pg != nil {
+				target = pg.URL()
+			}
+		}
+		if !strings.HasPrefix(target, "../") && w.check(target, u.Fragment, dest) == "" {
+			return w.root + w.version + "/" + target + suffix, ""
+		}
+	}
+	return "", w.check(asRead, u.Fragment, dest)
+}
+
+// cleanRel cleans a joined path below the version, keeping the trailing
+// slash of a folder link; "" is the version's home.
+func cleanRel(joined, orig string) string {
+	c := path.Clean("/" + joined)
+	c = strings.TrimPrefix(c, "/")
+	if strings.HasPrefix(path.Clean(joined), "..") {
+		return "../" + c
+	}
+	if c != "" && strings.HasSuffix(orig, "/") {
+		c += "/"
+	}
+	return c
+}
+
+// check says why inner (a path below the version) with the fragment does
+// not resolve in the written version ("" if it does).
+func (w *writtenSite) check(inner, frag, dest string) string {
+	if inner == "verification.json" {
+		return "" // Build writes it next
+	}
+	rel := filepath.Join(w.version, filepath.FromSlash(inner))
+	if !w.exists(rel, true) {
+		return fmt.Sprintf("%q: nothing is written at /%s", dest, path.Join(w.version, inner))
+	}
+	if frag == "" {
+		return ""
+	}
+	html := filepath.Join(w.dir, rel)
+	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
+		html = filepath.Join(html, "index.html")
+	}
+	if !strings.HasSuffix(html, ".html") {
+		return ""
+	}
+	ids := w.ids[html]
+	if ids == nil {
+		ids = map[string]bool{}
+		data, _ := os.ReadFile(html)
+		for _, m := range idOf.FindAllSubmatch(data, -1) {
+			ids[string(m[1])] = true
+		}
+		w.ids[html] = ids
+	}
+	if !ids[frag] {
+		return fmt.Sprintf("%q: /%s has no anchor #%s", dest, path.Join(w.version, inner), frag)
+	}
+	return ""
+}
+
+// exists reports whether rel (below the publish folder) is a written file,
+// or a folder with an index.html.
+func (w *writtenSite) exists(rel string, folderIndex bool) bool {
+	fi, err := os.Stat(filepath.Join(w.dir, rel))
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	_, err = os.Stat(filepath.Join(w.dir, rel, "index.html"))
+	return err == nil || !folderIndex
+}
+
+// finding places a link of a written page at its source line: the first
+// line of the page's Markdown that holds the link as written.
+func (w *writtenSite) finding(rel string, src *Page, dest, why string) findings.Finding {
+	rule := sitelinks.RuleBrokenLink
+	if strings.Contains(why, "no anchor") {
+		rule = sitelinks.RuleBrokenAnchor
+	}
+	f := findings.Finding{Rule: rule, Severity: findings.Error, File: path.Join(w.version, rel), Message: "written link " + why}
+	if src == nil {
+		f.Message += " (a page kbook or the theme generates)"
+		return f
+	}
+	f.File, f.Line = src.File, 1
+	if i := bytes.Index(src.Source, []byte(dest)); i >= 0 {
+		f.Line = bytes.Count(src.Source[:i], []byte("\n")) + 1
+	}
+	return f
+}
+
+func htmlUnescape(s string) string {
+	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'").Replace(s)
+}
+
+// applyPolicy sets each link finding's severity from the policy (dropping
+// ignored ones): "" and "error" error, "warn" warning (an error when
+// Strict), "info" info.
+func applyPolicy(fs []findings.Finding, p LinkPolicy) []findings.Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		level := p.NotFound
+		if f.Rule == sitelinks.RuleBrokenAnchor {
+			level = p.Anchors
+		}
+		switch level {
+		case "", "error":
+			f.Severity = findings.Error
+		case "warn", "warning":
+			f.Severity = findings.Warning
+			if p.Strict {
+				f.Severity = findings.Error
+			}
+		case "info":
+			f.Severity = findings.Info
+		case "ignore":
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package site
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var hrefSrc = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
+
+// internalLinks walks the written site below out and returns every
+// internal href and src (as "page -> target") that does not resolve to a
+// written file, resolving each as a browser does from the page's URL.
+func unresolved(t *testing.T, out, root string) []string {
+	t.Helper()
+	var bad []string
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		pageURL := root + strings.TrimPrefix(path.Dir(filepath.ToSlash(rel))+"/", "./")
+		data, _ := os.ReadFile(p)
+		for _, m := range hrefSrc.FindAllStringSubmatch(string(data), -1) {
+			u, err := url.Parse(strings.ReplaceAll(m[1], "&amp;", "&"))
+			if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" {
+				continue
+			}
+			target := u.Path
+			if !strings.HasPrefix(target, "/") {
+				target = path.Join(pageURL, target)
+			}
+			target, ok := strings.CutPrefix(target, root)
+			if !ok {
+				bad = append(bad, rel+" -> "+m[1]+" (outside the base path)")
+				continue
+			}
+			if target == "versions.json" || strings.HasPrefix(target, "pagefind/") {
+				continue
+			}
+			f := filepath.Join(out, filepath.FromSlash(target))
+			if fi, err := os.Stat(f); err == nil && fi.IsDir() {
+				f = filepath.Join(f, "index.html")
+			}
+			if _, err := os.Stat(f); err != nil {
+				bad = append(bad, rel+" -> "+m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bad
+}
+
+// TestWrittenLinksResolve: every internal link and image a page is written
+// with resolves in the built site - Markdown and raw HTML, to pages (as
+// .md files, from index.md pages too) and to files beside the source -
+// from every depth, with and without a base URL's path and aliases.
+func TestWrittenLinksResolve(t *testing.T) {
+	for _, tc := range []struct {
+		name, baseURL string
+		aliases       []string
+	}{{"host-relative", "", nil}, {"base path and alias", "https://acme.example/docs/", []string{"latest"}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "docs")
+			if err := os.CopyFS(dir, os.DirFS("testdata/links")); err != nil {
+				t.Fatal(err)
+			}
+			p, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fs := CheckLinks(p, ""); len(fs) > 0 {
+				t.Fatalf("the fixture's links do not check: %v", fs)
+			}
+			out := filepath.Join(t.TempDir(), "public")
+			if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Aliases: tc.aliases}}, Options{Out: out, BaseURL: tc.baseURL}); err != nil {
+				t.Fatal(err)
+			}
+			root := relRoot(strings.TrimSuffix(tc.baseURL, "/") + "/")
+			if tc.baseURL == "" {
+				root = "/"
+			}
+			if bad := unresolved(t, out, root); len(bad) > 0 {
+				t.Fatalf("%d links of the written site do not resolve:\n%s", len(bad), strings.Join(bad, "\n"))
+			}
+			runtime := read(t, filepath.Join(out, "next", "runtime", "index.html"))
+			mustContain(t, "runtime", runtime, `src="`+root+`next/img/x.png"`)
+			verification := read(t, filepath.Join(out, "next", "verification", "index.html"))
+			mustContain(t, "verification", verification, `href="`+root+`next/verification.json"`)
+			canonical := `<link rel="canonical" href="` + strings.TrimSuffix(tc.baseURL, "/") + "/next/runtime/"
+			if tc.aliases != nil {
+				canonical = `<link rel="canonical" href="https://acme.example/docs/latest/runtime/"`
+			}
+			mustContain(t, "runtime", runtime, canonical)
+		})
+	}
+}
+
+// TestWrittenLinkPolicy: a link of the written site that does not resolve
+// is an error at its source file:line by default; at warn it is reported
+// and the site is still written; strict makes the warning an error.
+func TestWrittenLinkPolicy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "docs")
+	if err := os.CopyFS(dir, os.DirFS("testdata/links")); err != nil {
+		t.Fatal(err)
+	}
+	// Raw HTML the Markdown checker does not read.
+	page := filepath.Join(dir, "content", "a", "index.md")
+	src := read(t, page) + "\n<img src=\"missing.png\" alt=\"gone\">\n"
+	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		policy LinkPolicy
+		fails  bool
+	}{{"default", LinkPolicy{}, true}, {"warn", LinkPolicy{NotFound: "warn"}, false}, {"strict", LinkPolicy{NotFound: "warn", Strict: true}, true}, {"ignore", LinkPolicy{NotFound: "ignore"}, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Config.Links = tc.policy
+			out := filepath.Join(t.TempDir(), "public")
+			log := &recordLog{}
+			_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Logger: log})
+			var se *Error
+			switch {
+			case tc.fails && (!asError(err, &se) || se.File != "content/a/index.md" || se.Line != 10 || !strings.Contains(se.Msg, "missing.png")):
+				t.Fatalf("err = %v, want content/a/index.md:10 missing.png", err)
+			case !tc.fails && err != nil:
+				t.Fatal(err)
+			case !tc.fails:
+				if _, err := os.Stat(filepath.Join(out, "next", "a", "index.html")); err != nil {
+					t.Fatal("the site was not written")
+				}
+				if warned := strings.Contains(strings.Join(log.warn, "\n"), "content/a/index.md:10"); warned != (tc.policy.NotFound == "warn") {
+					t.Fatalf("warnings = %q", log.warn)
+				}
+			}
+		})
+	}
+}
+
+type recordLog struct{ warn, info []string }
+
+func (l *recordLog) Warn(m string) { l.warn = append(l.warn, m) }
+func (l *recordLog) Info(m string) { l.info = append(l.info, m) }
