@@ -120,3 +120,48 @@ func TestServeLiveReload(t *testing.T) {
 	}
 	waitText(t, ctx, ".kb-content", "More text, saved again.", 15*time.Second)
 }
+
+// TestServeRun: with --run, saving a runbook runs it again and its page
+// shows the new result (the badge, the captured output) without a reload
+// by hand.
+func TestServeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: not in -short")
+	}
+	ctx := browser(t)
+	dir := fixture(t)
+	srv := startServe(t, dir, true)
+	run(t, ctx, "open", chromedp.Navigate(srv.URL()+"next/runbooks/hello/"), chromedp.WaitVisible(css(".kb-verify")))
+	if got := get(t, ctx, "first output", chromedp.Text(css("#step-1 .kb-out"))); got != "hello" {
+		t.Fatalf("first step's output %q, want hello", got)
+	}
+	run(t, ctx, "live reload connects", chromedp.WaitReady(css("html[data-kb-live]")))
+
+	file := filepath.Join(dir, "runbooks", "hello.md")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(strings.Replace(string(src), "exec echo hello", "exec echo goodbye", 1), "```text file=want.txt\nhello", "```text file=want.txt\ngoodbye", 1)
+	if edited == string(src) {
+		t.Fatal("the fixture runbook changed: nothing to edit")
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	took := waitText(t, ctx, "#step-1 .kb-out", "goodbye", 60*time.Second)
+	t.Logf("save-to-new-result: %s", took.Round(time.Millisecond))
+	if badge := get(t, ctx, "badge", chromedp.Text(css(".kb-verify .kb-badge"))); badge != "Verified" {
+		t.Errorf("badge after the re-run %q, want Verified", badge)
+	}
+
+	// A failing edit: the page shows the failure.
+	failing := strings.Replace(edited, "exec echo goodbye", "exec echo farewell", 1)
+	if err := os.WriteFile(file, []byte(failing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, "#step-1 .kb-out", "farewell", 60*time.Second)
+	if badge := get(t, ctx, "badge", chromedp.Text(css(".kb-verify .kb-badge"))); badge != "Failed" {
+		t.Errorf("badge after a failing re-run %q, want Failed", badge)
+	}
+}
