@@ -29,6 +29,10 @@ func TestServeRun(t *testing.T) {
 		t.Fatalf("no address in %q", line)
 	}
 	url := strings.Fields(line[i:])[0] + "next/runbooks/hello/"
+	// No --bind: loopback only (issue 18).
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Errorf("kbook serve without --bind serves on %s, want 127.0.0.1", url)
+	}
 	served := r.glob(filepath.Join(r.cache, "procs", "*", "tmp", "kbook-serve-*"))
 	if len(served) != 1 {
 		t.Fatalf("served folders: %v, want one", served)

@@ -89,6 +89,8 @@ func (m *Masker) Mask(s string) string {
 	return s
 }
 
+var percentHex = regexp.MustCompile(`%[0-9A-F]{2}`)
+
 // secretNames are the substrings that make an environment variable secret.
 var secretNames = []string{"TOKEN", "PASSWORD", "SECRET", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY"}
 
@@ -120,7 +122,9 @@ func SecretValues(env []string) []string {
 // the value itself: base64 (standard and URL-safe, padded or not, also of
 // the value with the newline echo adds - a Kubernetes Secret's data, kubectl
 // -o jsonpath, base64 of a file), hex (lower and upper case), and the
-// value as JSON and URL query strings escape it, where that differs.
+// value as JSON, URL query strings and URL paths escape it, where that
+// differs, with upper- and lower-case percent-encoding (Go and most tools
+// write %2F, some %2f).
 //
 // A secret inside a longer encoded string is found too: base64 encodes 3
 // bytes as 4 characters, so the secret's encoding depends on where in the
@@ -155,6 +159,9 @@ func Encodings(v string) []string {
 	if j, err := json.Marshal(v); err == nil {
 		add(string(j[1 : len(j)-1]))
 	}
-	add(url.QueryEscape(v))
+	for _, u := range []string{url.QueryEscape(v), url.PathEscape(v)} {
+		add(u)
+		add(percentHex.ReplaceAllStringFunc(u, strings.ToLower))
+	}
 	return out
 }

@@ -3,6 +3,7 @@ package mask
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,8 @@ func TestSecretValues(t *testing.T) {
 
 // TestEncodings: a secret is masked in the forms tools print it in - a
 // Kubernetes Secret's base64 data (alone, or inside a longer value at any
-// offset), with echo's newline, URL-safe, hex, JSON-escaped.
+// offset), with echo's newline, URL-safe, hex, JSON-escaped, in a URL's
+// query or path (percent-encoded in upper or lower case).
 func TestEncodings(t *testing.T) {
 	const secret = `s3cr3t-"value"/+`
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
@@ -56,6 +58,10 @@ func TestEncodings(t *testing.T) {
 		{"url-safe base64", base64.URLEncoding.EncodeToString([]byte(secret))},
 		{"hex", hex.EncodeToString([]byte(secret))},
 		{"json", `"s3cr3t-\"value\"/+"`},
+		{"url query", url.QueryEscape(secret)},
+		{"url query, lower-case hex", "s3cr3t-%22value%22%2f%2b"},
+		{"url path", url.PathEscape(secret)},
+		{"url path, lower-case hex", "s3cr3t-%22value%22%2f+"},
 		{"base64 inside a value, offset 0", b64("abc" + secret + "tail")},
 		{"base64 inside a value, offset 1", b64("a" + secret + "tail")},
 		{"base64 inside a value, offset 2", b64("ab" + secret + "tail")},

@@ -134,7 +134,9 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 		res.Status = report.Failed
 		res.Failure = failure
 		if failure == nil {
-			res.Failure = &report.Failure{File: x.rb.Path, Message: lastLine(clean.String())}
+			// The log's last line, masked as the log is: it becomes
+			// the report's reason and the site's failure message.
+			res.Failure = &report.Failure{File: x.rb.Path, Message: x.masker.Mask(lastLine(clean.String()))}
 		}
 		if failedID >= 0 && failure != nil {
 			if hint := unsetHint(x.emptyBefore(failedID)); hint != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/report"
@@ -157,16 +158,46 @@ func location(t testing.TB, ctx context.Context) string {
 	return get(t, ctx, "location", chromedp.Location())
 }
 
-func waitLocation(t testing.TB, ctx context.Context, suffix string) {
+// navigates runs actions that make the page navigate (a click on a link,
+// the version switcher's script) and waits for the load event of the
+// document they open; it returns the new location. chromedp listens for
+// the navigation before the actions run, so a navigation that starts late
+// (the switcher first asks the server whether the page exists) is not
+// missed, and nothing asks the page for its location while the old
+// document goes away: a Runtime.evaluate then fails with "Inspected target
+// navigated or closed (-32000)", the flake of issue 18.
+func navigates(t testing.TB, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.HasSuffix(location(t, ctx), suffix) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if _, err := chromedp.RunResponse(tctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
-	t.Fatalf("location %s, want one ending in %s", location(t, ctx), suffix)
+	return location(t, ctx)
+}
+
+// settled opens a page and waits until its network is idle (Chromium's
+// networkIdle lifecycle event of the new document): the requests its
+// scripts make after the load event (versions.json, the existence checks)
+// have then been made.
+func settled(url string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		started := false
+		_, err := chromedp.WaitEvent(page.LifecycleEvent, func(ev page.EventLifecycleEvent) bool {
+			if ev.Name == "init" {
+				started = true
+			}
+			return started && ev.Name == "networkIdle"
+		}, chromedp.Navigate(url))(ctx, tg)
+		return chromedp.Void{}, err
+	}
+}
+
+func wantLocation(t testing.TB, got, suffix string) {
+	t.Helper()
+	if !strings.HasSuffix(got, suffix) {
+		t.Fatalf("location %s, want one ending in %s", got, suffix)
+	}
 }
 
 func TestBrowser(t *testing.T) {
@@ -179,15 +210,18 @@ func TestBrowser(t *testing.T) {
 	defer srv.Close()
 
 	t.Run("home and sidebar to a runbook", func(t *testing.T) {
+		// The root redirects to the default version: the hero is on the
+		// page it redirects to, so once it shows the redirect is over.
 		run(t, ctx, "open home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css(".kb-hero h1")))
 		title := get(t, ctx, "title", chromedp.Text(css(".kb-hero h1")))
-		waitLocation(t, ctx, "/v0.2/")
+		wantLocation(t, location(t, ctx), "/v0.2/")
 		if title != "Acme platform docs" {
 			t.Errorf("home title %q", title)
 		}
-		run(t, ctx, "sidebar: section", chromedp.Click(css(`.kb-sidebar a[href$="/runbooks/"]`)), chromedp.WaitVisible(css(`.kb-sidebar a[href$="/runbooks/hello/"]`)))
-		run(t, ctx, "sidebar: runbook", chromedp.Click(css(`.kb-sidebar a[href$="/runbooks/hello/"]`)), chromedp.WaitVisible(css(".kb-verify")))
-		waitLocation(t, ctx, "/v0.2/runbooks/hello/")
+		wantLocation(t, navigates(t, ctx, "sidebar: section", chromedp.Click(css(`.kb-sidebar a[href$="/runbooks/"]`))), "/v0.2/runbooks/")
+		run(t, ctx, "sidebar: section open", chromedp.WaitVisible(css(`.kb-sidebar a[href$="/runbooks/hello/"]`)))
+		wantLocation(t, navigates(t, ctx, "sidebar: runbook", chromedp.Click(css(`.kb-sidebar a[href$="/runbooks/hello/"]`))), "/v0.2/runbooks/hello/")
+		run(t, ctx, "runbook page", chromedp.WaitVisible(css(".kb-verify")))
 		badge := get(t, ctx, "badge", chromedp.Text(css(".kb-verify .kb-badge")))
 		output := get(t, ctx, "output", chromedp.Text(css("#step-1 .kb-out")))
 		current := get(t, ctx, "current", chromedp.Text(css(`.kb-sidebar a[aria-current="page"]`)))
@@ -215,22 +249,19 @@ func TestBrowser(t *testing.T) {
 			chromedp.Navigate(srv.URL+"/v0.2/"),
 			chromedp.WaitVisible(css("#kb-q")),
 			chromedp.SendKeys(css("#kb-q"), "xylophone"),
-			chromedp.WaitVisible(css(`#kb-hits a`)),
-			chromedp.Click(css(`#kb-hits a`)))
-		waitLocation(t, ctx, "/v0.2/guide/intro/")
+			chromedp.WaitVisible(css(`#kb-hits a`)))
+		wantLocation(t, navigates(t, ctx, "search hit", chromedp.Click(css(`#kb-hits a`))), "/v0.2/guide/intro/")
 	})
 
 	t.Run("switch version, stay on the page, see the banner", func(t *testing.T) {
 		// The search left the browser on this very page: a blank page
 		// first, or the waits below may match the old document while the
 		// new one loads (seen: the switcher null mid-navigation).
-		run(t, ctx, "switch",
+		run(t, ctx, "open",
 			chromedp.Navigate("about:blank"),
 			chromedp.Navigate(srv.URL+"/v0.2/guide/intro/"),
-			chromedp.WaitReady(css(`#kb-versions option[value="v0.1"]`)),
-			chromedp.SetValue(css("#kb-versions"), "v0.1"),
-			js(switchVersion))
-		waitLocation(t, ctx, "/v0.1/guide/intro/")
+			chromedp.WaitReady(css(`#kb-versions option[value="v0.1"]`)))
+		wantLocation(t, navigates(t, ctx, "switch", js(switchVersion("v0.1"))), "/v0.1/guide/intro/")
 		run(t, ctx, "banner", chromedp.WaitVisible(css("#kb-banner")))
 		banner := get(t, ctx, "banner text", chromedp.Text(css("#kb-banner")))
 		href := get(t, ctx, "banner link", chromedp.AttributeValue(css("#kb-banner-link"), "href")).Value
@@ -241,8 +272,7 @@ func TestBrowser(t *testing.T) {
 		run(t, ctx, "switch to a missing page",
 			chromedp.Navigate(srv.URL+"/v0.2/guide/new/"),
 			chromedp.WaitReady(css(`#kb-versions option[value="v0.1"]`)),
-			chromedp.SetValue(css("#kb-versions"), "v0.1"),
-			js(switchVersion),
+			js(switchVersion("v0.1")),
 			chromedp.WaitVisible(css(`#kb-banner[data-missing="v0.1"]`)))
 		missing := get(t, ctx, "missing banner", chromedp.Text(css("#kb-banner")))
 		if !strings.Contains(missing, "does not exist in v0.1") || !strings.HasSuffix(location(t, ctx), "/v0.2/guide/new/") {
@@ -271,8 +301,12 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(css("#kb-menu")))
 		menuShown := get(t, ctx, "menu", chromedp.Evaluate[bool](`getComputedStyle(document.getElementById("kb-menu")).display !== "none"`))
 		navHidden := get(t, ctx, "nav hidden", chromedp.Evaluate[bool](`document.getElementById("kb-sidebar").getBoundingClientRect().right <= 0`))
-		run(t, ctx, "open menu", chromedp.Click(css("#kb-menu")), chromedp.Sleep(300*time.Millisecond))
-		navOpen := get(t, ctx, "nav open", chromedp.Evaluate[bool](`document.getElementById("kb-sidebar").getBoundingClientRect().left >= 0`))
+		// The menu slides in (a CSS transition): wait until it is in.
+		run(t, ctx, "open menu", chromedp.Click(css("#kb-menu")))
+		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		_, err := chromedp.Run(tctx, chromedp.Poll[bool](`document.getElementById("kb-sidebar").getBoundingClientRect().left >= 0`, chromedp.WithPollingTimeout(20*time.Second)))
+		cancel()
+		navOpen := err == nil
 		run(t, ctx, "reset", chromedp.ResetViewport())
 		if !menuShown || !navHidden || !navOpen {
 			t.Errorf("menu button shown %v, navigation hidden %v, opened by the button %v", menuShown, navHidden, navOpen)
@@ -306,7 +340,7 @@ func TestBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, page := range []string{"/", "/v0.2/runbooks/hello/", "/v0.2/verification/", "/v0.1/guide/intro/"} {
-			run(t, ctx, "open "+page, chromedp.Navigate(srv.URL+page), chromedp.WaitVisible(css("main")), chromedp.Sleep(300*time.Millisecond))
+			run(t, ctx, "open "+page, settled(srv.URL+page), chromedp.WaitVisible(css("main")))
 		}
 		if search {
 			run(t, ctx, "search", chromedp.SendKeys(css("#kb-q"), "xylophone"), chromedp.WaitVisible(css("#kb-hits a")))
@@ -335,10 +369,13 @@ func TestBrowser(t *testing.T) {
 	})
 }
 
-// switchVersion tells the switcher its value changed, unless the page is
-// already on its way to that version (SetValue's own events may have
-// started the navigation).
-const switchVersion = `(function(){var s=document.getElementById("kb-versions");if(s)s.dispatchEvent(new Event("change"))})()`
+// switchVersion picks a version in the switcher as a reader does: the
+// value and the change event in one script. Set apart (chromedp.SetValue,
+// then the event), the page's own versions.json handler could reset the
+// value in between, and the switch then went nowhere.
+func switchVersion(v string) string {
+	return `(function(){var s=document.getElementById("kb-versions");s.value=` + quote(v) + `;s.dispatchEvent(new Event("change"))})()`
+}
 
 // axeSource reads axe-core: $KBOOK_AXE, else the copy make site-tools installs.
 func axeSource(t testing.TB) string {

@@ -100,19 +100,25 @@ func TestServeLiveReload(t *testing.T) {
 	edit(string(src) + "\nFixed again.\n")
 	waitText(t, ctx, ".kb-content", "Fixed again.", 15*time.Second)
 
-	// A new folder of pages is watched as it appears.
-	if err := os.MkdirAll(filepath.Join(dir, "content", "extra"), 0o755); err != nil {
+	// A new folder of pages is watched as it appears: its page is built,
+	// and a later save in the folder rebuilds (no sleep between the
+	// steps: the folder is watched from its create event on, and a page
+	// written before that is in the build that event starts).
+	extra := filepath.Join(dir, "content", "extra")
+	if err := os.MkdirAll(extra, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if err := os.WriteFile(filepath.Join(dir, "content", "extra", "more.md"), []byte("---\ntitle: More\n---\n\nMore text here.\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(extra, "more.md"), []byte("---\ntitle: More\n---\n\nMore text here.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
 	edit(string(src) + "\nSee [more](../extra/more.md).\n")
 	waitText(t, ctx, ".kb-content", "See more.", 15*time.Second)
 	run(t, ctx, "follow", chromedp.Click(css(`.kb-content a[href$="/extra/more/"]`)))
 	waitText(t, ctx, ".kb-content", "More text here.", 15*time.Second)
+	if err := os.WriteFile(filepath.Join(extra, "more.md"), []byte("---\ntitle: More\n---\n\nMore text, saved again.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, ctx, ".kb-content", "More text, saved again.", 15*time.Second)
 }
 
 // TestServeRun: with --run, saving a runbook runs it again and its page

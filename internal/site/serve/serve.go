@@ -37,7 +37,8 @@ type Options struct {
 	Watch []string
 	// Dir is the directory served.
 	Dir string
-	// Addr is the listen address (default 127.0.0.1:1313).
+	// Addr is the listen address (default 127.0.0.1:1313; a missing host,
+	// ":1313", is 127.0.0.1 too, never every interface).
 	Addr string
 	// Build makes the site.
 	Build BuildFunc
@@ -70,9 +71,7 @@ type event struct{ name, data string }
 
 // New prepares a server: it listens and watches, but builds nothing yet.
 func New(opts Options) (*Server, error) {
-	if opts.Addr == "" {
-		opts.Addr = "127.0.0.1:1313"
-	}
+	opts.Addr = listenAddr(opts.Addr)
 	if opts.Debounce == 0 {
 		opts.Debounce = 150 * time.Millisecond
 	}
@@ -315,7 +314,10 @@ func (s *Server) closeClients() {
 	}
 }
 
+// handler answers to local names only (localOnly): a page elsewhere on
+// the web cannot read the site or its event stream through DNS rebinding.
 func (s *Server) handler() http.Handler {
+	bind, _, _ := net.SplitHostPort(s.opts.Addr)
 	mux := http.NewServeMux()
 	mux.HandleFunc(EventsPath, s.events)
 	files := Static(s.opts.Dir)
@@ -331,12 +333,14 @@ func (s *Server) handler() http.Handler {
 		}
 		files.ServeHTTP(w, r)
 	})
-	return mux
+	return localOnly(bind, EventsPath, mux)
 }
 
 // Static serves a built site as a static host does: files as they are,
 // a folder's index.html, and a missing page answered with the 404 page of
-// its version (else the root one) and status 404. Nothing is cached.
+// its version (else the root one) and status 404. Nothing is cached, and
+// no request reads outside dir (sitePath): "..", encoded or not, a
+// backslash and a symbolic link out of dir are answered 404.
 func Static(dir string) http.Handler {
 	files := http.FileServer(http.Dir(dir))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -350,14 +354,21 @@ func Static(dir string) http.Handler {
 }
 
 func found(dir, urlPath string) bool {
-	p := filepath.Join(dir, filepath.FromSlash(filepath.Clean("/"+urlPath)))
-	fi, err := os.Stat(p)
-	return err == nil && (!fi.IsDir() || exists(filepath.Join(p, "index.html")))
+	p, ok := sitePath(dir, urlPath)
+	return ok && isFile(p)
 }
 
+// notFound answers with the 404 page of the version the path names, else
+// the root one; the version folder is looked up as sitePath allows (a
+// request for "/../x" once read dir's parent's 404.html).
 func notFound(dir string, w http.ResponseWriter, r *http.Request) {
-	parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 2)
-	for _, p := range []string{filepath.Join(dir, parts[0], "404.html"), filepath.Join(dir, "404.html")} {
+	pages := []string{filepath.Join(dir, "404.html")}
+	if first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/"); first != "" {
+		if p, ok := sitePath(dir, "/"+first+"/404.html"); ok {
+			pages = append([]string{p}, pages...)
+		}
+	}
+	for _, p := range pages {
 		if data, err := os.ReadFile(p); err == nil {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusNotFound)
