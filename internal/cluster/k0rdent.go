@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/plane"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster/local"
-	"github.com/k0rdent/kbook/internal/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"k8s.io/client-go/rest"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/plane"
 	"github.com/k0rdent/kbook/internal/report"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
