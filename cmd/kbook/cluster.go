@@ -13,9 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -46,7 +47,7 @@ func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 	fl.StringArrayVar(&f.crds, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
 	fl.StringVar(&f.kindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
 	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
-	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(assets.K0rdentVersions(), ", ")+")")
+	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
 }
 
@@ -75,7 +76,7 @@ func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.
 		if b != cluster.Local {
 			return cluster.Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
 		}
-		if _, err := assets.K0rdent(f.k0rdent); err != nil {
+		if _, err := controllers.K0rdent(f.k0rdent); err != nil {
 			return cluster.Options{}, fmt.Errorf("--k0rdent: %w", err)
 		}
 	}
@@ -177,16 +178,16 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	}
 	// Build the binaries here, with progress, before the background
 	// process needs them.
-	dir, err := assets.Dir(ctx, assets.WithLogger(o.Logger))
+	dir, err := binaries.Dir(ctx, binaries.WithLogger(o.Logger))
 	if err != nil {
 		return &exitError{findings.ExitErrors, err}
 	}
 	if o.K0rdent != "" {
-		r, err := assets.K0rdent(o.K0rdent)
+		r, err := controllers.K0rdent(o.K0rdent)
 		if err != nil {
 			return usageError(err)
 		}
-		if _, err := assets.K0rdentDir(ctx, r, assets.APIOnly(o.K0rdentAPIOnly), assets.K0rdentLogger(o.Logger)); err != nil {
+		if _, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(o.Logger)); err != nil {
 			return &exitError{findings.ExitErrors, err}
 		}
 	}
@@ -255,7 +256,7 @@ on the PATH) for the local backend, ready for KUBEBUILDER_ASSETS.
 With KUBEBUILDER_ASSETS set (for example from setup-envtest), that directory is
 checked and printed. Otherwise the binaries come from kbook's cache; the first
 time, they are built from pinned Go modules with the local Go toolchain:
-kube-apiserver ` + assets.KubernetesVersion + ` and etcd ` + assets.EtcdVersion + `, about ten minutes on two cores.
+kube-apiserver ` + binaries.KubernetesVersion + ` and etcd ` + binaries.EtcdVersion + `, about ten minutes on two cores.
 
 With --k0rdent, it prints the cache directory of that k0rdent release
 instead: the kcm, Flux, Sveltos and Cluster API module folders the local
@@ -271,18 +272,18 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
-				r, err := assets.K0rdent(k0rdent)
+				r, err := controllers.K0rdent(k0rdent)
 				if err != nil {
 					return usageError(err)
 				}
-				p, err := assets.K0rdentDir(cmd.Context(), r, assets.APIOnly(apiOnly), assets.K0rdentLogger(stderrLogger{}))
+				p, err := controllers.K0rdentDir(cmd.Context(), r, controllers.APIOnly(apiOnly), controllers.K0rdentLogger(stderrLogger{}))
 				if err != nil {
 					return &exitError{findings.ExitErrors, err}
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), p.Dir)
 				return nil
 			}
-			dir, err := assets.Dir(cmd.Context(), assets.WithLogger(stderrLogger{}))
+			dir, err := binaries.Dir(cmd.Context(), binaries.WithLogger(stderrLogger{}))
 			if err != nil {
 				return &exitError{findings.ExitErrors, err}
 			}
@@ -290,7 +291,7 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&k0rdent, "k0rdent", assets.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(assets.K0rdentVersions(), ", ")+")")
+	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
 	return cmd
 }

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 )
@@ -39,7 +39,7 @@ func newLeakRun(t *testing.T) *leakRun {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts processes through /proc")
 	}
-	if _, why := assets.Available(); why != "" {
+	if _, why := binaries.Available(); why != "" {
 		t.Skip(why)
 	}
 	r := &leakRun{t: t, cache: t.TempDir(), tmp: t.TempDir(), dir: t.TempDir()}

@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster/local"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -114,7 +114,7 @@ func (s *Server) start() {
 	// "SetLogger was never called" warning with a stack once a test binary
 	// is 30 s old (kbook's main does the same, issue 7 defect 5).
 	ctrllog.SetLogger(logr.Discard())
-	dir, why := assets.Available()
+	dir, why := binaries.Available()
 	if why != "" {
 		s.skip = "integration test: " + why
 		return

@@ -5,11 +5,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
 
 func benchAssets(b *testing.B) string {
-	dir, why := assets.Available()
+	dir, why := binaries.Available()
 	if why != "" {
 		b.Skip(why)
 	}
@@ -49,10 +49,10 @@ func BenchmarkLocalColdStart(b *testing.B) {
 	if os.Getenv("KBOOK_BENCH_COLD") != "1" {
 		b.Skip("builds kube-apiserver and etcd from source (about ten minutes): set KBOOK_BENCH_COLD=1")
 	}
-	b.Setenv(assets.EnvAssets, "")
+	b.Setenv(binaries.EnvAssets, "")
 	for b.Loop() {
 		root := b.TempDir()
-		dir, err := assets.Dir(context.Background(), assets.WithCacheDir(root), assets.WithKubectl(false))
+		dir, err := binaries.Dir(context.Background(), binaries.WithCacheDir(root), binaries.WithKubectl(false))
 		if err != nil {
 			b.Fatal(err)
 		}

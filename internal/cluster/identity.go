@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
 
 // Identity names the cluster the options select without starting or
@@ -73,19 +73,19 @@ func crdHash(paths []string) (string, error) {
 // when they come from kbook's own build, else (KUBEBUILDER_ASSETS
 // pointing elsewhere, say setup-envtest's) the files themselves.
 func localServers(dir string) string {
-	pinned := "kube-apiserver " + assets.KubernetesVersion + " etcd " + assets.EtcdVersion
+	pinned := "kube-apiserver " + binaries.KubernetesVersion + " etcd " + binaries.EtcdVersion
 	if dir == "" {
-		dir = os.Getenv(assets.EnvAssets)
+		dir = os.Getenv(binaries.EnvAssets)
 	}
 	if dir == "" {
 		return pinned
 	}
-	own, err := assets.CacheDir()
+	own, err := binaries.CacheDir()
 	if abs, aerr := filepath.Abs(dir); err == nil && aerr == nil && abs == own {
 		return pinned
 	}
 	var parts []string
-	for _, name := range []string{assets.KubeAPIServer, assets.Etcd} {
+	for _, name := range []string{binaries.KubeAPIServer, binaries.Etcd} {
 		f := filepath.Join(dir, name)
 		fi, err := os.Stat(f)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
@@ -37,7 +37,7 @@ func startLocal(t *testing.T) Cluster {
 	if testing.Short() {
 		t.Skip("starts a local API server; skipped with -short")
 	}
-	dir, why := assets.Available()
+	dir, why := binaries.Available()
 	if why != "" {
 		t.Skip(why)
 	}
@@ -77,8 +77,8 @@ func TestKubeconfigBackend(t *testing.T) {
 	if k.Backend() != Kubeconfig {
 		t.Errorf("backend %s", k.Backend())
 	}
-	if v, err := ServerVersion(k); err != nil || v != assets.KubernetesVersion {
-		t.Errorf("version %q, %v; want %s", v, err, assets.KubernetesVersion)
+	if v, err := ServerVersion(k); err != nil || v != binaries.KubernetesVersion {
+		t.Errorf("version %q, %v; want %s", v, err, binaries.KubernetesVersion)
 	}
 	if err := k.Stop(t.Context()); err != nil {
 		t.Error(err)
@@ -116,7 +116,7 @@ func TestLocalTracked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a local API server; skipped with -short")
 	}
-	dir, why := assets.Available()
+	dir, why := binaries.Available()
 	if why != "" {
 		t.Skip(why)
 	}
@@ -147,7 +147,7 @@ func TestLocalTracked(t *testing.T) {
 		t.Fatalf("running recorded processes %v, want etcd and kube-apiserver", servers)
 	}
 	for _, p := range servers {
-		if b := filepath.Base(p.Exe); b != assets.Etcd && b != assets.KubeAPIServer {
+		if b := filepath.Base(p.Exe); b != binaries.Etcd && b != binaries.KubeAPIServer {
 			t.Errorf("recorded %s runs %s", p, p.Exe)
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/plane"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,14 +27,14 @@ func K0rdentID(version string, apiOnly bool) string {
 }
 
 // k0rdentRelease resolves Options.K0rdent ("" when off).
-func (o *Options) k0rdentRelease() (*assets.K0rdentRelease, error) {
+func (o *Options) k0rdentRelease() (*controllers.K0rdentRelease, error) {
 	if o.K0rdent == "" {
 		return nil, nil
 	}
 	if o.Backend != Local {
 		return nil, fmt.Errorf("--k0rdent runs the k0rdent controllers on the local backend; for a real management cluster use --kubeconfig without --k0rdent")
 	}
-	return assets.K0rdent(o.K0rdent)
+	return controllers.K0rdent(o.K0rdent)
 }
 
 // startPlane installs the k0rdent CRDs on a fresh local API server and,
@@ -44,7 +44,7 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	if err != nil || r == nil {
 		return nil, "", err
 	}
-	paths, err := assets.K0rdentDir(ctx, r, assets.APIOnly(o.K0rdentAPIOnly), assets.K0rdentLogger(o.logger()))
+	paths, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(o.logger()))
 	if err != nil {
 		return nil, "", err
 	}
@@ -82,11 +82,11 @@ func KcmRunning(ctx context.Context, c Cluster) (bool, string) {
 	if lc, ok := c.(*localCluster); ok {
 		switch {
 		case lc.plane == nil:
-			return false, "kcm is not running: the local API server has no k0rdent controllers (kbook run --k0rdent " + assets.DefaultK0rdentVersion + ")"
+			return false, "kcm is not running: the local API server has no k0rdent controllers (kbook run --k0rdent " + controllers.DefaultK0rdentVersion + ")"
 		case lc.k0rdentAPIOnly:
 			return false, "kcm is not running: --k0rdent-api-only serves the k0rdent APIs without controllers"
 		}
-		if running := lc.plane.Controllers(); !slices.Contains(running, assets.KCM) {
+		if running := lc.plane.Controllers(); !slices.Contains(running, controllers.KCM) {
 			return false, "kcm is not running: the local plane's kcm exited (log: " + lc.plane.LogDir() + ")"
 		}
 		return true, ""

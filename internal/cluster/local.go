@@ -7,9 +7,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster/local"
-	"github.com/k0rdent/kbook/internal/plane"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"k8s.io/client-go/rest"
 )
 
@@ -32,7 +32,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	dir := o.AssetsDir
 	if dir == "" {
 		var err error
-		dir, err = assets.Dir(ctx, assets.WithLogger(log))
+		dir, err = binaries.Dir(ctx, binaries.WithLogger(log))
 		if err != nil {
 			return nil, fmt.Errorf("local cluster: %w", err)
 		}

@@ -22,7 +22,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/proc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -68,11 +68,11 @@ func (s *Server) describe(dir string, procs *proc.Registry) error {
 		return err
 	}
 	s.dirs = append(s.dirs, certDir)
-	etcdPath, err := procs.Wrap(filepath.Join(dir, assets.Etcd), assets.Etcd)
+	etcdPath, err := procs.Wrap(filepath.Join(dir, binaries.Etcd), binaries.Etcd)
 	if err != nil {
 		return err
 	}
-	apiPath, err := procs.Wrap(filepath.Join(dir, assets.KubeAPIServer), assets.KubeAPIServer)
+	apiPath, err := procs.Wrap(filepath.Join(dir, binaries.KubeAPIServer), binaries.KubeAPIServer)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (s *Server) describe(dir string, procs *proc.Registry) error {
 	s.cp = &envtest.ControlPlane{
 		Etcd:        &envtest.Etcd{Path: etcdPath, DataDir: etcdDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
 		APIServer:   &envtest.APIServer{Path: apiPath, CertDir: certDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
-		KubectlPath: filepath.Join(dir, assets.Kubectl),
+		KubectlPath: filepath.Join(dir, binaries.Kubectl),
 	}
 	return nil
 }

@@ -6,10 +6,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/plane"
 	"github.com/k0rdent/kbook/internal/report"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -72,7 +72,7 @@ func planeK0rdent(p *plane.Plane) *report.K0rdent {
 
 // releaseK0rdent describes a release's local plane with the controllers
 // that run.
-func releaseK0rdent(r *assets.K0rdentRelease, apiOnly bool, running []string) *report.K0rdent {
+func releaseK0rdent(r *controllers.K0rdentRelease, apiOnly bool, running []string) *report.K0rdent {
 	k := &report.K0rdent{Version: r.Version, Mode: "controllers (local)"}
 	if apiOnly {
 		k.Mode = "API only (local)"

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/report"
 )
 
@@ -15,13 +16,13 @@ import (
 // named with the version of the module the release builds it from (kcm's
 // go.mod pins them); one that does not run is not named.
 func TestReleaseK0rdent(t *testing.T) {
-	r, err := assets.K0rdent("")
+	r, err := controllers.K0rdent("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var running []string
 	for _, c := range r.Controllers {
-		if c.Name != assets.CAPD {
+		if c.Name != controllers.CAPD {
 			running = append(running, c.Name)
 		}
 	}
@@ -33,11 +34,11 @@ func TestReleaseK0rdent(t *testing.T) {
 	for _, c := range k.Components {
 		got[c.Name] = c.Version
 	}
-	if got[assets.KCM] != r.Version || got[assets.CAPD] != "" {
+	if got[controllers.KCM] != r.Version || got[controllers.CAPD] != "" {
 		t.Errorf("components %v: want kcm %s and no CAPD", got, r.Version)
 	}
 	for _, c := range r.Controllers {
-		if want := r.Module(c.Module).Version; c.Name != assets.CAPD && got[c.Name] != want {
+		if want := r.Module(c.Module).Version; c.Name != controllers.CAPD && got[c.Name] != want {
 			t.Errorf("component %s: %q, want %q", c.Name, got[c.Name], want)
 		}
 	}
@@ -56,15 +57,15 @@ func TestDescribeK0rdent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a local API server with the k0rdent APIs; skipped with -short")
 	}
-	dir, why := assets.Available()
+	dir, why := binaries.Available()
 	if why != "" {
 		t.Skip(why)
 	}
-	r, err := assets.K0rdent("")
+	r, err := controllers.K0rdent("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, why := assets.K0rdentAvailable(r, true); why != "" {
+	if _, why := controllers.K0rdentAvailable(r, true); why != "" {
 		t.Skip(why)
 	}
 	ctx := context.Background()

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -46,7 +46,7 @@ func startLocal(t *testing.T) cluster.Cluster {
 	if testing.Short() {
 		t.Skip("starts a local API server; skipped with -short")
 	}
-	dir, why := assets.Available()
+	dir, why := binaries.Available()
 	if why != "" {
 		t.Skip(why)
 	}

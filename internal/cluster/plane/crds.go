@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -37,10 +37,10 @@ var crdSources = []crdSource{
 	{Module: "flux-helm", Dir: "config/crd/bases"},
 	{Module: "sveltos-addon", Dir: "config/crd/bases"},
 	{Module: "sveltos-lib", Dir: "config/crd/bases"},
-	{Module: "capi", Dir: "config/crd", Kustomize: true, Webhook: assets.CAPICore},
-	{Module: "capi", Dir: "bootstrap/kubeadm/config/crd", Kustomize: true, Webhook: assets.KubeadmBootstrap},
-	{Module: "capi", Dir: "controlplane/kubeadm/config/crd", Kustomize: true, Webhook: assets.KubeadmControlPlane},
-	{Module: "capd", Dir: "infrastructure/docker/config/crd", Kustomize: true, Webhook: assets.CAPD},
+	{Module: "capi", Dir: "config/crd", Kustomize: true, Webhook: controllers.CAPICore},
+	{Module: "capi", Dir: "bootstrap/kubeadm/config/crd", Kustomize: true, Webhook: controllers.KubeadmBootstrap},
+	{Module: "capi", Dir: "controlplane/kubeadm/config/crd", Kustomize: true, Webhook: controllers.KubeadmControlPlane},
+	{Module: "capd", Dir: "infrastructure/docker/config/crd", Kustomize: true, Webhook: controllers.CAPD},
 }
 
 // CRD is a CustomResourceDefinition and the controller whose webhook
@@ -71,7 +71,7 @@ type kustomization struct {
 // trees: kcm's chart CRDs (kcm and kcm-regional), Flux's and Sveltos'
 // config/crd/bases, and the Cluster API CRDs as their kustomizations build
 // them, contract labels included.
-func LoadCRDs(p assets.K0rdentPaths) ([]CRD, error) {
+func LoadCRDs(p controllers.K0rdentPaths) ([]CRD, error) {
 	var out []CRD
 	for _, src := range crdSources {
 		dir := filepath.Join(p.ModuleDir(src.Module), filepath.FromSlash(src.Dir))

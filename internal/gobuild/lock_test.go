@@ -1,6 +1,6 @@
 //go:build linux
 
-package assets
+package gobuild
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,7 +19,7 @@ import (
 // lines pass through.
 func TestLockWaitSaysWhat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "envtest.lock")
-	held, err := lockFile(context.Background(), path, "building kube-apiserver and etcd into /c", func(string) { t.Error("the first lockFile waited") })
+	held, err := Lock(context.Background(), path, "building kube-apiserver and etcd into /c", func(string) { t.Error("the first lockFile waited") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestLockWaitSaysWhat(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
 	var waits []string
-	_, err = lockFile(ctx, path, "building kube-apiserver and etcd into /c", func(msg string) { waits = append(waits, msg) })
+	_, err = Lock(ctx, path, "building kube-apiserver and etcd into /c", func(msg string) { waits = append(waits, msg) })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("second lockFile: %v, want the deadline", err)
 	}
@@ -49,7 +50,7 @@ func TestLockWaitSaysWhat(t *testing.T) {
 	}
 
 	held.Unlock()
-	again, err := lockFile(context.Background(), path, "x", func(msg string) { t.Errorf("waited after Unlock: %s", msg) })
+	again, err := Lock(context.Background(), path, "x", func(msg string) { t.Errorf("waited after Unlock: %s", msg) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestStill(t *testing.T) {
 	defer func(d time.Duration) { stillEvery = d }(stillEvery)
 	stillEvery = 20 * time.Millisecond
 	var l recLogger
-	stop := still(&l, "kube-apiserver")
+	stop := Still(&l, "kube-apiserver")
 	time.Sleep(110 * time.Millisecond)
 	stop()
 	stop()
@@ -92,4 +93,22 @@ func TestStill(t *testing.T) {
 	if len(l.lines) != n {
 		t.Errorf("still printing after stop: %q", l.lines[n:])
 	}
+}
+
+// recLogger records progress lines.
+type recLogger struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *recLogger) Infof(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *recLogger) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }

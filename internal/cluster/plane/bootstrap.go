@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,7 +51,7 @@ var managedProviders = []string{"cluster-api-provider-docker", KubeadmProvider, 
 // LoadBootstrap builds the bootstrap of a release from its kcm module:
 // files/release.yaml and files/templates/*.yaml of the kcm-templates chart
 // and each template's chart under templates/provider.
-func LoadBootstrap(p assets.K0rdentPaths, r *assets.K0rdentRelease) (*Bootstrap, error) {
+func LoadBootstrap(p controllers.K0rdentPaths, r *controllers.K0rdentRelease) (*Bootstrap, error) {
 	base := filepath.Join(p.ModuleDir("kcm"), "templates", "provider")
 	files := filepath.Join(base, "kcm-templates", "files")
 	b := &Bootstrap{}

@@ -1,4 +1,4 @@
-package assets
+package gobuild
 
 import (
 	"encoding/json"
@@ -118,10 +118,10 @@ func waitMessage(path, what string, waited time.Duration, now time.Time) string 
 // for the test).
 var stillEvery = time.Minute
 
-// still prints "still building NAME (2m0s)…" to log every stillEvery until
+// Still prints "still building NAME (2m0s)…" to log every stillEvery until
 // stop is called (it returns once no more line can come): one build takes up to ten minutes, which must not look
 // hung (and a waiting process reads it from the lock, see heldLock.Logger).
-func still(log Logger, name string) (stop func()) {
+func Still(log Logger, name string) (stop func()) {
 	done, exited := make(chan struct{}), make(chan struct{})
 	start := time.Now()
 	go func() {

@@ -1,4 +1,4 @@
-package assets
+package controllers
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // TestK0rdentPinsFollowKcm checks that every module of a release is at the
@@ -150,8 +152,8 @@ esac
 	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err == nil || !strings.Contains(err.Error(), "compile error") {
 		t.Fatalf("failing build: %v", err)
 	}
-	if checkBinary(p.Binary(KCM)) != "" || checkBinary(p.Binary(HelmController)) == "" {
-		t.Errorf("after a failed build: kcm %q, helm-controller %q", checkBinary(p.Binary(KCM)), checkBinary(p.Binary(HelmController)))
+	if gobuild.CheckBinary(p.Binary(KCM)) != "" || gobuild.CheckBinary(p.Binary(HelmController)) == "" {
+		t.Errorf("after a failed build: kcm %q, helm-controller %q", gobuild.CheckBinary(p.Binary(KCM)), gobuild.CheckBinary(p.Binary(HelmController)))
 	}
 	if _, why := K0rdentAvailable(r, false, K0rdentCacheDir(cacheRoot)); why == "" {
 		t.Errorf("stamped after a failed build")
@@ -166,7 +168,7 @@ esac
 		t.Errorf("rebuilt or refetched what was there:\n%s", data)
 	}
 	for _, c := range r.Controllers {
-		if why := checkBinary(p.Binary(c.Name)); why != "" {
+		if why := gobuild.CheckBinary(p.Binary(c.Name)); why != "" {
 			t.Errorf("%s: %s", c.Name, why)
 		}
 	}
@@ -180,5 +182,16 @@ esac
 	}
 	if data, err := os.ReadFile(log); err == nil {
 		t.Errorf("complete cache ran go:\n%s", data)
+	}
+}
+
+// writeExe writes an executable shell script.
+func writeExe(t *testing.T, p, script string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,12 +1,10 @@
-package assets
+package binaries
 
 import (
 	"bytes"
 	"context"
 	"embed"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // The pinned versions; they must agree with src/go.mod.txt (a test checks).
@@ -152,7 +151,7 @@ func fromEnv(d string, c *config) (string, error) {
 	}
 	var problems []string
 	for _, n := range names {
-		if p := checkBinary(filepath.Join(abs, n)); p != "" {
+		if p := gobuild.CheckBinary(filepath.Join(abs, n)); p != "" {
 			problems = append(problems, n+" ("+p+")")
 		}
 	}
@@ -163,22 +162,6 @@ func fromEnv(d string, c *config) (string, error) {
 	return abs, nil
 }
 
-// checkBinary returns "" if p is an executable file, else what is wrong.
-func checkBinary(p string) string {
-	fi, err := os.Stat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "missing"
-	case err != nil:
-		return err.Error()
-	case !fi.Mode().IsRegular():
-		return "not a regular file"
-	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
-		return "not executable"
-	}
-	return ""
-}
-
 // Available returns the directory of kube-apiserver and etcd if they are
 // already there, never building them: KUBEBUILDER_ASSETS when set, else a
 // complete cache directory. When they are not, why says what to do. Tests
@@ -186,7 +169,7 @@ func checkBinary(p string) string {
 func Available(opts ...Option) (dir, why string) {
 	c := newConfig(opts)
 	if d := os.Getenv(EnvAssets); d != "" {
-		if checkBinary(filepath.Join(d, KubeAPIServer)) != "" || checkBinary(filepath.Join(d, Etcd)) != "" {
+		if gobuild.CheckBinary(filepath.Join(d, KubeAPIServer)) != "" || gobuild.CheckBinary(filepath.Join(d, Etcd)) != "" {
 			return "", fmt.Sprintf("%s=%s lacks kube-apiserver or etcd", EnvAssets, d)
 		}
 		return d, ""
@@ -207,12 +190,12 @@ func hasCore(dir string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	return checkBinary(filepath.Join(dir, KubeAPIServer)) == "" && checkBinary(filepath.Join(dir, Etcd)) == ""
+	return gobuild.CheckBinary(filepath.Join(dir, KubeAPIServer)) == "" && gobuild.CheckBinary(filepath.Join(dir, Etcd)) == ""
 }
 
 // complete reports whether dir can be used as is.
 func complete(dir string, kubectl bool) bool {
-	return hasCore(dir) && (!kubectl || checkBinary(filepath.Join(dir, Kubectl)) == "")
+	return hasCore(dir) && (!kubectl || gobuild.CheckBinary(filepath.Join(dir, Kubectl)) == "")
 }
 
 func (c *config) ensureCache(ctx context.Context) (string, error) {
@@ -229,7 +212,7 @@ func (c *config) ensureCache(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("envtest assets: %w", err)
 	}
-	lk, err := lockFile(ctx, dir+".lock", "building kube-apiserver and etcd into "+dir, func(msg string) { c.log.Infof("%s", msg) })
+	lk, err := gobuild.Lock(ctx, dir+".lock", "building kube-apiserver and etcd into "+dir, func(msg string) { c.log.Infof("%s", msg) })
 	if err != nil {
 		return "", fmt.Errorf("envtest assets: lock %s: %w", dir, err)
 	}
@@ -298,27 +281,7 @@ func (c *config) ensureCache(ctx context.Context) (string, error) {
 }
 
 // extract writes the embedded module to dir with the .txt suffixes removed.
-func extract(dir string) error { return extractFS(srcFS, "src", dir) }
-
-// extractFS writes the tree root of fsys to target with the .txt suffixes
-// removed (see the package doc).
-func extractFS(fsys fs.ReadFileFS, root, target string) error {
-	return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimSuffix(strings.TrimPrefix(p, root), ".txt")
-		out := filepath.Join(target, filepath.FromSlash(rel))
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		data, err := fsys.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-}
+func extract(dir string) error { return gobuild.ExtractTxt(srcFS, "src", dir) }
 
 // estimates are shown before each build.
 var estimates = map[string]string{
@@ -357,18 +320,6 @@ func ldflags(name string) string {
 	return strings.Join(flags, " ")
 }
 
-// buildEnv is the environment of go build: the caller's, building a static
-// binary for this machine (the cache dir is named after it) outside any
-// go.work.
-func buildEnv() []string {
-	return append(os.Environ(),
-		"CGO_ENABLED=0",
-		"GOWORK=off",
-		"GOOS="+runtime.GOOS,
-		"GOARCH="+runtime.GOARCH,
-	)
-}
-
 // build runs go build for cmd/name of the module in srcDir into outDir.
 func (c *config) build(ctx context.Context, goBin, srcDir, outDir, name string) error {
 	c.log.Infof("building %s %s (first run only, %s)…", name, version(name), estimates[name])
@@ -378,35 +329,22 @@ func (c *config) build(ctx context.Context, goBin, srcDir, outDir, name string) 
 		"-o", filepath.Join(outDir, name),
 		"./"+path.Join("cmd", name))
 	cmd.Dir = srcDir
-	cmd.Env = buildEnv()
+	cmd.Env = gobuild.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	killGroupOnCancel(cmd)
+	gobuild.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	stop := still(c.log, name)
+	stop := gobuild.Still(c.log, name)
 	err := cmd.Run()
 	stop()
 	if ctx.Err() != nil {
 		return fmt.Errorf("build %s: %w", name, context.Cause(ctx))
 	}
 	if err != nil {
-		return fmt.Errorf("build %s: go build: %w\n%s", name, err, tail(out.String(), 4000))
+		return fmt.Errorf("build %s: go build: %w\n%s", name, err, gobuild.Tail(out.String(), 4000))
 	}
 	c.log.Infof("built %s in %s", name, time.Since(start).Round(time.Second))
 	return nil
-}
-
-// tail returns the last n bytes of s, starting at a line.
-func tail(s string, n int) string {
-	s = strings.TrimRight(s, "\n")
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return "…\n" + s
 }
 
 // writeStamp marks dir complete; the stamp records what was built.

@@ -1,4 +1,4 @@
-// Package assets owns locating and building the local API server binaries
+// Package binaries owns locating and building the local API server binaries
 // (kube-apiserver, etcd and kubectl) that envtest runs, from
 // sigs.k8s.io/controller-runtime/pkg/envtest, which reads them from the
 // directory named by KUBEBUILDER_ASSETS.
@@ -29,4 +29,4 @@
 // EtcdVersion (a test checks they agree with go.mod.txt).
 //
 // Libraries never print: progress goes to a Logger.
-package assets
+package binaries

@@ -5,19 +5,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 )
 
 // release returns the default release's paths, skipping when its module
 // trees are not in the cache (kbook cluster assets --k0rdent --api-only
 // fetches them in seconds; make test does).
-func release(t *testing.T, binaries bool) (*assets.K0rdentRelease, assets.K0rdentPaths) {
+func release(t *testing.T, binaries bool) (*controllers.K0rdentRelease, controllers.K0rdentPaths) {
 	t.Helper()
-	r, err := assets.K0rdent("")
+	r, err := controllers.K0rdent("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, why := assets.K0rdentAvailable(r, !binaries)
+	p, why := controllers.K0rdentAvailable(r, !binaries)
 	if why != "" {
 		t.Skip(why)
 	}
@@ -55,9 +55,9 @@ func TestLoadCRDs(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		"kubeadmconfigs.bootstrap.cluster.x-k8s.io":          assets.KubeadmBootstrap,
-		"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io": assets.KubeadmControlPlane,
-		"devmachines.infrastructure.cluster.x-k8s.io":        assets.CAPD,
+		"kubeadmconfigs.bootstrap.cluster.x-k8s.io":          controllers.KubeadmBootstrap,
+		"kubeadmcontrolplanes.controlplane.cluster.x-k8s.io": controllers.KubeadmControlPlane,
+		"devmachines.infrastructure.cluster.x-k8s.io":        controllers.CAPD,
 	} {
 		c := byName[name]
 		if c.Object == nil {
@@ -70,7 +70,7 @@ func TestLoadCRDs(t *testing.T) {
 			t.Errorf("%s: converted by %q, want %q", name, c.ConversionBy, want)
 		}
 	}
-	if c := byName["clusters.cluster.x-k8s.io"]; c.ConversionBy != assets.CAPICore {
+	if c := byName["clusters.cluster.x-k8s.io"]; c.ConversionBy != controllers.CAPICore {
 		t.Errorf("clusters: converted by %q", c.ConversionBy)
 	}
 	if c := byName["clustertemplates.k0rdent.mirantis.com"]; c.ConversionBy != "" || !strings.HasPrefix(c.Source, "kcm/") {
@@ -102,7 +102,7 @@ func TestLoadWebhooks(t *testing.T) {
 			found[h.Name] = *h.ClientConfig.URL
 		}
 	}
-	kcmPort := ports[assets.KCM]
+	kcmPort := ports[controllers.KCM]
 	for name, url := range map[string]string{
 		"validation.clusterdeployment.k0rdent.mirantis.com": "/validate-k0rdent-mirantis-com-v1beta1-clusterdeployment",
 		"validation.clustertemplate.k0rdent.mirantis.com":   "/validate-k0rdent-mirantis-com-v1beta1-clustertemplate",
@@ -113,7 +113,7 @@ func TestLoadWebhooks(t *testing.T) {
 	}
 	var capi bool
 	for name, url := range found {
-		if strings.Contains(name, "machinedeployment.cluster.x-k8s.io") && strings.Contains(url, ":"+itoa(ports[assets.CAPICore])+"/") {
+		if strings.Contains(name, "machinedeployment.cluster.x-k8s.io") && strings.Contains(url, ":"+itoa(ports[controllers.CAPICore])+"/") {
 			capi = true
 		}
 	}

@@ -1,4 +1,4 @@
-package assets
+package controllers
 
 import (
 	"bytes"
@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"golang.org/x/mod/modfile"
+
+	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // The k0rdent management plane's controllers, by binary name.
@@ -173,9 +176,13 @@ const (
 type K0rdentOption func(*k0rdentConfig)
 
 type k0rdentConfig struct {
-	config
-	apiOnly bool
+	cacheRoot string
+	log       Logger
+	apiOnly   bool
 }
+
+// Logger receives progress messages (one line each, no trailing newline).
+type Logger = gobuild.Logger
 
 // APIOnly says only the module trees are wanted (CRDs, webhooks, charts):
 // no controller is built.
@@ -208,9 +215,12 @@ func K0rdentPathsFor(r *K0rdentRelease, opts ...K0rdentOption) (K0rdentPaths, er
 }
 
 func newK0rdentConfig(opts []K0rdentOption) *k0rdentConfig {
-	c := &k0rdentConfig{config: *newConfig(nil)}
+	c := &k0rdentConfig{log: gobuild.Discard}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.cacheRoot == "" {
+		c.cacheRoot = cache.DefaultDir()
 	}
 	return c
 }
@@ -253,7 +263,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
-	lk, err := lockFile(ctx, p.Dir+".lock", "preparing k0rdent "+r.Version+" in "+p.Dir, func(msg string) { c.log.Infof("%s", msg) })
+	lk, err := gobuild.Lock(ctx, p.Dir+".lock", "preparing k0rdent "+r.Version+" in "+p.Dir, func(msg string) { c.log.Infof("%s", msg) })
 	if err != nil {
 		return p, fmt.Errorf("k0rdent assets: lock %s: %w", p.Dir, err)
 	}
@@ -271,7 +281,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	}
 	defer os.RemoveAll(work)
 	wrappers := filepath.Join(work, "src")
-	if err := extractFS(k0rdentFS, "k0rdent/"+r.Version, wrappers); err != nil {
+	if err := gobuild.ExtractTxt(k0rdentFS, "k0rdent/"+r.Version, wrappers); err != nil {
 		return p, fmt.Errorf("k0rdent assets: extract %s: %w", r.Version, err)
 	}
 
@@ -290,12 +300,12 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	var built []string
 	for i, ctl := range r.Controllers {
 		target := p.Binary(ctl.Name)
-		if checkBinary(target) == "" {
+		if gobuild.CheckBinary(target) == "" {
 			continue // built by an earlier, interrupted run
 		}
 		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(r.Controllers), ctl.Estimate)
 		t0 := time.Now()
-		stop := still(c.log, ctl.Name)
+		stop := gobuild.Still(c.log, ctl.Name)
 		err := c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target)
 		stop()
 		if err != nil {
@@ -349,7 +359,7 @@ func (c *k0rdentConfig) fetchTrees(ctx context.Context, goBin string, r *K0rdent
 func moduleDir(ctx context.Context, goBin, wrapper, mod string) (string, error) {
 	cmd := exec.CommandContext(ctx, goBin, "mod", "download", "-json", mod)
 	cmd.Dir = wrapper
-	cmd.Env = buildEnv()
+	cmd.Env = gobuild.Env()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -359,7 +369,7 @@ func moduleDir(ctx context.Context, goBin, wrapper, mod string) (string, error) 
 		return "", fmt.Errorf("go mod download %s: %s", mod, res.Error)
 	}
 	if err != nil || res.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: %v\n%s", mod, err, tail(errb.String(), 2000))
+		return "", fmt.Errorf("go mod download %s: %v\n%s", mod, err, gobuild.Tail(errb.String(), 2000))
 	}
 	return res.Dir, nil
 }
@@ -370,10 +380,10 @@ func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0
 	args := []string{"build", "-trimpath", "-ldflags", controllerLdflags(r, ctl), "-o", tmp, ctl.Package}
 	cmd := exec.CommandContext(ctx, niceArgs(goBin, args)[0], niceArgs(goBin, args)[1:]...)
 	cmd.Dir = wrapper
-	cmd.Env = buildEnv()
+	cmd.Env = gobuild.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	killGroupOnCancel(cmd)
+	gobuild.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	if ctx.Err() != nil {
@@ -382,7 +392,7 @@ func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("build %s: go build %s: %w\n%s", ctl.Name, ctl.Package, err, tail(out.String(), 4000))
+		return fmt.Errorf("build %s: go build %s: %w\n%s", ctl.Name, ctl.Package, err, gobuild.Tail(out.String(), 4000))
 	}
 	return os.Rename(tmp, target)
 }

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -37,17 +37,17 @@ type webhookSource struct {
 }
 
 var webhookSources = []webhookSource{
-	{Controller: assets.CAPICore, Module: "capi", File: "config/webhook/manifests.yaml"},
-	{Controller: assets.KubeadmBootstrap, Module: "capi", File: "bootstrap/kubeadm/config/webhook/manifests.yaml"},
-	{Controller: assets.KubeadmControlPlane, Module: "capi", File: "controlplane/kubeadm/config/webhook/manifests.yaml"},
-	{Controller: assets.CAPD, Module: "capd", File: "infrastructure/docker/config/webhook/manifests.yaml"},
-	{Controller: assets.KCM, Module: "kcm", Chart: "templates/provider/kcm"},
+	{Controller: controllers.CAPICore, Module: "capi", File: "config/webhook/manifests.yaml"},
+	{Controller: controllers.KubeadmBootstrap, Module: "capi", File: "bootstrap/kubeadm/config/webhook/manifests.yaml"},
+	{Controller: controllers.KubeadmControlPlane, Module: "capi", File: "controlplane/kubeadm/config/webhook/manifests.yaml"},
+	{Controller: controllers.CAPD, Module: "capd", File: "infrastructure/docker/config/webhook/manifests.yaml"},
+	{Controller: controllers.KCM, Module: "kcm", Chart: "templates/provider/kcm"},
 }
 
 // LoadWebhooks reads the webhook configurations the controllers ship and
 // points each webhook at https://127.0.0.1:<port><path> of its controller,
 // trusted through caBundle. Controllers missing from ports are left out.
-func LoadWebhooks(p assets.K0rdentPaths, ports map[string]int, caBundle []byte) (*Webhooks, error) {
+func LoadWebhooks(p controllers.K0rdentPaths, ports map[string]int, caBundle []byte) (*Webhooks, error) {
 	w := &Webhooks{}
 	for _, src := range webhookSources {
 		port, ok := ports[src.Controller]

@@ -1,4 +1,4 @@
-package assets
+package gobuild
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive flock on path (created if needed), waiting
+// Lock takes an exclusive flock on path (created if needed), waiting
 // until it is free or ctx is done. While it waits it calls waiting with a
 // line saying which process holds the lock, what it is doing (what, then
 // its latest progress message, see heldLock.Logger) and for how long: at
 // once, then every lockReport. The lock also excludes other goroutines of
 // this process, since each call opens the file anew.
-func lockFile(ctx context.Context, path, what string, waiting func(msg string)) (*heldLock, error) {
+func Lock(ctx context.Context, path, what string, waiting func(msg string)) (*heldLock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -52,12 +52,12 @@ func lockFile(ctx context.Context, path, what string, waiting func(msg string)) 
 	}
 }
 
-// killGroupOnCancel runs cmd in its own process group and makes
+// KillGroupOnCancel runs cmd in its own process group and makes
 // cancellation kill the whole group: go build's compile and link children
 // as well as go itself. Since a terminal's Ctrl-C then no longer reaches go
 // build, it also dies with kbook (Pdeathsig) if kbook dies without
 // cancelling; its short-lived compile children finish on their own.
-func killGroupOnCancel(cmd *exec.Cmd) {
+func KillGroupOnCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

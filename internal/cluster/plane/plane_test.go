@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/apitest"
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
@@ -38,11 +38,11 @@ func (l testLogger) Infof(format string, args ...any) { l.tb.Logf(format, args..
 // startPlane starts the release's plane on the shared API server.
 func startPlane(tb testing.TB) (*Plane, *rest.Config) {
 	tb.Helper()
-	r, err := assets.K0rdent("")
+	r, err := controllers.K0rdent("")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	paths, why := assets.K0rdentAvailable(r, false)
+	paths, why := controllers.K0rdentAvailable(r, false)
 	if why != "" {
 		tb.Skip(why)
 	}
@@ -307,12 +307,12 @@ func TestPlane(t *testing.T) {
 
 	// A controller that dies is reported with its log.
 	pids := p.PIDs()
-	if err := syscall.Kill(pids[assets.CAPD], syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(pids[controllers.CAPD], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case c := <-p.Crashes():
-		if c.Name != assets.CAPD || c.LogPath == "" {
+		if c.Name != controllers.CAPD || c.LogPath == "" {
 			t.Errorf("crash = %v", c)
 		}
 	case <-time.After(10 * time.Second):

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	corev1 "k8s.io/api/core/v1"
@@ -44,9 +44,9 @@ func (nopLogger) Infof(string, ...any) {}
 // Options configure Start.
 type Options struct {
 	// Release and Paths are the k0rdent release and its cache directory
-	// (assets.K0rdentDir); the binaries are needed unless APIOnly.
-	Release *assets.K0rdentRelease
-	Paths   assets.K0rdentPaths
+	// (controllers.K0rdentDir); the binaries are needed unless APIOnly.
+	Release *controllers.K0rdentRelease
+	Paths   controllers.K0rdentPaths
 	// RESTConfig and Kubeconfig reach the API server, as admin (no
 	// Kubeconfig: one is written from RESTConfig).
 	RESTConfig *rest.Config
@@ -183,7 +183,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	var first []Spec
 	var kcm Spec
 	for _, sp := range specs {
-		if sp.Name == assets.KCM {
+		if sp.Name == controllers.KCM {
 			kcm = sp
 			continue
 		}
@@ -211,14 +211,14 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if err != nil {
 		return p, err
 	}
-	if err := applyWebhooks(ctx, cs, hooks, assets.KCM, false); err != nil {
+	if err := applyWebhooks(ctx, cs, hooks, controllers.KCM, false); err != nil {
 		return p, err
 	}
 	t0 = time.Now()
 	if err := p.sup.Start(ctx, kcm, time.Minute); err != nil {
 		return p, err
 	}
-	if err := applyWebhooks(ctx, cs, hooks, assets.KCM, true); err != nil {
+	if err := applyWebhooks(ctx, cs, hooks, controllers.KCM, true); err != nil {
 		return p, err
 	}
 	log.Infof("kcm ready in %s", time.Since(t0).Round(time.Millisecond))
@@ -261,7 +261,7 @@ func checkExe(p string) string {
 }
 
 // allocate picks the ports of the controllers.
-func allocate(r *assets.K0rdentRelease) (ports, error) {
+func allocate(r *controllers.K0rdentRelease) (ports, error) {
 	n := 2*len(r.Controllers) + 1
 	free, err := FreePorts(n)
 	if err != nil {
@@ -279,7 +279,7 @@ func allocate(r *assets.K0rdentRelease) (ports, error) {
 
 func hasWebhooks(name string) bool {
 	switch name {
-	case assets.SourceController, assets.HelmController:
+	case controllers.SourceController, controllers.HelmController:
 		return false
 	}
 	return true
@@ -301,7 +301,7 @@ func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
 		h := pt.health[c.Name]
 		sp := Spec{Name: c.Name, Path: o.Paths.Binary(c.Name), Ready: httpReady(h, "/readyz")}
 		switch c.Name {
-		case assets.SourceController:
+		case controllers.SourceController:
 			storage := filepath.Join(o.StateDir, "flux-storage")
 			sp.Args = []string{
 				"--storage-path=" + storage, "--storage-addr=" + addr(pt.storage), "--storage-adv-addr=" + addr(pt.storage),
@@ -309,13 +309,13 @@ func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
 				"--requeue-dependency=" + requeueDependency, "--log-level=info", "--log-encoding=console",
 			}
 			sp.Env = []string{"RUNTIME_NAMESPACE=" + SystemNamespace}
-		case assets.HelmController:
+		case controllers.HelmController:
 			sp.Args = []string{
 				"--health-addr=" + addr(h), "--metrics-addr=0", "--events-addr=", "--watch-all-namespaces=true",
 				"--requeue-dependency=" + requeueDependency, "--log-level=info", "--log-encoding=console",
 			}
 			sp.Env = []string{"RUNTIME_NAMESPACE=" + SystemNamespace}
-		case assets.KCM:
+		case controllers.KCM:
 			sp.Args = []string{
 				"--templates-repo-url=" + repoURL,
 				"--create-management=false", "--create-release=false", "--create-templates=false",
@@ -335,7 +335,7 @@ func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
 				"--health-addr=" + addr(h), "--diagnostics-address=0", "--insecure-diagnostics=true",
 				"--leader-elect=false", "--v=1",
 			}
-			if c.Name == assets.CAPD {
+			if c.Name == controllers.CAPD {
 				sp.Env = []string{"POD_IP=127.0.0.1"}
 			}
 			sp.Ready = all(httpReady(h, "/readyz"), tlsReady(pt.webhook[c.Name], certs.CA))
@@ -752,7 +752,7 @@ func (p *Plane) LogDir() string {
 }
 
 // Release is the k0rdent release the plane runs.
-func (p *Plane) Release() *assets.K0rdentRelease { return p.opts.Release }
+func (p *Plane) Release() *controllers.K0rdentRelease { return p.opts.Release }
 
 // APIOnly tells whether the plane serves the k0rdent APIs without
 // controllers.

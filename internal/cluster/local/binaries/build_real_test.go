@@ -1,4 +1,4 @@
-package assets
+package binaries
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func (l testLogger) Infof(format string, args ...any) {
 // first run takes about 15 minutes on 2 cores, so give go test a longer
 // timeout:
 //
-//	KBOOK_TEST_BUILD_ASSETS=1 go test -run TestBuildReal -timeout 40m -v ./internal/assets/
+//	KBOOK_TEST_BUILD_ASSETS=1 go test -run TestBuildReal -timeout 40m -v ./internal/cluster/local/binaries/
 func TestBuildReal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kube-apiserver: not with -short")

@@ -1,0 +1,84 @@
+package gobuild
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Logger receives progress messages (one line each, no trailing newline).
+type Logger interface {
+	Infof(format string, args ...any)
+}
+
+// CheckBinary returns "" if p is an executable file, else what is wrong.
+func CheckBinary(p string) string {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing"
+	case err != nil:
+		return err.Error()
+	case !fi.Mode().IsRegular():
+		return "not a regular file"
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return "not executable"
+	}
+	return ""
+}
+
+// ExtractTxt writes the tree root of fsys to target with the .txt suffix
+// removed from every file name: go:embed refuses a folder holding a go.mod,
+// and the suffix keeps embedded main packages out of kbook's build.
+func ExtractTxt(fsys fs.ReadFileFS, root, target string) error {
+	return fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, root), ".txt")
+		out := filepath.Join(target, filepath.FromSlash(rel))
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		data, err := fsys.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+}
+
+// Env is the environment of go build: the caller's, building a static
+// binary for this machine (the cache dir is named after it) outside any
+// go.work.
+func Env() []string {
+	return append(os.Environ(),
+		"CGO_ENABLED=0",
+		"GOWORK=off",
+		"GOOS="+runtime.GOOS,
+		"GOARCH="+runtime.GOARCH,
+	)
+}
+
+// Tail returns the last n bytes of s, starting at a line.
+func Tail(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return "…\n" + s
+}
+
+// Discard is a Logger that drops every message.
+var Discard Logger = discard{}
+
+type discard struct{}
+
+func (discard) Infof(string, ...any) {}
