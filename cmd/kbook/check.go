@@ -10,6 +10,7 @@ import (
 	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/site"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +51,11 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 			if output != "text" && output != "json" {
 				return usageError(fmt.Errorf("-o %q: want text or json", output))
 			}
-			rbs, err := runbook.Load(args)
+			paths, err := site.ExpandRunbookPaths(args)
+			if err != nil {
+				return usageError(err)
+			}
+			rbs, err := runbook.Load(paths)
 			if err != nil {
 				return usageError(err)
 			}

@@ -58,8 +58,9 @@ type Project struct {
 	// Warnings are what kbook skips or cannot do, each at its line.
 	Warnings []Warning
 
-	exclude *matcher
-	lines   map[string]int
+	exclude       *matcher
+	lines         map[string]int
+	unknownPlugin int
 }
 
 // Validation is what MkDocs does with a problem of the nav or a link:
@@ -162,7 +163,7 @@ func Parse(dir, name string, data []byte) (*Project, error) {
 			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimPrefix(err.Error(), m[0])
 		}
-		return nil, &Error{File: name, Line: line, Msg: msg}
+		return nil, &Error{File: name, Line: nearestLine(data, line, msg), Msg: msg}
 	}
 	if len(root.Content) == 0 {
 		return nil, &Error{File: name, Line: 1, Msg: "empty configuration: MkDocs needs at least site_name"}
@@ -284,13 +285,16 @@ func (p *Project) read(top *yaml.Node) error {
 	p.Validation.defaults(p.Validation)
 	sort.Strings(p.UnknownPlugins)
 	if len(p.UnknownPlugins) > 0 {
-		p.warnf(p.lines["plugins"], "plugins kbook does not run, skipped: %s", strings.Join(p.UnknownPlugins, ", "))
+		p.warnf(p.unknownPlugin, "plugins kbook does not run, skipped: %s", strings.Join(p.UnknownPlugins, ", "))
 	}
 	return nil
 }
 
 func (p *Project) plugin(name string, line int) {
 	if !knownPlugins[name] {
+		if len(p.UnknownPlugins) == 0 {
+			p.unknownPlugin = line
+		}
 		p.UnknownPlugins = append(p.UnknownPlugins, name)
 	}
 }
@@ -648,4 +652,20 @@ func strings_(x any) []string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// nearestLine is the line a YAML syntax error is reported at: the parser
+// names where the construct began ("[a" opened on line 2 and never
+// closed); the first line whose prefix of the file fails with the same
+// message is nearer to where the reader must look.
+func nearestLine(data []byte, line int, msg string) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	for n := max(line, 1); n <= len(lines); n++ {
+		var node yaml.Node
+		err := yaml.Unmarshal([]byte(strings.Join(lines[:n], "")), &node)
+		if err != nil && strings.HasSuffix(err.Error(), msg) {
+			return n
+		}
+	}
+	return line
 }

@@ -369,3 +369,18 @@ func copyAssets(p *Project, content string) error {
 	}
 	return nil
 }
+
+// Notes are what the load of an MkDocs project has to say, once each:
+// its warnings, then each kind of syntax left as text with its count.
+func (ms *MkDocsSite) Notes() []string {
+	out := append([]string(nil), ms.Warnings...)
+	kinds := make([]string, 0, len(ms.Unknown))
+	for k := range ms.Unknown {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		out = append(out, fmt.Sprintf("MkDocs syntax kbook does not translate, left as text: %s (%d times)", k, ms.Unknown[k]))
+	}
+	return out
+}

@@ -217,3 +217,41 @@ func (p *Project) RunRunbooks(ctx context.Context, o runner.Options) (*report.Re
 	}
 	return r.Run(ctx, rbs), nil
 }
+
+// RunbookPaths are what kbook run is given to run the project's
+// runbooks: the runbooks folder, or an MkDocs project's runbook pages
+// (they may be anywhere in docs_dir, among pages that are no runbooks).
+func (p *Project) RunbookPaths() []string {
+	if p.MkDocs == nil {
+		return []string{filepath.Join(p.Dir, p.Config.Runbooks)}
+	}
+	var out []string
+	for _, rb := range p.Runbooks {
+		out = append(out, filepath.Join(p.Dir, filepath.FromSlash(rb.Path)))
+	}
+	return out
+}
+
+// ExpandRunbookPaths replaces each folder of paths that holds an MkDocs
+// project by the project's runbook pages, so that kbook run and check on
+// the project find them as kbook build does (its other pages may have
+// front matter no runbook has). A project without runbooks is an error
+// naming it.
+func ExpandRunbookPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, path := range paths {
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() || mkdocs.Find(path) == "" {
+			out = append(out, path)
+			continue
+		}
+		p, err := Load(path)
+		if err != nil {
+			return nil, relError(path, err)
+		}
+		if len(p.Runbooks) == 0 {
+			return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages of %s with %s blocks)", path, p.MkDocs.Config.DocsDir, runbook.StepLang)
+		}
+		out = append(out, p.RunbookPaths()...)
+	}
+	return out, nil
+}
