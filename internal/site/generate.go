@@ -300,11 +300,11 @@ func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, 
 	if len(rb.Meta.Tags) > 0 {
 		fm["keywords"] = rb.Meta.Tags
 	}
-	// What kbook adds to an MkDocs project's runbook (its title from the
-	// nav or first heading, its weight from the nav) yields to the
-	// runbook's own front matter.
+	// What kbook adds to an MkDocs project's runbook: its weight from the
+	// nav, and its title as MkDocs shows it (the leading # heading, else
+	// the front matter's, else the nav label), which the page's <h1> is.
 	for k, v := range pg.Front {
-		if _, set := fm[k]; !set || (k == "title" && rb.Meta.Title == "") {
+		if _, set := fm[k]; !set || k == "title" {
 			fm[k] = v
 		}
 	}

@@ -85,7 +85,7 @@ func TestBuildMkDocs(t *testing.T) {
 	mustContain(t, "guide", read(t, filepath.Join(root, "guide", "index.html")), "<title>Getting started")
 	mustContain(t, "second", read(t, filepath.Join(root, "guide", "second", "index.html")), "<h1>Second steps</h1>", "What to do next.")
 	mustContain(t, "unlisted", read(t, filepath.Join(root, "unlisted", "index.html")), "<h1>Unlisted</h1>")
-	mustContain(t, "runbook", read(t, filepath.Join(root, "try", "index.html")), "<h1>Try it out</h1>", "kb-badge-verified")
+	mustContain(t, "runbook", read(t, filepath.Join(root, "try", "index.html")), "<h1>Try it</h1>", "kb-badge-verified")
 	mustContain(t, "redirect", read(t, filepath.Join(root, "old-guide", "index.html")), "guide/second/")
 	if _, err := os.Stat(filepath.Join(root, "img", "logo.svg")); err != nil {
 		t.Errorf("image not served: %v", err)
