@@ -211,7 +211,7 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	for _, w := range res.Warnings {
 		p.MkDocs.Warnings = append(p.MkDocs.Warnings, w.String())
 	}
-	body := res.Markdown
+	body := dropForeignAssets(p.MkDocs, file, res.Markdown, res.Lines)
 	_, rest, n := mkdocs.SplitFrontMatter(body)
 	// MkDocs's title: the nav label, else the front matter's, else the
 	// first # heading, else the file name. The theme shows the title as
@@ -257,6 +257,30 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	return pg, nil
+}
+
+// foreignAsset is a script or stylesheet a page loads from another host.
+var foreignAsset = regexp.MustCompile(`(?i)<script\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?//[^"'\s>]+[^>]*>\s*</script>|<link\b[^>]*\brel\s*=\s*["']?stylesheet[^>]*\bhref\s*=\s*["']?(?:https?:)?//[^>]*>|<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?//[^>]*\brel\s*=\s*["']?stylesheet[^>]*>`)
+
+// dropForeignAssets removes the scripts and stylesheets a page's raw HTML
+// loads from another host (kbook's site loads nothing from elsewhere),
+// each named in a warning at its source line.
+func dropForeignAssets(ms *MkDocsSite, file string, body []byte, lines []int) []byte {
+	if !foreignAsset.Match(body) {
+		return body
+	}
+	out := bytes.SplitAfter(body, []byte("\n"))
+	for i, l := range out {
+		for _, m := range foreignAsset.FindAll(l, -1) {
+			line := i + 1
+			if i < len(lines) {
+				line = lines[i]
+			}
+			ms.Warnings = append(ms.Warnings, fmt.Sprintf("%s:%d: %s: not loaded (the site loads no script or stylesheet from another host)", file, line, m))
+		}
+		out[i] = foreignAsset.ReplaceAll(l, nil)
+	}
+	return bytes.Join(out, nil)
 }
 
 // blankLines empties lines from..to (1-based) of src, keeping the count.

@@ -45,7 +45,8 @@ func TestLoadMkDocs(t *testing.T) {
 	notes := strings.Join(p.MkDocs.Notes(), "\n")
 	mustContain(t, "notes", notes,
 		"mkdocs.yml:9: theme.custom_dir docs/theme",
-		"mkdocs.yml:25: plugins kbook does not run, skipped: git-revision-date-localized")
+		"mkdocs.yml:25: plugins kbook does not run, skipped: git-revision-date-localized",
+		`docs/index.md:9: <script async defer src="https://buttons.github.io/buttons.js"></script>: not loaded`)
 	if got := p.RunbookPaths(); len(got) != 1 || !strings.HasSuffix(got[0], filepath.Join("docs", "try.md")) {
 		t.Errorf("runbook paths: %v", got)
 	}
@@ -69,6 +70,9 @@ func TestBuildMkDocs(t *testing.T) {
 	root := filepath.Join(out, "next")
 	home := read(t, filepath.Join(root, "index.html"))
 	mustContain(t, "home", home, "<h1>Welcome to Acme</h1>", `<a href="https://github.com/acme" rel="noopener">Acme on GitHub</a>`, `src="img/logo.svg"`)
+	if strings.Contains(home, "buttons.github.io") {
+		t.Error("home: loads a script from another host")
+	}
 	if strings.Count(home, "Welcome to Acme</h1>") != 1 {
 		t.Error("home: the leading # heading is shown twice")
 	}
