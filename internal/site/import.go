@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -91,11 +92,16 @@ func writeImport(p *Project, dst string) (*ImportReport, error) {
 	if err := writeFile(filepath.Join(dst, ConfigFile), append([]byte(head), kc...)); err != nil {
 		return nil, err
 	}
+	moved := map[string]string{} // docs-relative page → its path in the import
+	for _, pg := range p.Pages {
+		moved[strings.TrimPrefix(pg.File, mk.DocsDir+"/")] = importedPath(pg, mk.DocsDir)
+	}
 	for _, pg := range p.Pages {
 		target, data, err := importedPage(pg, mk.DocsDir)
 		if err != nil {
 			return nil, err
 		}
+		data = relinkImported(data, strings.TrimPrefix(pg.File, mk.DocsDir+"/"), target, moved)
 		if pg.Runbook != nil {
 			rep.Runbooks++
 		} else {
@@ -109,9 +115,6 @@ func writeImport(p *Project, dst string) (*ImportReport, error) {
 		return nil, err
 	}
 	rep.Assets = len(ms.Assets)
-	if rep.Runbooks > 0 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("%d runbook pages moved to runbooks/ (kbook runs the runbooks there): relative links to them from content/ need a hand", rep.Runbooks))
-	}
 	if mods := strings_(mk.Plugins["macros"]["modules"]); len(mods) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: macros modules %s are Python and cannot run: their macros are left in the pages", mk.File, mk.Line("plugins"), strings.Join(mods, ", ")))
 	}
@@ -136,7 +139,7 @@ func importedPage(pg *Page, docsDir string) (string, []byte, error) {
 	_, body, _ := mkdocs.SplitFrontMatter(pg.Body)
 	body = bytes.TrimLeft(body, "\n")
 	front := pg.Front
-	target := path.Join("content", pg.Path)
+	var target string
 	if pg.Runbook != nil {
 		// A runbook's front matter takes its own keys only.
 		front = map[string]any{}
@@ -145,8 +148,8 @@ func importedPage(pg *Page, docsDir string) (string, []byte, error) {
 				front[k] = v
 			}
 		}
-		target = path.Join("runbooks", strings.TrimPrefix(pg.File, docsDir+"/"))
 	}
+	target = importedPath(pg, docsDir)
 	fm, err := yaml.Marshal(front)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: front matter: %w", pg.File, err)
@@ -157,6 +160,39 @@ func importedPage(pg *Page, docsDir string) (string, []byte, error) {
 	b.WriteString("---\n\n")
 	b.Write(body)
 	return target, b.Bytes(), nil
+}
+
+// importedPath is where a page goes in the import: runbooks/ for a
+// runbook, content/ for the others.
+func importedPath(pg *Page, docsDir string) string {
+	if pg.Runbook != nil {
+		return path.Join("runbooks", strings.TrimPrefix(pg.File, docsDir+"/"))
+	}
+	return path.Join("content", pg.Path)
+}
+
+var mdLinkTarget = regexp.MustCompile(`\]\(([^)\s#]+\.md)(#[^)\s]*)?(\s+"[^"]*")?\)`)
+
+// relinkImported rewrites a page's relative links to other pages for
+// where both are in the import (a runbook moved to runbooks/, a folder's
+// index.md now its _index.md).
+func relinkImported(data []byte, from, to string, moved map[string]string) []byte {
+	return mdLinkTarget.ReplaceAllFunc(data, func(m []byte) []byte {
+		sub := mdLinkTarget.FindSubmatch(m)
+		target := string(sub[1])
+		if mkdocs.IsExternal(target) || strings.HasPrefix(target, "/") {
+			return m
+		}
+		dst, ok := moved[path.Clean(path.Join(path.Dir(from), target))]
+		if !ok {
+			return m
+		}
+		rel, err := filepath.Rel(path.Dir(to), dst)
+		if err != nil {
+			return m
+		}
+		return []byte("](" + filepath.ToSlash(rel) + string(sub[2]) + string(sub[3]) + ")")
+	})
 }
 
 // navNotFolders counts the nav sections whose pages are not all in one folder.

@@ -21,7 +21,7 @@ func TestImportMkDocs(t *testing.T) {
 	if rep.Pages != 4 || rep.Runbooks != 1 || rep.Assets != 1 {
 		t.Errorf("report %+v", rep)
 	}
-	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "git-revision-date-localized", "nav links to https://github.com/acme", "runbook pages moved to runbooks/")
+	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "git-revision-date-localized", "nav links to https://github.com/acme")
 	mustContain(t, "second", read(t, filepath.Join(out, "content", "guide", "second.md")), "title: Second steps\n", "weight: 3\n", "aliases:\n    - /old-guide/\n", "description: What to do next.")
 	mustContain(t, "section", read(t, filepath.Join(out, "content", "guide", "_index.md")), "title: Getting started\n", "weight: 2\n")
 	mustContain(t, "kbook.yaml", read(t, filepath.Join(out, "kbook.yaml")), "title: Acme Docs", "anchors: warn")
