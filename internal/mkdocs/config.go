@@ -669,3 +669,7 @@ func nearestLine(data []byte, line int, msg string) int {
 	}
 	return line
 }
+
+// MacroModules are the macros plugin's Python modules, which kbook
+// cannot run.
+func (p *Project) MacroModules() []string { return strings_(p.Plugins["macros"]["modules"]) }

@@ -115,7 +115,7 @@ func writeImport(p *Project, dst string) (*ImportReport, error) {
 		return nil, err
 	}
 	rep.Assets = len(ms.Assets)
-	if mods := strings_(mk.Plugins["macros"]["modules"]); len(mods) > 0 {
+	if mods := mk.MacroModules(); len(mods) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: macros modules %s are Python and cannot run: their macros are left in the pages", mk.File, mk.Line("plugins"), strings.Join(mods, ", ")))
 	}
 	if n := navNotFolders(mk.Nav, ""); n > 0 {
@@ -232,21 +232,4 @@ func flatNav(items []*mkdocs.NavItem) []*mkdocs.NavItem {
 		out = append(out, flatNav(it.Children)...)
 	}
 	return out
-}
-
-// strings_ is a list of strings from a YAML value (one string or a list).
-func strings_(x any) []string {
-	switch v := x.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, s := range v {
-			if str, ok := s.(string); ok {
-				out = append(out, str)
-			}
-		}
-		return out
-	}
-	return nil
 }
