@@ -236,7 +236,7 @@ func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun
 			}
 		}
 	}
-	runErr := runRun(cmd, []string{filepath.Join(proj.Dir, proj.Config.Runbooks)}, rf)
+	runErr := runRun(cmd, proj.RunbookPaths(), rf)
 	var ee *exitError
 	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != findings.ExitErrors) {
 		return nil, runErr

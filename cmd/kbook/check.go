@@ -55,7 +55,12 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 					runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, cfg.Runbooks)))
 				}
 			}
-			rbs, empty, err := runbook.LoadAllowEmpty(args, runbookDirs)
+			paths, emptyProjects, err := site.ExpandRunbookPathsAllowEmpty(args)
+			if err != nil {
+				return usageError(err)
+			}
+			rbs, empty, err := runbook.LoadAllowEmpty(paths, runbookDirs)
+			empty = append(emptyProjects, empty...)
 			if err != nil {
 				return usageError(err)
 			}

@@ -34,7 +34,7 @@ checks custom Cluster API providers.`,
 	// verbose, as in kubectl and in kbook run (see compatArgs).
 	root.Flags().Bool("version", false, "print the kbook version")
 	root.AddCommand(newRunCmd(), newCheckCmd(), newClusterCmd(), newTemplateCmd(), newReportCmd(), newVersionCmd(), newGenDocsCmd())
-	root.AddCommand(newBuildCmd(), newServeCmd(), newInitCmd())
+	root.AddCommand(newBuildCmd(), newServeCmd(), newInitCmd(), newImportCmd())
 	root.AddCommand(newProviderCmd())
 	root.AddCommand(newChainCmd(), newUpgradeCmd(), newStatusCmd())
 	return root

@@ -20,6 +20,7 @@ import (
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
+	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -299,6 +300,9 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	chk, err := f.check(cmd)
 	if err != nil {
+		return usageError(err)
+	}
+	if args, err = site.ExpandRunbookPaths(args); err != nil {
 		return usageError(err)
 	}
 	rbs, err := runbook.Load(args)

@@ -171,6 +171,11 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Versions: g.verification, Hugo: time.Since(start)}
+	if ms := vs[0].Project.MkDocs; ms != nil && !opts.CheckOnly {
+		for _, n := range ms.Notes() {
+			log.Warn(n)
+		}
+	}
 	for _, w := range warnings {
 		log.Warn(w)
 	}

@@ -47,6 +47,9 @@ type Config struct {
 	// Links says what a broken link or anchor does to a build; an MkDocs
 	// project's loader fills it from mkdocs.yml's strict and validation.
 	Links LinkPolicy `yaml:"links"`
+	// Variables are the macros' variables of an MkDocs project, added to
+	// (and overriding) mkdocs.yml's extra.
+	Variables map[string]any `yaml:"variables"`
 }
 
 // LinkPolicy says what a link problem does to a build. Each level is
@@ -90,6 +93,16 @@ var yamlLine = regexp.MustCompile(`line (\d+): `)
 
 // LoadConfig reads DIR/kbook.yaml; a missing file gives the defaults.
 func LoadConfig(dir string) (*Config, error) {
+	c, err := readConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.finish(dir)
+}
+
+// readConfig reads DIR/kbook.yaml as written (a missing file: nothing
+// set), before defaults.
+func readConfig(dir string) (*Config, error) {
 	file := filepath.Join(dir, ConfigFile)
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -109,11 +122,13 @@ func LoadConfig(dir string) (*Config, error) {
 			setVersionLines(c, &root)
 		}
 	}
-	c.defaults(dir)
-	if err := c.check(file); err != nil {
-		return nil, err
-	}
 	return c, nil
+}
+
+// finish fills the defaults and checks the configuration.
+func (c *Config) finish(dir string) error {
+	c.defaults(dir)
+	return c.check(filepath.Join(dir, ConfigFile))
 }
 
 func (c *Config) defaults(dir string) {
@@ -214,7 +229,7 @@ func configError(file string, err error) error {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links)", 1)
+	msg = strings.Replace(msg, "in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links, variables)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }
 

@@ -57,6 +57,18 @@ type generated struct {
 type sourceRef struct {
 	file   string
 	offset int
+	// lines maps the lines of the translated page (generated line minus
+	// offset) to the source's, for an MkDocs page; nil: the same.
+	lines []int
+}
+
+// line is the source line of a generated file's line.
+func (r sourceRef) line(n int) int {
+	n = max(n-r.offset, 1)
+	if len(r.lines) > 0 {
+		return r.lines[min(n, len(r.lines))-1]
+	}
+	return n
 }
 
 // hugoConfig is the generated hugo.json.
@@ -71,7 +83,9 @@ func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) 
 	}
 	for _, v := range vs {
 		p := v.Project
-		if d := filepath.Join(p.Dir, p.Config.Content); isDir(d) {
+		// An MkDocs project's pages are translated and its assets copied
+		// into the generated content: docs_dir is not mounted.
+		if d := filepath.Join(p.Dir, p.Config.Content); p.MkDocs == nil && isDir(d) {
 			abs, _ := filepath.Abs(d)
 			mounts = append(mounts, map[string]any{"source": abs, "target": "content", "sites": matrix(v.Name)})
 		}
@@ -120,6 +134,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 	}
 	pages := map[string]map[string]string{}
 	sources := map[string]string{}
+	navs := map[string][]NavEntry{}
 	for _, v := range vs {
 		content := filepath.Join(dir, "gen", v.Name, "content")
 		if err := os.MkdirAll(content, 0o755); err != nil {
@@ -142,23 +157,32 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 				g.byURL[strings.Trim(pg.URL(), "/")] = pg.File
 			}
 			sources[v.Name+"|"+pg.File] = pg.Path
-			if !strings.HasPrefix(pg.File, v.Project.Config.Runbooks+"/") {
+			if pg.Body == nil && !strings.HasPrefix(pg.File, v.Project.Config.Runbooks+"/") {
 				continue // authored content is mounted as it is
 			}
 			out := filepath.Join(content, filepath.FromSlash(pg.Path))
 			var data []byte
 			offset := 0
-			if pg.Runbook == nil {
+			switch {
+			case pg.Runbook == nil && pg.Body != nil:
+				data, offset = translatedPage(pg)
+			case pg.Runbook == nil:
 				data = pg.Source
-			} else {
+			default:
 				ver, res := Verify(pg.Runbook, results[pg.Runbook.Path])
 				ver.URL = pg.URL()
 				if v.Running[pg.Runbook.Path] && ver.Status == Unverified {
 					ver.Reason += "; kbook serve is running it now"
 				}
 				rows = append(rows, ver)
+				shown := pg
+				if pg.Render != nil {
+					c := *pg
+					c.Runbook = pg.Render
+					shown = &c
+				}
 				var err error
-				data, offset, err = runbookPage(pg, ver, res)
+				data, offset, err = runbookPage(shown, ver, res)
 				if err != nil {
 					return nil, err
 				}
@@ -166,9 +190,21 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			if err := writeFile(out, data); err != nil {
 				return nil, err
 			}
-			g.pages[out] = sourceRef{file: pg.File, offset: offset}
+			ref := sourceRef{file: pg.File, offset: offset}
+			if pg.Body != nil {
+				ref.lines = pg.Lines
+			}
+			g.pages[out] = ref
 		}
-		if len(v.Project.Runbooks) > 0 && !hasRunbookIndex && !hasPage(v.Project, "runbooks/_index.md") {
+		if v.Project.MkDocs != nil {
+			if err := copyAssets(v.Project, content); err != nil {
+				return nil, err
+			}
+			if v.Project.MkDocs.Nav != nil {
+				navs[v.Name] = v.Project.MkDocs.Nav
+			}
+		}
+		if len(v.Project.Runbooks) > 0 && v.Project.MkDocs == nil && !hasRunbookIndex && !hasPage(v.Project, "runbooks/_index.md") {
 			fm, _ := json.Marshal(map[string]any{"title": "Runbooks", "weight": 50, "description": "Executable runbooks: every command on these pages was run by kbook."})
 			if err := writeFile(filepath.Join(content, "runbooks", "_index.md"), append(fm, '\n')); err != nil {
 				return nil, err
@@ -193,7 +229,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			}
 		}
 	}
-	data, _ := json.Marshal(map[string]any{"pages": pages, "sources": sources})
+	data, _ := json.Marshal(map[string]any{"pages": pages, "sources": sources, "nav": navs})
 	if err := writeFile(filepath.Join(dir, "gen", "data", "kbook.json"), data); err != nil {
 		return nil, err
 	}
@@ -273,6 +309,14 @@ func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, 
 	}
 	if len(rb.Meta.Tags) > 0 {
 		fm["keywords"] = rb.Meta.Tags
+	}
+	// What kbook adds to an MkDocs project's runbook: its weight from the
+	// nav, and its title as MkDocs shows it (the leading # heading, else
+	// the front matter's, else the nav label), which the page's <h1> is.
+	for k, v := range pg.Front {
+		if _, set := fm[k]; !set || k == "title" {
+			fm[k] = v
+		}
 	}
 	fm["kbook"] = map[string]any{
 		"runbook":      true,

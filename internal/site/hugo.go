@@ -350,7 +350,7 @@ func (g *generated) pageFile(path string) string {
 // source and its line; a theme file is named "theme layouts/...".
 func (g *generated) source(file string, line int) (string, int) {
 	if ref, ok := g.pages[file]; ok {
-		return ref.file, max(line-ref.offset, 1)
+		return ref.file, ref.line(line)
 	}
 	for _, r := range g.roots {
 		if rel, found := strings.CutPrefix(file, r); found {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/site/links"
 )
 
@@ -85,7 +86,7 @@ func filesBelow(dir string, resources bool) []string {
 }
 
 // FindRoot returns the docs root for the given paths: the nearest
-// directory at or above one of them holding kbook.yaml, else the current
+// directory at or above one of them holding kbook.yaml or mkdocs.yml, else the current
 // directory when it has a content/ folder, else "".
 func FindRoot(paths []string) string {
 	for _, p := range paths {
@@ -94,7 +95,7 @@ func FindRoot(paths []string) string {
 			continue
 		}
 		for d := abs; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, ConfigFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(d, ConfigFile)); err == nil || mkdocs.Find(d) != "" {
 				return d
 			}
 			if filepath.Dir(d) == d {

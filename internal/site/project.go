@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -24,8 +25,13 @@ type Project struct {
 	// Pages are the Markdown files of Content and the Markdown files of
 	// Runbooks that hold no steps, by site path.
 	Pages []*Page
-	// Runbooks are the runbooks below Config.Runbooks.
+	// Runbooks are the runbooks below Config.Runbooks (an MkDocs
+	// project's: the pages of docs_dir with testscript blocks).
 	Runbooks []*runbook.Runbook
+	// MkDocs is the MkDocs project of a folder with mkdocs.yml (nil for
+	// a kbook docs repository); its pages are translated into the
+	// generated content instead of mounted.
+	MkDocs *MkDocsSite
 }
 
 // Page is one Markdown source of the site.
@@ -38,6 +44,17 @@ type Page struct {
 	Runbook *runbook.Runbook
 	// Source is the file content.
 	Source []byte
+	// Body is the page as written into the generated content (an MkDocs
+	// page, translated, with JSON front matter); nil: Source is mounted.
+	Body []byte
+	// Lines maps the lines of Body (index 0 = line 1) to Source lines.
+	Lines []int
+	// Front is front matter kbook adds to a runbook page of an MkDocs
+	// project (title, linkTitle, weight), under the runbook's own.
+	Front map[string]any
+	// Render is the runbook parsed from the translated page: its blocks
+	// are what the page shows (Runbook is what runs).
+	Render *runbook.Runbook
 }
 
 // URL is the page's path below the version root, in Hugo's pretty form:
@@ -57,12 +74,17 @@ func PageURL(path string) string {
 	return strings.ToLower(base) + "/"
 }
 
-// Load reads a docs repository: kbook.yaml, content/ and runbooks/.
+// Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
+// an MkDocs project (a folder with mkdocs.yml, and optionally kbook.yaml
+// beside it for versions and run settings).
 // Any problem is returned as an *Error or a *runbook.Error naming the
 // file and line.
 func Load(dir string) (*Project, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, &Error{File: ".", Msg: "no such directory: give the docs repository (kbook init docs DIR makes one)"}
+	}
+	if mkdocs.Find(dir) != "" {
+		return loadMkDocs(dir)
 	}
 	cfg, err := LoadConfig(dir)
 	if err != nil {
@@ -194,4 +216,52 @@ func (p *Project) RunRunbooks(ctx context.Context, o runner.Options) (*report.Re
 		rbs[i] = &c
 	}
 	return r.Run(ctx, rbs), nil
+}
+
+// RunbookPaths are what kbook run is given to run the project's
+// runbooks: the runbooks folder, or an MkDocs project's runbook pages
+// (they may be anywhere in docs_dir, among pages that are no runbooks).
+func (p *Project) RunbookPaths() []string {
+	if p.MkDocs == nil {
+		return []string{filepath.Join(p.Dir, p.Config.Runbooks)}
+	}
+	var out []string
+	for _, rb := range p.Runbooks {
+		out = append(out, filepath.Join(p.Dir, filepath.FromSlash(rb.Path)))
+	}
+	return out
+}
+
+// ExpandRunbookPaths replaces each folder of paths that holds an MkDocs
+// project by the project's runbook pages, so that kbook run and check on
+// the project find them as kbook build does (its other pages may have
+// front matter no runbook has). A project without runbooks is an error
+// naming it.
+func ExpandRunbookPaths(paths []string) ([]string, error) {
+	out, empty, err := ExpandRunbookPathsAllowEmpty(paths)
+	if err == nil && len(empty) > 0 {
+		return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages with %s blocks)", empty[0], runbook.StepLang)
+	}
+	return out, err
+}
+
+// ExpandRunbookPathsAllowEmpty is ExpandRunbookPaths for kbook check: an
+// MkDocs project without runbooks is no error, it is returned in empty.
+func ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []string, err error) {
+	for _, path := range paths {
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() || mkdocs.Find(path) == "" {
+			out = append(out, path)
+			continue
+		}
+		p, err := Load(path)
+		if err != nil {
+			return nil, nil, relError(path, err)
+		}
+		if len(p.Runbooks) == 0 {
+			empty = append(empty, path)
+			continue
+		}
+		out = append(out, p.RunbookPaths()...)
+	}
+	return out, empty, nil
 }

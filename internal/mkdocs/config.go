@@ -1,0 +1,675 @@
+package mkdocs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ConfigFile is the name of an MkDocs project's configuration.
+const ConfigFile = "mkdocs.yml"
+
+// Project is an MkDocs project as mkdocs.yml describes it.
+type Project struct {
+	// Dir is the folder holding the configuration.
+	Dir string
+	// File is the configuration's name below Dir (mkdocs.yml or mkdocs.yaml).
+	File string
+	// SiteName, SiteDescription, SiteURL, RepoURL and EditURI are
+	// mkdocs.yml's keys of those names.
+	SiteName        string
+	SiteDescription string
+	SiteURL         string
+	RepoURL         string
+	EditURI         string
+	// DocsDir is docs_dir relative to Dir, slash-separated ("docs").
+	DocsDir string
+	// UseDirectoryURLs is use_directory_urls (default true: a/b.md is
+	// served at a/b/).
+	UseDirectoryURLs bool
+	// Nav is the nav tree; nil when mkdocs.yml has none (MkDocs then
+	// lists every page, alphabetically).
+	Nav []*NavItem
+	// Extra is mkdocs.yml's extra mapping: the macros' variables.
+	Extra map[string]any
+	// Extensions are the markdown_extensions by name, with their options.
+	Extensions map[string]map[string]any
+	// Plugins are the plugins by name, with their options.
+	Plugins map[string]map[string]any
+	// Redirects are the redirects plugin's redirect_maps: an old page
+	// (docs-relative .md path) to a page or an absolute URL.
+	Redirects map[string]string
+	// Strict is strict: true (a warning fails the build).
+	Strict bool
+	// Validation is MkDocs 1.6's validation, defaults filled in.
+	Validation Validation
+	// CustomDir is theme.custom_dir relative to Dir ("" for none).
+	CustomDir string
+	// UnknownPlugins are plugins kbook does not implement, sorted.
+	UnknownPlugins []string
+	// Warnings are what kbook skips or cannot do, each at its line.
+	Warnings []Warning
+
+	exclude       *matcher
+	lines         map[string]int
+	unknownPlugin int
+}
+
+// Validation is what MkDocs does with a problem of the nav or a link:
+// "warn", "info" or "ignore" (MkDocs 1.6's names; absolute links may also
+// be "relative_to_docs").
+type Validation struct {
+	Nav   NavValidation
+	Links LinkValidation
+}
+
+// NavValidation is validation.nav.
+type NavValidation struct {
+	OmittedFiles  string `yaml:"omitted_files"`
+	NotFound      string `yaml:"not_found"`
+	AbsoluteLinks string `yaml:"absolute_links"`
+}
+
+// LinkValidation is validation.links.
+type LinkValidation struct {
+	NotFound          string `yaml:"not_found"`
+	Anchors           string `yaml:"anchors"`
+	AbsoluteLinks     string `yaml:"absolute_links"`
+	UnrecognizedLinks string `yaml:"unrecognized_links"`
+}
+
+// Warning is a problem that does not stop the build, at a file's line.
+type Warning struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (w Warning) String() string {
+	if w.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
+	}
+	return w.File + ": " + w.Msg
+}
+
+// Error is bad input at a file's line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// knownPlugins are the plugins kbook does what they do: search is
+// Pagefind's, macros and include-markdown are translated per page, exclude
+// and redirects are read here; the others only change how MkDocs looks or
+// publishes.
+var knownPlugins = map[string]bool{
+	"search": true, "macros": true, "include-markdown": true, "exclude": true,
+	"redirects": true, "offline": true, "tags": true,
+}
+
+// Find returns the configuration file of dir ("mkdocs.yml" or
+// "mkdocs.yaml"), "" when dir is no MkDocs project.
+func Find(dir string) string {
+	for _, n := range []string{ConfigFile, "mkdocs.yaml"} {
+		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && !fi.IsDir() {
+			return n
+		}
+	}
+	return ""
+}
+
+// Load reads the MkDocs project in dir. Errors are *Error at a line of
+// mkdocs.yml.
+func Load(dir string) (*Project, error) {
+	name := Find(dir)
+	if name == "" {
+		return nil, &Error{File: ConfigFile, Msg: "no such file: not an MkDocs project"}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return Parse(dir, name, data)
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// Parse reads mkdocs.yml's content data; dir is the project folder and
+// name the file's name for errors.
+func Parse(dir, name string, data []byte) (*Project, error) {
+	p := &Project{Dir: dir, File: name, DocsDir: "docs", UseDirectoryURLs: true, lines: map[string]int{},
+		Extensions: map[string]map[string]any{}, Plugins: map[string]map[string]any{}, Redirects: map[string]string{}}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		line := 0
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = strings.TrimPrefix(err.Error(), m[0])
+		}
+		return nil, &Error{File: name, Line: nearestLine(data, line, msg), Msg: msg}
+	}
+	if len(root.Content) == 0 {
+		return nil, &Error{File: name, Line: 1, Msg: "empty configuration: MkDocs needs at least site_name"}
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: top.Line, Msg: "want key: value lines (a YAML mapping)"}
+	}
+	if err := p.read(top); err != nil {
+		return nil, err
+	}
+	if p.SiteName == "" {
+		return nil, &Error{File: name, Line: 1, Msg: "site_name is required (MkDocs refuses a configuration without it)"}
+	}
+	return p, nil
+}
+
+func (p *Project) errorf(n *yaml.Node, format string, args ...any) error {
+	return &Error{File: p.File, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *Project) warnf(line int, format string, args ...any) {
+	p.Warnings = append(p.Warnings, Warning{File: p.File, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Line is the line of a top-level key of mkdocs.yml (0 if absent).
+func (p *Project) Line(key string) int { return p.lines[key] }
+
+func (p *Project) read(top *yaml.Node) error {
+	var excludeDocs string
+	var excludeGlobs, excludeRegex []string
+	var excludeLine int
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], resolve(top.Content[i+1])
+		p.lines[k.Value] = k.Line
+		str := func() (string, error) {
+			s, err := scalar(v)
+			if err != nil {
+				return "", p.errorf(v, "%s: %v", k.Value, err)
+			}
+			return s, nil
+		}
+		var err error
+		switch k.Value {
+		case "site_name":
+			p.SiteName, err = str()
+		case "site_description":
+			p.SiteDescription, err = str()
+		case "site_url":
+			p.SiteURL, err = str()
+		case "repo_url":
+			p.RepoURL, err = str()
+		case "edit_uri":
+			p.EditURI, err = str()
+		case "docs_dir":
+			var d string
+			if d, err = str(); err == nil {
+				d = filepath.ToSlash(filepath.Clean(d))
+				if filepath.IsAbs(d) || d == ".." || strings.HasPrefix(d, "../") {
+					return p.errorf(v, "docs_dir %q must be inside the project folder", d)
+				}
+				if d == "." {
+					return p.errorf(v, "docs_dir must not be the folder holding %s (MkDocs refuses it too)", p.File)
+				}
+				p.DocsDir = d
+			}
+		case "use_directory_urls":
+			p.UseDirectoryURLs, err = boolean(v)
+		case "strict":
+			p.Strict, err = boolean(v)
+		case "extra":
+			x, cerr := value(v)
+			if m, ok := x.(map[string]any); ok {
+				p.Extra = m
+			} else if cerr != nil || x != nil {
+				return p.errorf(v, "extra: want a mapping of variables")
+			}
+		case "nav":
+			p.Nav, err = p.readNav(v)
+			if err == nil && p.Nav == nil {
+				p.Nav = []*NavItem{}
+			}
+		case "markdown_extensions":
+			err = p.readNamed(v, k.Value, p.Extensions, nil)
+		case "plugins":
+			err = p.readNamed(v, k.Value, p.Plugins, func(name string, line int) { p.plugin(name, line) })
+		case "exclude_docs":
+			excludeDocs, err = str()
+			excludeLine = v.Line
+		case "validation":
+			err = p.readValidation(v)
+		case "theme":
+			err = p.readTheme(v)
+		case "INHERIT":
+			return p.errorf(v, "INHERIT: a configuration that inherits another is not supported; merge %s into %s", v.Value, p.File)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if ex, ok := p.Plugins["exclude"]; ok {
+		excludeGlobs = strings_(ex["glob"])
+		excludeRegex = strings_(ex["regex"])
+	}
+	if rd, ok := p.Plugins["redirects"]; ok {
+		if m, ok := rd["redirect_maps"].(map[string]any); ok {
+			for from, to := range m {
+				if s, ok := to.(string); ok {
+					p.Redirects[filepath.ToSlash(filepath.Clean(from))] = s
+				}
+			}
+		}
+	}
+	m, err := newMatcher(excludeDocs, excludeGlobs, excludeRegex)
+	if err != nil {
+		return &Error{File: p.File, Line: excludeLine, Msg: "exclude: " + err.Error()}
+	}
+	p.exclude = m
+	p.Validation.defaults(p.Validation)
+	sort.Strings(p.UnknownPlugins)
+	if len(p.UnknownPlugins) > 0 {
+		p.warnf(p.unknownPlugin, "plugins kbook does not run, skipped: %s", strings.Join(p.UnknownPlugins, ", "))
+	}
+	return nil
+}
+
+func (p *Project) plugin(name string, line int) {
+	if !knownPlugins[name] {
+		if len(p.UnknownPlugins) == 0 {
+			p.unknownPlugin = line
+		}
+		p.UnknownPlugins = append(p.UnknownPlugins, name)
+	}
+}
+
+// readNamed reads markdown_extensions or plugins: a list of names or of
+// one-key mappings name: options, or a mapping of names to options.
+func (p *Project) readNamed(v *yaml.Node, key string, into map[string]map[string]any, seen func(string, int)) error {
+	add := func(kn, vn *yaml.Node) error {
+		name, err := scalar(kn)
+		if err != nil || name == "" {
+			return p.errorf(kn, "%s: want a name", key)
+		}
+		var opts map[string]any
+		if vn != nil {
+			x, err := value(vn)
+			if err != nil {
+				return p.errorf(vn, "%s: %s: %v", key, name, err)
+			}
+			switch o := x.(type) {
+			case map[string]any:
+				opts = o
+			case nil:
+			default:
+				return p.errorf(vn, "%s: %s: want its options as key: value lines", key, name)
+			}
+		}
+		if prev, ok := into[name]; ok && prev != nil {
+			// Listed twice (k0s lists pymdownx.superfences twice): the
+			// options merge, the later winning, as Python-Markdown's do.
+			for k, x := range opts {
+				prev[k] = x
+			}
+		} else {
+			into[name] = opts
+			if seen != nil {
+				seen(name, kn.Line)
+			}
+		}
+		return nil
+	}
+	switch v.Kind {
+	case yaml.SequenceNode:
+		for _, item := range v.Content {
+			item = resolve(item)
+			switch item.Kind {
+			case yaml.ScalarNode:
+				if err := add(item, nil); err != nil {
+					return err
+				}
+			case yaml.MappingNode:
+				for j := 0; j+1 < len(item.Content); j += 2 {
+					if err := add(item.Content[j], resolve(item.Content[j+1])); err != nil {
+						return err
+					}
+				}
+			default:
+				return p.errorf(item, "%s: want a name or name: options", key)
+			}
+		}
+	case yaml.MappingNode:
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			if err := add(v.Content[j], resolve(v.Content[j+1])); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if v.Tag != "!!null" {
+			return p.errorf(v, "%s: want a list", key)
+		}
+	default:
+		return p.errorf(v, "%s: want a list", key)
+	}
+	return nil
+}
+
+var levels = map[string]bool{"warn": true, "info": true, "ignore": true}
+
+func (p *Project) readValidation(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return p.errorf(v, "validation: want nav:, links: or the shorthand keys")
+	}
+	set := func(n *yaml.Node, dst *string, extra ...string) error {
+		s, err := scalar(n)
+		if err != nil {
+			return p.errorf(n, "validation: %v", err)
+		}
+		ok := levels[s]
+		for _, e := range extra {
+			ok = ok || s == e
+		}
+		if !ok {
+			return p.errorf(n, "validation: %q: want warn, info or ignore", s)
+		}
+		*dst = s
+		return nil
+	}
+	val := &p.Validation
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, x := v.Content[i].Value, resolve(v.Content[i+1])
+		var err error
+		switch k {
+		case "nav", "links":
+			if x.Kind != yaml.MappingNode {
+				return p.errorf(x, "validation.%s: want key: level lines", k)
+			}
+			for j := 0; j+1 < len(x.Content); j += 2 {
+				kk, xx := x.Content[j].Value, resolve(x.Content[j+1])
+				var dst *string
+				switch k + "." + kk {
+				case "nav.omitted_files":
+					dst = &val.Nav.OmittedFiles
+				case "nav.not_found":
+					dst = &val.Nav.NotFound
+				case "nav.absolute_links":
+					dst = &val.Nav.AbsoluteLinks
+				case "links.not_found":
+					dst = &val.Links.NotFound
+				case "links.anchors":
+					dst = &val.Links.Anchors
+				case "links.absolute_links":
+					dst = &val.Links.AbsoluteLinks
+				case "links.unrecognized_links":
+					dst = &val.Links.UnrecognizedLinks
+				default:
+					return p.errorf(x.Content[j], "validation.%s: unknown key %s", k, kk)
+				}
+				if err := set(xx, dst, "relative_to_docs"); err != nil {
+					return err
+				}
+			}
+		// MkDocs 1.6's shorthand sets nav and links at once.
+		case "omitted_files":
+			err = set(x, &val.Nav.OmittedFiles)
+		case "not_found":
+			if err = set(x, &val.Nav.NotFound); err == nil {
+				val.Links.NotFound = val.Nav.NotFound
+			}
+		case "absolute_links":
+			if err = set(x, &val.Nav.AbsoluteLinks, "relative_to_docs"); err == nil {
+				val.Links.AbsoluteLinks = val.Nav.AbsoluteLinks
+			}
+		case "anchors":
+			err = set(x, &val.Links.Anchors)
+		case "unrecognized_links":
+			err = set(x, &val.Links.UnrecognizedLinks)
+		default:
+			return p.errorf(v.Content[i], "validation: unknown key %s", k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaults fills MkDocs 1.6's defaults into the levels left unset.
+func (v *Validation) defaults(Validation) {
+	def := func(s *string, d string) {
+		if *s == "" {
+			*s = d
+		}
+	}
+	def(&v.Nav.OmittedFiles, "info")
+	def(&v.Nav.NotFound, "warn")
+	def(&v.Nav.AbsoluteLinks, "info")
+	def(&v.Links.NotFound, "warn")
+	def(&v.Links.Anchors, "info")
+	def(&v.Links.AbsoluteLinks, "info")
+	def(&v.Links.UnrecognizedLinks, "info")
+}
+
+func (p *Project) readTheme(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return nil // theme: material
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if v.Content[i].Value != "custom_dir" {
+			continue
+		}
+		d, err := scalar(resolve(v.Content[i+1]))
+		if err != nil {
+			return p.errorf(v.Content[i+1], "theme.custom_dir: %v", err)
+		}
+		d = filepath.ToSlash(filepath.Clean(d))
+		p.CustomDir = d
+		p.warnf(v.Content[i].Line, "theme.custom_dir %s: MkDocs theme templates are not used by kbook's theme (skipped; its files are not pages)", d)
+	}
+	return nil
+}
+
+// resolve follows aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// scalar is a scalar's text; !ENV takes the environment variable.
+func scalar(n *yaml.Node) (string, error) {
+	x, err := value(n)
+	if err != nil {
+		return "", err
+	}
+	switch s := x.(type) {
+	case string:
+		return s, nil
+	case nil:
+		return "", nil
+	case bool, int, float64:
+		return fmt.Sprint(s), nil
+	}
+	return "", fmt.Errorf("want a single value")
+}
+
+func boolean(n *yaml.Node) (bool, error) {
+	x, err := value(n)
+	if err != nil {
+		return false, err
+	}
+	switch b := x.(type) {
+	case bool:
+		return b, nil
+	case nil:
+		return false, nil
+	case string:
+		if b == "" {
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("line %d: want true or false", n.Line)
+}
+
+// value converts a YAML node to Go values (maps, slices, scalars) with
+// MkDocs's tags: !ENV NAME or !ENV [NAME, ..., default] is the first set
+// variable (else the default), !!python/name:x and !!python/object... are
+// the text "x" (Python objects kbook cannot make), !relative is its path.
+func value(n *yaml.Node) (any, error) {
+	n = resolve(n)
+	if n == nil {
+		return nil, nil
+	}
+	switch {
+	case n.Tag == "!ENV":
+		return envValue(n)
+	case strings.HasPrefix(n.Tag, "!!python/") || strings.HasPrefix(n.Tag, "tag:yaml.org,2002:python/"):
+		t := strings.TrimPrefix(strings.TrimPrefix(n.Tag, "!!"), "tag:yaml.org,2002:")
+		_, name, _ := strings.Cut(t, ":")
+		if name == "" {
+			name = n.Value
+		}
+		return name, nil
+	case n.Tag == "!relative":
+		return n.Value, nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				x, err := value(v)
+				if err != nil {
+					return nil, err
+				}
+				if mm, ok := x.(map[string]any); ok {
+					for kk, vv := range mm {
+						if _, set := m[kk]; !set {
+							m[kk] = vv
+						}
+					}
+				}
+				continue
+			}
+			x, err := value(v)
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = x
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			x, err := value(c)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, x)
+		}
+		return s, nil
+	case yaml.ScalarNode:
+		if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+			return n.Value, nil // another local tag: its text
+		}
+		var x any
+		if err := n.Decode(&x); err != nil {
+			return n.Value, nil
+		}
+		return x, nil
+	}
+	return nil, nil
+}
+
+func envValue(n *yaml.Node) (any, error) {
+	var names []*yaml.Node
+	switch n.Kind {
+	case yaml.ScalarNode:
+		names = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		names = n.Content
+	default:
+		return nil, fmt.Errorf("line %d: !ENV takes a variable name or a list of names and a default", n.Line)
+	}
+	for i, c := range names {
+		if i == len(names)-1 && len(names) > 1 {
+			// The last item is the default, any YAML value.
+			plain := *c
+			plain.Tag = ""
+			var x any
+			_ = plain.Decode(&x)
+			return x, nil
+		}
+		if v, ok := os.LookupEnv(c.Value); ok {
+			var x any
+			if err := yaml.Unmarshal([]byte(v), &x); err == nil {
+				if _, isStr := x.(string); !isStr {
+					return x, nil
+				}
+			}
+			return v, nil
+		}
+	}
+	return nil, nil
+}
+
+// strings_ is a list of strings from a YAML value (one string or a list).
+func strings_(x any) []string {
+	switch v := x.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, s := range v {
+			if str, ok := s.(string); ok {
+				out = append(out, str)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// exists reports whether path exists (a dangling symlink does not).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// nearestLine is the line a YAML syntax error is reported at: the parser
+// names where the construct began ("[a" opened on line 2 and never
+// closed); the first line whose prefix of the file fails with the same
+// message is nearer to where the reader must look.
+func nearestLine(data []byte, line int, msg string) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	for n := max(line, 1); n <= len(lines); n++ {
+		var node yaml.Node
+		err := yaml.Unmarshal([]byte(strings.Join(lines[:n], "")), &node)
+		if err != nil && strings.HasSuffix(err.Error(), msg) {
+			return n
+		}
+	}
+	return line
+}
+
+// MacroModules are the macros plugin's Python modules, which kbook
+// cannot run.
+func (p *Project) MacroModules() []string { return strings_(p.Plugins["macros"]["modules"]) }

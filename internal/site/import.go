@@ -1,0 +1,235 @@
+package site
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/mkdocs"
+	"go.yaml.in/yaml/v3"
+)
+
+// ImportReport says what kbook import mkdocs wrote and what needs a hand.
+type ImportReport struct {
+	// Out is the docs repository written.
+	Out string
+	// Pages, Runbooks and Assets count the guides (content/), runbooks
+	// (runbooks/) and other files written.
+	Pages, Runbooks, Assets int
+	// Notes are what the import could not carry over, once each.
+	Notes []string
+}
+
+// ImportMkDocs writes the MkDocs project in dir as a kbook docs
+// repository in out: kbook.yaml, content/ with Hugo front matter (titles
+// and weights from the nav, a folder's index.md or README.md as its
+// _index.md) and bodies translated from MkDocs's Markdown, the runbooks
+// (pages with testscript blocks) in runbooks/, and docs_dir's other files
+// beside the pages. out must not exist or be empty; it is written
+// atomically: on any error nothing is left.
+func ImportMkDocs(dir, out string) (*ImportReport, error) {
+	if mkdocs.Find(dir) == "" {
+		return nil, &Error{File: dir, Msg: "no mkdocs.yml: not an MkDocs project"}
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return nil, &Error{File: out, Msg: "exists and is not empty: give a new folder with --out"}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{File: out, Msg: err.Error()}
+	}
+	p, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if p.MkDocs == nil {
+		return nil, &Error{File: dir, Msg: "not an MkDocs project"}
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, ".kbook-import-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	rep, err := writeImport(p, tmp)
+	if err != nil {
+		return nil, err
+	}
+	_ = os.Remove(out) // an empty folder given as --out
+	if err := os.Rename(tmp, out); err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	rep.Out = out
+	return rep, nil
+}
+
+// importedConfig is the kbook.yaml an import writes.
+type importedConfig struct {
+	Title       string         `yaml:"title"`
+	Description string         `yaml:"description,omitempty"`
+	Repo        string         `yaml:"repo,omitempty"`
+	Links       LinkPolicy     `yaml:"links"`
+	Variables   map[string]any `yaml:"variables,omitempty"`
+}
+
+func writeImport(p *Project, dst string) (*ImportReport, error) {
+	ms, mk := p.MkDocs, p.MkDocs.Config
+	rep := &ImportReport{Notes: ms.Notes()}
+	c := p.Config
+	kc, err := yaml.Marshal(importedConfig{Title: c.Title, Description: c.Description, Repo: c.Repo, Links: c.Links})
+	if err != nil {
+		return nil, err
+	}
+	head := "# Imported from " + mk.File + " by kbook import mkdocs. The macros' variables were\n# substituted into the pages; versions: and run: are kbook's own.\n"
+	if err := writeFile(filepath.Join(dst, ConfigFile), append([]byte(head), kc...)); err != nil {
+		return nil, err
+	}
+	moved := map[string]string{} // docs-relative page → its path in the import
+	for _, pg := range p.Pages {
+		moved[strings.TrimPrefix(pg.File, mk.DocsDir+"/")] = importedPath(pg, mk.DocsDir)
+	}
+	for _, pg := range p.Pages {
+		target, data, err := importedPage(pg, mk.DocsDir)
+		if err != nil {
+			return nil, err
+		}
+		data = relinkImported(data, strings.TrimPrefix(pg.File, mk.DocsDir+"/"), target, moved)
+		if pg.Runbook != nil {
+			rep.Runbooks++
+		} else {
+			rep.Pages++
+		}
+		if err := writeFile(filepath.Join(dst, filepath.FromSlash(target)), data); err != nil {
+			return nil, err
+		}
+	}
+	if err := copyAssets(p, filepath.Join(dst, "content")); err != nil {
+		return nil, err
+	}
+	rep.Assets = len(ms.Assets)
+	if mods := mk.MacroModules(); len(mods) > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: macros modules %s are Python and cannot run: their macros are left in the pages", mk.File, mk.Line("plugins"), strings.Join(mods, ", ")))
+	}
+	if n := navNotFolders(mk.Nav, ""); n > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: %d nav sections group pages of other folders; kbook's sidebar follows folders, so they keep their order (weights) but not their section", mk.File, mk.Line("nav"), n))
+	}
+	var links []string
+	for _, it := range flatNav(mk.Nav) {
+		if it.URL != "" {
+			links = append(links, it.URL)
+		}
+	}
+	if len(links) > 0 {
+		sort.Strings(links)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s:%d: nav links to %s are not pages: add them to a page (or site/ layouts) by hand", mk.File, mk.Line("nav"), strings.Join(links, ", ")))
+	}
+	return rep, nil
+}
+
+// importedPage is a page as kbook's content/ or runbooks/ holds it.
+func importedPage(pg *Page, docsDir string) (string, []byte, error) {
+	_, body, _ := mkdocs.SplitFrontMatter(pg.Body)
+	body = bytes.TrimLeft(body, "\n")
+	front := pg.Front
+	var target string
+	if pg.Runbook != nil {
+		// A runbook's front matter takes its own keys only.
+		front = map[string]any{}
+		for _, k := range []string{"title", "description", "requires", "timeout", "tags", "weight", "inputs", "crds"} {
+			if v, ok := pg.Front[k]; ok {
+				front[k] = v
+			}
+		}
+	}
+	target = importedPath(pg, docsDir)
+	fm, err := yaml.Marshal(front)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: front matter: %w", pg.File, err)
+	}
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	b.Write(fm)
+	b.WriteString("---\n\n")
+	b.Write(body)
+	return target, b.Bytes(), nil
+}
+
+// importedPath is where a page goes in the import: runbooks/ for a
+// runbook, content/ for the others.
+func importedPath(pg *Page, docsDir string) string {
+	if pg.Runbook != nil {
+		return path.Join("runbooks", strings.TrimPrefix(pg.File, docsDir+"/"))
+	}
+	return path.Join("content", pg.Path)
+}
+
+var mdLinkTarget = regexp.MustCompile(`\]\(([^)\s#]+\.md)(#[^)\s]*)?(\s+"[^"]*")?\)`)
+
+// relinkImported rewrites a page's relative links to other pages for
+// where both are in the import (a runbook moved to runbooks/, a folder's
+// index.md now its _index.md).
+func relinkImported(data []byte, from, to string, moved map[string]string) []byte {
+	return mdLinkTarget.ReplaceAllFunc(data, func(m []byte) []byte {
+		sub := mdLinkTarget.FindSubmatch(m)
+		target := string(sub[1])
+		if mkdocs.IsExternal(target) || strings.HasPrefix(target, "/") {
+			return m
+		}
+		dst, ok := moved[path.Clean(path.Join(path.Dir(from), target))]
+		if !ok {
+			return m
+		}
+		rel, err := filepath.Rel(path.Dir(to), dst)
+		if err != nil {
+			return m
+		}
+		return []byte("](" + filepath.ToSlash(rel) + string(sub[2]) + string(sub[3]) + ")")
+	})
+}
+
+// navNotFolders counts the nav sections whose pages are not all in one folder.
+func navNotFolders(items []*mkdocs.NavItem, _ string) int {
+	n := 0
+	for _, it := range items {
+		if !it.IsSection() {
+			continue
+		}
+		dirs := map[string]bool{}
+		for _, c := range flatNav(it.Children) {
+			if c.Page != "" {
+				dirs[strings.SplitN(c.Page, "/", 2)[0]] = strings.Contains(c.Page, "/")
+			}
+		}
+		if len(dirs) > 1 || (len(dirs) == 1 && !anyTrue(dirs)) {
+			n++
+		}
+		n += navNotFolders(it.Children, "")
+	}
+	return n
+}
+
+func anyTrue(m map[string]bool) bool {
+	for _, v := range m {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+func flatNav(items []*mkdocs.NavItem) []*mkdocs.NavItem {
+	var out []*mkdocs.NavItem
+	for _, it := range items {
+		out = append(out, it)
+		out = append(out, flatNav(it.Children)...)
+	}
+	return out
+}
