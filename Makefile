@@ -42,12 +42,16 @@ run: build
 NPM_DIR    ?= $(HOME)/.cache/kbook/npm
 PAGEFIND   := pagefind@1.6.0
 AXE        := axe-core@4.14.1
+# MkDocs-material pages (internal/mkdocs/markdown): the icon sets of the emoji
+# shortcodes and mermaid, read from NPM_DIR at build time (markdown.NPMPackages).
+MKDOCS_NPM := @mdi/svg@7.4.47 @fortawesome/fontawesome-free@7.3.1 @primer/octicons@19.42.0 simple-icons@16.37.0 mermaid@12.3.0
 
 site-tools:
-	@test -x $(NPM_DIR)/node_modules/.bin/pagefind -a -f $(NPM_DIR)/node_modules/axe-core/axe.min.js || \
-	  { echo "== npm install $(PAGEFIND) $(AXE) into $(NPM_DIR)"; mkdir -p $(NPM_DIR) && \
-	    npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-update-notifier --loglevel=error $(PAGEFIND) $(AXE) >/dev/null || \
-	    echo "site-tools: npm could not install Pagefind and axe-core: search and accessibility tests will skip"; }
+	@test -x $(NPM_DIR)/node_modules/.bin/pagefind -a -f $(NPM_DIR)/node_modules/axe-core/axe.min.js \
+	  -a -f $(NPM_DIR)/node_modules/mermaid/dist/mermaid.min.js -a -d $(NPM_DIR)/node_modules/@mdi/svg/svg || \
+	  { echo "== npm install $(PAGEFIND) $(AXE) $(MKDOCS_NPM) into $(NPM_DIR)"; mkdir -p $(NPM_DIR) && \
+	    npm install --prefix $(NPM_DIR) --no-audit --no-fund --no-update-notifier --loglevel=error $(PAGEFIND) $(AXE) $(MKDOCS_NPM) >/dev/null || \
+	    echo "site-tools: npm could not install Pagefind, axe-core, the icon sets and mermaid: search and accessibility tests skip, MkDocs icons and diagrams show as text"; }
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-headless-shell >/dev/null 2>&1 || \
 	  { echo "== apt-get install chromium (browser tests)"; \
 	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
@@ -56,7 +60,7 @@ site-tools:
 ## screenshots: build kbook's docs and save the home and a runbook page (light, dark, mobile) as PNGs in SCREENS
 SCREENS ?= bin/screens
 screenshots: site site-tools
-	$(GO) test -count=1 -run TestScreenshots ./internal/sitee2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
+	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves
 test: lint build site-tools

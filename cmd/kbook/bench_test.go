@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/scaffold"
+	"github.com/k0rdent/kbook/internal/template/scaffold"
 )
 
 // BenchmarkTemplateValidate20 validates 20 ClusterTemplate charts with

@@ -7,9 +7,9 @@ import (
 
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +55,7 @@ Exit status: 0 no errors, 1 errors found, 2 a runbook does not parse.`,
 				return usageError(err)
 			}
 			// The same validation kbook run makes before it runs anything.
-			r, err := runner.New(runner.Options{Cmds: kube.Commands()})
+			r, err := runner.New(runner.Options{Cmds: kubecmd.Commands()})
 			if err != nil {
 				return err
 			}

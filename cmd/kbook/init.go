@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/k0rdent/kbook/internal/siteinit"
+	"github.com/k0rdent/kbook/internal/site/scaffold"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +34,7 @@ Pages. Nothing is written if any of these files exists.`,
 			if v == "devel" || v == "" {
 				v = "latest"
 			}
-			names, err := siteinit.Write(args[0], siteinit.Options{Title: title, KbookVersion: v})
+			names, err := scaffold.Write(args[0], scaffold.Options{Title: title, KbookVersion: v})
 			if err != nil {
 				return usageError(err)
 			}

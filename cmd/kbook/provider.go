@@ -12,8 +12,8 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/providerconformance"
-	"github.com/k0rdent/kbook/internal/providerinit"
+	"github.com/k0rdent/kbook/internal/provider/conformance"
+	"github.com/k0rdent/kbook/internal/provider/scaffold"
 	"github.com/k0rdent/kbook/internal/schema"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,7 +35,7 @@ it live against an API server.`,
 }
 
 func newProviderInitCmd() *cobra.Command {
-	var o providerinit.Options
+	var o scaffold.Options
 	cmd := &cobra.Command{
 		Use:   "init NAME",
 		Short: "Scaffold a ProviderTemplate chart, and with --controller a Go provider, for a custom infrastructure provider",
@@ -49,10 +49,10 @@ With --controller, write a Go provider around it (the chart goes to chart/):
 a controller-runtime module implementing the Cluster API v1beta2 contract
 (NAMECluster, NAMEMachine, NAMEMachineTemplate, NAMEClusterTemplate and their
 reconcilers), the CRDs with their contract labels, deepcopy and the manager's
-ClusterRole as controller-gen ` + providerinit.ControllerToolsVersion + ` generates them, the release's
+ClusterRole as controller-gen ` + scaffold.ControllerToolsVersion + ` generates them, the release's
 infrastructure-components.yaml, clusterctl's metadata.yaml and a Makefile.
-It builds as written (go build ./...) with controller-runtime ` + providerinit.ControllerRuntimeVersion + ` and the
-Kubernetes ` + providerinit.KubernetesVersion + ` libraries, as kbook's example provider does; Cluster
+It builds as written (go build ./...) with controller-runtime ` + scaffold.ControllerRuntimeVersion + ` and the
+Kubernetes ` + scaffold.KubernetesVersion + ` libraries, as kbook's example provider does; Cluster
 API's Cluster and Machine are read at the v1beta2 contract's paths.
 
 Either passes kbook provider validate as written. The directory must not
@@ -66,7 +66,7 @@ exist; nothing is written on error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			dir, files, err := providerinit.Init(o)
+			dir, files, err := scaffold.Init(o)
 			if err != nil {
 				return usageError(err)
 			}
@@ -239,7 +239,7 @@ against the ProviderTemplate and Management schemas as the API server would.`,
 
 func newProviderConformanceCmd() *cobra.Command {
 	var (
-		o          providerconformance.Options
+		o          conformance.Options
 		co         cluster.Options
 		samples    []string
 		output     string
@@ -304,7 +304,7 @@ passed, 1 a check failed, 2 bad input.`,
 			defer func() { _ = c.Stop(context.WithoutCancel(cmd.Context())) }()
 			o.Config = c.RESTConfig()
 			o.Logger = stderrLogger{}
-			res, err := providerconformance.Run(cmd.Context(), set, o)
+			res, err := conformance.Run(cmd.Context(), set, o)
 			if cmd.Context().Err() != nil {
 				return &exitError{exitInterrupted, fmt.Errorf("interrupted: the objects kbook created were deleted")}
 			}

@@ -12,13 +12,13 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
+	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/console"
-	"github.com/k0rdent/kbook/internal/kube"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
-	"github.com/k0rdent/kbook/internal/runcluster"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -279,17 +279,17 @@ func (f *runFlags) checkCluster(cmd *cobra.Command) (*runCluster, error) {
 }
 
 // target makes the run's cluster target; nil for --cluster none.
-func (rc *runCluster) target(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*runcluster.Target, error) {
+func (rc *runCluster) target(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*runtarget.Target, error) {
 	if rc.none {
 		return nil, nil
 	}
-	tops := []runcluster.Option{runcluster.Keep(f.keep), runcluster.Parallel(f.parallel > 1)}
+	tops := []runtarget.Option{runtarget.Keep(f.keep), runtarget.Parallel(f.parallel > 1)}
 	o := rc.opts
 	o.Logger, o.Procs = log, procs
 	if rc.reused != nil {
-		tops = append(tops, runcluster.WithCluster(rc.reused), runcluster.ReusedAs(rc.reusedAs))
+		tops = append(tops, runtarget.WithCluster(rc.reused), runtarget.ReusedAs(rc.reusedAs))
 	}
-	return runcluster.New(cmd.Context(), o, tops...)
+	return runtarget.New(cmd.Context(), o, tops...)
 }
 
 func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
@@ -346,9 +346,9 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			}
 		}
 	}
-	opts.Cmds = kube.Commands()
-	opts.NeedsTarget = runcluster.Needs
-	var target *runcluster.Target
+	opts.Cmds = kubecmd.Commands()
+	opts.NeedsTarget = runtarget.Needs
+	var target *runtarget.Target
 	if anyNeedsCluster(rbs) {
 		target, err = chk.cluster.target(cmd, f, printer, procs)
 		if err != nil {
@@ -399,7 +399,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 
 func anyNeedsCluster(rbs []*runbook.Runbook) bool {
 	for _, rb := range rbs {
-		if runcluster.Needs(rb) {
+		if runtarget.Needs(rb) {
 			return true
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/siteserve"
+	"github.com/k0rdent/kbook/internal/site/serve"
 	"github.com/spf13/cobra"
 )
 
@@ -82,14 +82,14 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 
 	search := site.FindPagefind(dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "kbook serve: "+format+"\n", a...) }
-	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: siteserve.EventsPath, Dirs: procs, Log: logf}
+	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: procs, Log: logf}
 	if f.run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
 			return runSome(cmd, files, &f.rf, procs)
 		}
 	}
 	// The port is taken before the runbooks run: a busy one fails at once.
-	srv, err := siteserve.New(siteserve.Options{
+	srv, err := serve.New(serve.Options{
 		Root:  dir,
 		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
 		Dir:   out,

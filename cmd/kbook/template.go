@@ -6,7 +6,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
-	"github.com/k0rdent/kbook/internal/scaffold"
+	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"github.com/spf13/cobra"
 )
 

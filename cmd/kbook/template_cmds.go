@@ -9,9 +9,9 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/policy"
-	"github.com/k0rdent/kbook/internal/scaffold"
 	"github.com/k0rdent/kbook/internal/schema"
 	"github.com/k0rdent/kbook/internal/template"
+	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )

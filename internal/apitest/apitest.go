@@ -24,7 +24,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
-	"github.com/k0rdent/kbook/internal/localapi"
+	"github.com/k0rdent/kbook/internal/cluster/local"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -42,7 +42,7 @@ type Server struct {
 
 	once sync.Once
 	reg  *proc.Registry
-	srv  *localapi.Server
+	srv  *local.Server
 	cfg  *rest.Config
 	skip string
 	err  error
@@ -53,17 +53,42 @@ type Server struct {
 func New(crdDirs ...string) *Server { return &Server{crdDirs: crdDirs} }
 
 // SharedCRDs returns the reference CRD folders shared/crds/<name> beside
-// the repository root, seen from a package two levels below it, for the
-// names that exist there (shared/ is absent in a clone elsewhere).
+// the repository root, for the names that exist there (shared/ is absent in
+// a clone elsewhere). The root is the nearest folder above the working
+// directory (the test's package) holding go.mod, so a package finds them at
+// any depth.
 func SharedCRDs(names ...string) []string {
+	root := moduleRoot()
+	if root == "" {
+		return nil
+	}
 	var out []string
 	for _, n := range names {
-		d := filepath.Join("..", "..", "..", "shared", "crds", n)
+		d := filepath.Join(root, "..", "shared", "crds", n)
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// moduleRoot is the nearest folder at or above the working directory that
+// holds a go.mod, or "" when there is none.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // Config returns an admin client configuration of the server, starting it
@@ -105,7 +130,7 @@ func (s *Server) start() {
 		return
 	}
 	start := time.Now()
-	srv, err := localapi.Start(dir, reg)
+	srv, err := local.Start(dir, reg)
 	if err != nil {
 		_, _ = reg.Close()
 		s.err = fmt.Errorf("start the API server with the binaries in %s: %w", dir, err)

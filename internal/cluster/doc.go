@@ -18,5 +18,5 @@
 // starting it, and State, Serve, Reuse and Down keep a cluster running
 // between commands (kbook cluster up/down). What a runbook sees of a
 // cluster - conditions, a namespace per runbook, cleanup - is package
-// runcluster's.
+// target's (internal/cluster/target).
 package cluster

@@ -26,7 +26,7 @@ var sharedCRDs = func() []string {
 
 var (
 	localOnce sync.Once
-	local     Cluster
+	testLocal Cluster
 	localErr  error
 )
 
@@ -42,19 +42,19 @@ func startLocal(t *testing.T) Cluster {
 		t.Skip(why)
 	}
 	localOnce.Do(func() {
-		local, localErr = Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: sharedCRDs})
+		testLocal, localErr = Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: sharedCRDs})
 	})
 	if localErr != nil {
 		t.Fatal(localErr)
 	}
-	return local
+	return testLocal
 }
 
 func TestMain(m *testing.M) {
 	proc.RunWrapper() // the test binary wraps the servers of TestLocalTracked
 	code := m.Run()
-	if local != nil {
-		_ = local.Stop(context.Background())
+	if testLocal != nil {
+		_ = testLocal.Stop(context.Background())
 	}
 	os.Exit(code)
 }

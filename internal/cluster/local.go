@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/assets"
-	"github.com/k0rdent/kbook/internal/localapi"
+	"github.com/k0rdent/kbook/internal/cluster/local"
 	"github.com/k0rdent/kbook/internal/plane"
 	"github.com/k0rdent/kbook/internal/plural"
 	"k8s.io/client-go/rest"
@@ -17,7 +17,7 @@ import (
 // localCluster is kube-apiserver + etcd (package localapi), optionally
 // with the k0rdent plane.
 type localCluster struct {
-	srv *localapi.Server
+	srv *local.Server
 	cfg *rest.Config
 	kc  []byte
 	dir string // the binaries, kubectl among them where none is on PATH
@@ -96,16 +96,16 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 }
 
 // startServer starts kube-apiserver and etcd.
-func (c *localCluster) startServer(ctx context.Context, o Options, opts ...localapi.Option) error {
+func (c *localCluster) startServer(ctx context.Context, o Options, opts ...local.Option) error {
 	start := time.Now()
 	o.logger().Infof("starting local API server (kube-apiserver + etcd from %s)", c.dir)
 	type started struct {
-		srv *localapi.Server
+		srv *local.Server
 		err error
 	}
 	done := make(chan started, 1)
 	go func() {
-		srv, err := localapi.Start(c.dir, o.Procs, opts...)
+		srv, err := local.Start(c.dir, o.Procs, opts...)
 		done <- started{srv, err}
 	}()
 	select {
@@ -140,7 +140,7 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 	}
 	if err == nil {
 		begin := time.Now()
-		err = c.startServer(ctx, o, localapi.WithData(func(dataDir string) error { return snap.restore(m, dataDir) }))
+		err = c.startServer(ctx, o, local.WithData(func(dataDir string) error { return snap.restore(m, dataDir) }))
 		if err == nil {
 			_, err = servedCRDs(ctx, c.cfg, m.CRDs)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/scaffold"
+	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -230,7 +230,7 @@ func TestBuildK0rdentEnvironment(t *testing.T) {
 	rep := runAll(t, p)
 	k := &report.K0rdent{Version: "v1.11.4", Release: "kcm-1-11-0", Mode: "controllers (local)",
 		Components: []report.Component{{Name: "kcm", Version: "v1.11.4"}, {Name: "source-controller", Version: "v1.9.3"}}}
-	// What runcluster.Describe records on the local plane (its own test
+	// What target.Describe records on the local plane (its own test
 	// checks that against a running plane).
 	rep.Runbooks[0].Env = &report.Environment{Kbook: "test", Backend: "local", Server: "v1.34.1",
 		APIs: []string{"cluster.x-k8s.io/v1beta2", "k0rdent.mirantis.com/v1beta1"}, K0rdent: k}

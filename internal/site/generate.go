@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	kbooksite "github.com/k0rdent/kbook/site"
@@ -93,7 +94,7 @@ func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) 
 		"disableKinds":                  []string{"taxonomy", "term", "rss"},
 		"enableRobotsTXT":               false,
 		"markup": map[string]any{
-			"goldmark":        map[string]any{"renderer": map[string]any{"unsafe": true}, "parser": map[string]any{"autoHeadingIDType": "github"}},
+			"goldmark":        markdown.Goldmark(),
 			"highlight":       map[string]any{"noClasses": false, "codeFences": true, "guessSyntax": false},
 			"tableOfContents": map[string]any{"startLevel": 2, "endLevel": 3},
 		},

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/sitelinks"
+	"github.com/k0rdent/kbook/internal/site/links"
 )
 
 // CheckLinks checks every internal link and anchor of the project. A link
@@ -24,7 +24,7 @@ func CheckLinks(p *Project, out string, built ...*Version) []findings.Finding {
 		}
 	}
 	if len(built) > 0 {
-		s.Built = map[string]*sitelinks.Site{}
+		s.Built = map[string]*links.Site{}
 		for _, v := range built {
 			vs := s
 			if v.Project != p {
@@ -36,17 +36,17 @@ func CheckLinks(p *Project, out string, built ...*Version) []findings.Finding {
 		}
 	}
 	s.Out = out
-	return sitelinks.Check(s)
+	return links.Check(s)
 }
 
 // linkSite is what the link checker sees of a project: its pages with
 // their step anchors, the pages kbook generates and the files it may link.
-func linkSite(p *Project) *sitelinks.Site {
-	s := &sitelinks.Site{}
+func linkSite(p *Project) *links.Site {
+	s := &links.Site{}
 	have := map[string]bool{}
 	for _, pg := range p.Pages {
 		base := filepath.Base(pg.Path)
-		lp := sitelinks.Page{File: pg.File, URL: pg.URL(), Source: pg.Source, Index: base == "_index.md" || base == "index.md"}
+		lp := links.Page{File: pg.File, URL: pg.URL(), Source: pg.Source, Index: base == "_index.md" || base == "index.md"}
 		if pg.Runbook != nil {
 			for _, st := range pg.Runbook.Steps {
 				lp.Anchors = append(lp.Anchors, StepAnchor(st.Index))
@@ -57,7 +57,7 @@ func linkSite(p *Project) *sitelinks.Site {
 	}
 	for _, g := range []string{"", "verification/", "runbooks/"} {
 		if !have[g] {
-			s.Pages = append(s.Pages, sitelinks.Page{File: "(generated " + g + ")", URL: g})
+			s.Pages = append(s.Pages, links.Page{File: "(generated " + g + ")", URL: g})
 		}
 	}
 	s.Files = append(s.Files, "verification.json", "versions.json")

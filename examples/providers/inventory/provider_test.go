@@ -26,7 +26,7 @@ import (
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/providerconformance"
+	"github.com/k0rdent/kbook/internal/provider/conformance"
 )
 
 var inputs = []string{"infrastructure-components.yaml", "metadata.yaml", "chart"}
@@ -113,14 +113,14 @@ func TestConformanceWithController(t *testing.T) {
 			"labels":      map[string]any{controller.ClusterNameLabel: "conformance-inventorycluster"},
 			"annotations": map[string]any{controller.StandaloneAnnotation: "true"}}}},
 	}
-	res, err := providerconformance.Run(ctx, set, providerconformance.Options{Config: cfg, Namespace: ns, Controller: true, Samples: samples, Timeout: time.Minute})
+	res, err := conformance.Run(ctx, set, conformance.Options{Config: cfg, Namespace: ns, Controller: true, Samples: samples, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for _, ch := range res.Checks {
 		seen[ch.Name] = true
-		if ch.Status != providerconformance.Pass {
+		if ch.Status != conformance.Pass {
 			t.Errorf("%s: %s: %s", ch.Status, ch.Name, ch.Message)
 		}
 	}

@@ -1,14 +1,9 @@
-// Package markdown translates the Markdown dialect of MkDocs-material
-// projects (Python-Markdown, pymdown-extensions and the plugins the
-// k0rdent ecosystem uses) into Markdown that kbook's Hugo build renders:
-// CommonMark with raw HTML wrappers styled by the embedded theme.
-//
-// Translate is a pure function of a page's source and Options: it reads
-// other files only for snippets and include-markdown, below the roots the
-// options name, and reports what it did not know as counts per kind.
 package markdown
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Options say what a page is and what its project enabled.
 type Options struct {
@@ -28,6 +23,15 @@ type Options struct {
 	// Variables are the macros' variables: mkdocs.yml's extra, then
 	// kbook.yaml's additions.
 	Variables map[string]any
+	// Path is the page's absolute path on disk, which include-markdown
+	// resolves relative paths against. Empty: DocsDir joined with File
+	// when File is relative to it, else File.
+	Path string
+	// Icons resolves the emoji extension's icon shortcodes
+	// (":material-check:") to inline SVG; NPMIcons reads them from the
+	// npm packages `make site-tools` installs. Nil: icon shortcodes stay
+	// as text, with one warning per page naming the first.
+	Icons IconSource
 }
 
 // Result is a translated page.
@@ -43,6 +47,11 @@ type Result struct {
 	Unknown map[string]int
 	// Warnings are problems that do not stop the build.
 	Warnings []Warning
+	// Mermaid is set when the page has mermaid diagrams: the site must
+	// then serve mermaid.min.js at js/mermaid.min.js below its root
+	// (MermaidJS finds it), which the theme's mkdocs.js loads on such
+	// pages only.
+	Mermaid bool
 }
 
 // Warning is a non-fatal problem at a source line.
@@ -64,19 +73,124 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// line is one line of a page being translated, with the source line of
+// the page it comes from (an included file's lines carry the including
+// line).
+type line struct {
+	s   string
+	src int
+}
+
+// translator holds one page's translation state.
+type translator struct {
+	opts   Options
+	res    *Result
+	warned map[string]bool
+	tabSet int
+	// nUnknown counts every unknown() call.
+	nUnknown int
+	// abbrs are the page's abbreviations (*[HTML]: ...), applied to text.
+	abbrs []abbr
+}
+
 // Translate turns one page of an MkDocs project into kbook Markdown.
-//
-// TODO(issue 15): the translation itself; until it lands the page is
-// returned unchanged.
 func Translate(src []byte, opts Options) (*Result, error) {
-	lines := make([]int, 0, 64)
-	n := 1
-	for _, c := range src {
-		if c == '\n' {
-			lines = append(lines, n)
-			n++
+	t := &translator{opts: opts, res: &Result{Unknown: map[string]int{}}, warned: map[string]bool{}}
+	all := splitLines(string(src))
+	var front []line
+	body := all
+	if len(all) > 0 && strings.TrimRight(all[0].s, " \r") == "---" {
+		for i := 1; i < len(all); i++ {
+			if s := strings.TrimRight(all[i].s, " \r"); s == "---" || s == "..." {
+				front, body = all[:i+1], all[i+1:]
+				break
+			}
 		}
 	}
-	lines = append(lines, n)
-	return &Result{Markdown: src, Lines: lines, Unknown: map[string]int{}}, nil
+	body, err := t.includes(body, t.pagePath(), 0)
+	if err != nil {
+		return nil, err
+	}
+	if renderMacros(front) {
+		body, err = t.macros(body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	body = t.collectAbbrs(body)
+	var out []line
+	if out, err = t.blocks(body); err != nil {
+		return nil, err
+	}
+	out = append(front, out...)
+	var b strings.Builder
+	t.res.Lines = make([]int, 0, len(out))
+	for i, l := range out {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l.s)
+		t.res.Lines = append(t.res.Lines, l.src)
+	}
+	if len(out) == 0 {
+		t.res.Lines = append(t.res.Lines, 1)
+	}
+	t.res.Markdown = []byte(b.String())
+	return t.res, nil
+}
+
+// splitLines splits src at '\n'; a final newline gives a last empty line,
+// so that joining with '\n' gives src back.
+func splitLines(src string) []line {
+	parts := strings.Split(src, "\n")
+	ls := make([]line, len(parts))
+	for i, p := range parts {
+		ls[i] = line{s: strings.TrimSuffix(p, "\r"), src: i + 1}
+	}
+	return ls
+}
+
+func (t *translator) errorf(src int, format string, a ...any) error {
+	return &Error{File: t.opts.File, Line: src, Msg: fmt.Sprintf(format, a...)}
+}
+
+// warnOnce records a warning once per page per key.
+func (t *translator) warnOnce(key string, src int, format string, a ...any) {
+	if t.warned[key] {
+		return
+	}
+	t.warned[key] = true
+	t.res.Warnings = append(t.res.Warnings, Warning{File: t.opts.File, Line: src, Msg: fmt.Sprintf(format, a...)})
+}
+
+// ext reports whether a markdown extension is enabled, and its options.
+// Python-Markdown's own extensions may be named "markdown.extensions.x".
+func (t *translator) ext(name string) (map[string]any, bool) {
+	for _, n := range []string{name, "markdown.extensions." + name, "pymdownx." + name} {
+		if o, ok := t.opts.Extensions[n]; ok {
+			return o, true
+		}
+	}
+	return nil, false
+}
+
+// plugin reports whether an MkDocs plugin is enabled, and its options.
+func (t *translator) plugin(name string) (map[string]any, bool) {
+	o, ok := t.opts.Plugins[name]
+	return o, ok
+}
+
+// unknown counts syntax left as text.
+func (t *translator) unknown(kind string) { t.res.Unknown[kind]++; t.nUnknown++ }
+
+// renderMacros is false when the page's front matter says
+// render_macros: false (the macros plugin then leaves it as it is).
+func renderMacros(front []line) bool {
+	for _, l := range front {
+		k, v, ok := strings.Cut(l.s, ":")
+		if ok && strings.TrimSpace(k) == "render_macros" && strings.EqualFold(strings.TrimSpace(v), "false") {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,161 @@
+// Package local runs a Kubernetes API server - etcd and kube-apiserver
+// from a directory of binaries (package assets) - as children that die
+// with their process and are recorded in a proc.Registry, with key and data
+// directories inside that registry: a killed process leaves nothing that
+// the next sweep (proc.Sweep) does not reap. envtest's own
+// k8s_test_framework_* and envtest-serving-certs-* temporary directories,
+// which outlive a killed process with the server's private keys, are never
+// made. The local cluster backend (package cluster) and the tests' shared
+// API server (package apitest) both start it.
+//
+// A program whose registry wraps the binaries must call proc.RunWrapper
+// first thing (see proc.Registry.Wrap). TestLocalTracked in package cluster
+// checks it through the local backend: the servers recorded, nothing in
+// TMPDIR, nothing left after Stop.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/assets"
+	"github.com/k0rdent/kbook/internal/proc"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Server is a running etcd and kube-apiserver.
+type Server struct {
+	cp   *envtest.ControlPlane
+	dirs []string
+	cfg  *rest.Config
+	kc   []byte
+	// seed fills etcd's empty data directory before etcd starts (WithData).
+	seed func(dataDir string) error
+}
+
+// Start starts etcd and kube-apiserver from the binaries in dir (retrying,
+// as envtest does, when a port it picked was taken meanwhile), provisions
+// an admin user and waits for the default namespace. With a nil procs the
+// servers are neither wrapped nor recorded and their directories are made
+// in os.TempDir().
+func Start(dir string, procs *proc.Registry, opts ...Option) (*Server, error) {
+	s := &Server{}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := s.describe(dir, procs); err != nil {
+		s.removeDirs()
+		return nil, err
+	}
+	if s.seed != nil {
+		if err := s.seed(s.cp.Etcd.DataDir); err != nil {
+			s.removeDirs()
+			return nil, fmt.Errorf("etcd data: %w", err)
+		}
+	}
+	if err := s.start(); err != nil {
+		_ = s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// describe makes the directories and wrappers of the control plane.
+func (s *Server) describe(dir string, procs *proc.Registry) error {
+	etcdDir, err := procs.MkdirTemp("kbook-etcd-")
+	if err != nil {
+		return err
+	}
+	s.dirs = append(s.dirs, etcdDir)
+	certDir, err := procs.MkdirTemp("kbook-apiserver-")
+	if err != nil {
+		return err
+	}
+	s.dirs = append(s.dirs, certDir)
+	etcdPath, err := procs.Wrap(filepath.Join(dir, assets.Etcd), assets.Etcd)
+	if err != nil {
+		return err
+	}
+	apiPath, err := procs.Wrap(filepath.Join(dir, assets.KubeAPIServer), assets.KubeAPIServer)
+	if err != nil {
+		return err
+	}
+	const startTimeout, stopTimeout = 2 * time.Minute, 30 * time.Second
+	s.cp = &envtest.ControlPlane{
+		Etcd:        &envtest.Etcd{Path: etcdPath, DataDir: etcdDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
+		APIServer:   &envtest.APIServer{Path: apiPath, CertDir: certDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
+		KubectlPath: filepath.Join(dir, assets.Kubectl),
+	}
+	return nil
+}
+
+func (s *Server) start() error {
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = s.cp.Start(); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	admin, err := s.cp.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{QPS: 1000, Burst: 2000})
+	if err != nil {
+		return fmt.Errorf("provision the admin user: %w", err)
+	}
+	if s.kc, err = admin.KubeConfig(); err != nil {
+		return fmt.Errorf("admin kubeconfig: %w", err)
+	}
+	s.cfg = admin.Config()
+	cs, err := kubernetes.NewForConfig(s.cfg)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := cs.CoreV1().Namespaces().Get(context.Background(), metav1.NamespaceDefault, metav1.GetOptions{})
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the default namespace did not appear within 30s: %w", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Config is the admin user's client configuration.
+func (s *Server) Config() *rest.Config { return rest.CopyConfig(s.cfg) }
+
+// Kubeconfig is the admin user's kubeconfig.
+func (s *Server) Kubeconfig() []byte { return s.kc }
+
+// Stop stops kube-apiserver and etcd and removes their directories.
+func (s *Server) Stop() error {
+	var errs []error
+	if s.cp != nil {
+		if err := s.cp.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stop local API server: %w", err))
+		}
+	}
+	errs = append(errs, s.removeDirs())
+	return errors.Join(errs...)
+}
+
+func (s *Server) removeDirs() error {
+	var errs []error
+	for _, d := range s.dirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, fmt.Errorf("stop local API server: %w", err))
+		}
+	}
+	s.dirs = nil
+	return errors.Join(errs...)
+}

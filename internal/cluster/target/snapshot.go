@@ -1,0 +1,210 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+)
+
+// object identifies one live object.
+type object struct {
+	GVR       schema.GroupVersionResource
+	Kind      string
+	Namespace string
+	Name      string
+	UID       types.UID
+}
+
+func (o object) String() string {
+	res := o.GVR.Resource
+	if o.GVR.Group != "" {
+		res += "." + o.GVR.Group
+	}
+	if o.Namespace != "" {
+		return fmt.Sprintf("%s/%s -n %s", res, o.Name, o.Namespace)
+	}
+	return res + "/" + o.Name
+}
+
+// ignored are resources whose objects the cluster makes by itself or that
+// cannot be meaningfully deleted.
+var ignored = map[string]bool{
+	"events": true, "events.events.k8s.io": true, "endpoints": true,
+	"endpointslices.discovery.k8s.io": true, "leases.coordination.k8s.io": true,
+	"componentstatuses": true, "nodes": true, "apiservices.apiregistration.k8s.io": true,
+	"flowschemas.flowcontrol.apiserver.k8s.io": true, "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": true,
+	"ipaddresses.networking.k8s.io": true, "servicecidrs.networking.k8s.io": true,
+}
+
+// lister lists objects of every deletable resource type.
+type lister struct {
+	disc discovery.DiscoveryInterface
+	meta metadata.Interface
+}
+
+func newLister(cfg *rest.Config) (*lister, error) {
+	cfg = cluster.FastConfig(cfg)
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &lister{disc: dc, meta: mc}, nil
+}
+
+type resource struct {
+	gvr        schema.GroupVersionResource
+	kind       string
+	namespaced bool
+}
+
+// resources lists the preferred version of every resource that can be
+// listed and deleted.
+func (l *lister) resources() ([]resource, error) {
+	lists, err := l.disc.ServerPreferredResources()
+	if err != nil && len(lists) == 0 {
+		return nil, fmt.Errorf("discover resources: %w", err)
+	}
+	var out []resource
+	for _, list := range lists {
+		gv, err := schema.ParseGroupVersion(list.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range list.APIResources {
+			if strings.Contains(r.Name, "/") || !hasVerbs(r.Verbs, "list", "delete") {
+				continue
+			}
+			full := r.Name
+			if gv.Group != "" {
+				full += "." + gv.Group
+			}
+			if ignored[full] {
+				continue
+			}
+			out = append(out, resource{gvr: gv.WithResource(r.Name), kind: r.Kind, namespaced: r.Namespaced})
+		}
+	}
+	return out, nil
+}
+
+func hasVerbs(have metav1.Verbs, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, h := range have {
+			found = found || h == w
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// snapshot lists every object in namespace ns ("" for all namespaces and
+// cluster-scoped objects), leaving out objects owned by others (the
+// garbage collector follows their owners). Lists run 16 at a time: the
+// first list of a freshly installed CRD can take a second.
+func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object, error) {
+	rs, err := l.resources()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		mu   sync.Mutex
+		out  = map[types.UID]object{}
+		errs []error
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, 16)
+	)
+	for _, r := range rs {
+		if ns != "" && !r.namespaced {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(r resource) {
+			defer func() { <-sem; wg.Done() }()
+			var list *metav1.PartialObjectMetadataList
+			var err error
+			if r.namespaced {
+				list, err = l.meta.Resource(r.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+			} else {
+				list, err = l.meta.Resource(r.gvr).List(ctx, metav1.ListOptions{})
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsForbidden(err) {
+					errs = append(errs, fmt.Errorf("list %s: %w", r.gvr.Resource, err))
+				}
+				return
+			}
+			for _, o := range list.Items {
+				if len(o.OwnerReferences) == 0 {
+					out[o.UID] = object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
+				}
+			}
+		}(r)
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// created returns the objects in after that are not in before, except
+// those inside the skipped namespaces (deleted with their namespace) and
+// namespaced objects in namespaces that are themselves new. Namespaced
+// objects come first, cluster-scoped ones next and CRDs last: the order to
+// delete them in.
+func created(before, after map[types.UID]object, skip map[string]bool) []object {
+	newNS := map[string]bool{}
+	for uid, o := range after {
+		if _, old := before[uid]; !old && o.GVR.Resource == "namespaces" && o.GVR.Group == "" {
+			newNS[o.Name] = true
+		}
+	}
+	var out []object
+	for uid, o := range after {
+		if _, old := before[uid]; old || skip[o.Namespace] || newNS[o.Namespace] {
+			continue
+		}
+		if o.GVR.Resource == "namespaces" && skip[o.Name] {
+			continue
+		}
+		out = append(out, o)
+	}
+	rank := func(o object) int {
+		switch {
+		case o.Namespace != "":
+			return 0
+		case o.GVR.Resource == "customresourcedefinitions":
+			return 2
+		}
+		return 1
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i].String() < out[j].String()
+	})
+	return out
+}

@@ -1,0 +1,864 @@
+package markdown
+
+import (
+	"errors"
+	"fmt"
+	"html"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// jinja is the macros plugin's configuration for one page.
+type jinja struct {
+	varStart, varEnd, blockStart, blockEnd, commentStart, commentEnd string
+	// modules are the Python modules the project loads (modules:,
+	// module_name:): their variables and functions cannot be known here.
+	modules []string
+	// onUndefined is the plugin's on_undefined: "" (an error), "keep" or
+	// "silent".
+	onUndefined string
+	vars        map[string]any
+	// opaque names were set from an expression kbook could not evaluate.
+	opaque map[string]bool
+}
+
+func optString(o map[string]any, key, def string) string {
+	if s, ok := o[key].(string); ok && s != "" {
+		return s
+	}
+	return def
+}
+
+// macros renders the macros plugin's Jinja variables ({{ var }} or the
+// configured delimiters) and set statements on every line, code included,
+// as the plugin does; what it cannot evaluate is left as text and counted.
+func (t *translator) macros(ls []line) ([]line, error) {
+	cfg, on := t.plugin("macros")
+	if !on {
+		return ls, nil
+	}
+	j := &jinja{
+		varStart: optString(cfg, "j2_variable_start_string", "{{"), varEnd: optString(cfg, "j2_variable_end_string", "}}"),
+		blockStart: optString(cfg, "j2_block_start_string", "{%"), blockEnd: optString(cfg, "j2_block_end_string", "%}"),
+		commentStart: optString(cfg, "j2_comment_start_string", "{#"), commentEnd: optString(cfg, "j2_comment_end_string", "#}"),
+		onUndefined: optString(cfg, "on_undefined", ""),
+		vars:        map[string]any{}, opaque: map[string]bool{},
+	}
+	if j.onUndefined == "strict" {
+		j.onUndefined = ""
+	}
+	switch m := cfg["modules"].(type) {
+	case []any:
+		for _, x := range m {
+			j.modules = append(j.modules, fmt.Sprint(x))
+		}
+	case []string:
+		j.modules = m
+	}
+	if s := optString(cfg, "module_name", ""); s != "" {
+		j.modules = append(j.modules, s)
+	}
+	for k, v := range t.opts.Variables {
+		j.vars[k] = v
+	}
+	j.vars["extra"] = t.opts.Variables
+	var out []line
+	inComment, inRaw := false, false
+	fence := ""
+	for i := 0; i < len(ls); i++ {
+		l := ls[i]
+		// an expression or statement may go on over the next lines
+		for k := 0; k < 5 && i+1 < len(ls) && (unclosed(l.s, j.varStart, j.varEnd) || unclosed(l.s, j.blockStart, j.blockEnd)); k++ {
+			i++
+			l.s += "\n" + ls[i].s
+		}
+		trimmed := strings.TrimLeft(l.s, " \t")
+		inCode := fence != ""
+		if fence == "" {
+			fence = fenceOpen(trimmed)
+		} else if isFenceClose(trimmed, fence) {
+			fence = ""
+		}
+		s, dropped, err := t.renderLine(j, l, inCode || fence != "", &inComment, &inRaw)
+		if err != nil {
+			return nil, err
+		}
+		if dropped {
+			continue
+		}
+		for _, part := range strings.Split(s, "\n") {
+			out = append(out, line{s: part, src: l.src})
+		}
+	}
+	return out, nil
+}
+
+// unclosed reports whether s opens a delimiter it does not close.
+func unclosed(s, start, end string) bool {
+	k := strings.LastIndex(s, start)
+	return k >= 0 && !strings.Contains(s[k+len(start):], end)
+}
+
+// renderLine renders one line; dropped is set when the line held only
+// statements whose "-%}" removes the newline.
+//
+// What cannot be evaluated stays as it was in code; in text it shows as
+// the expression in a code span marked md-macro, not as raw delimiters.
+func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw *bool) (string, bool, error) {
+	s := l.s
+	spans := codeSpans(l.s)
+	keep := func(whole, expr string) string {
+		at := len(l.s) - len(s) - len(whole)
+		if inCode {
+			return whole
+		}
+		for _, sp := range spans {
+			if at >= sp[0] && at < sp[1] {
+				return whole
+			}
+		}
+		return `<code class="md-macro" title="not rendered: needs the macros plugin's Python module">` + html.EscapeString(expr) + `</code>`
+	}
+	var b strings.Builder
+	onlyTags, anyTag, trim := true, false, false
+	for len(s) > 0 {
+		if *inComment {
+			k := strings.Index(s, j.commentEnd)
+			if k < 0 {
+				return b.String(), b.Len() == 0 && anyTag, nil
+			}
+			s, *inComment = s[k+len(j.commentEnd):], false
+			continue
+		}
+		if *inRaw {
+			k := strings.Index(s, j.blockStart)
+			if k < 0 || !isTag(s[k+len(j.blockStart):], "endraw") {
+				if k < 0 {
+					b.WriteString(s)
+					s = ""
+					onlyTags = onlyTags && strings.TrimSpace(b.String()) == ""
+					continue
+				}
+				b.WriteString(s[:k+len(j.blockStart)])
+				s = s[k+len(j.blockStart):]
+				onlyTags = false
+				continue
+			}
+			b.WriteString(s[:k])
+			e := strings.Index(s[k:], j.blockEnd)
+			if e < 0 {
+				b.WriteString(s[k:])
+				break
+			}
+			s, *inRaw, anyTag = s[k+e+len(j.blockEnd):], false, true
+			continue
+		}
+		kv, kb, kc := strings.Index(s, j.varStart), strings.Index(s, j.blockStart), strings.Index(s, j.commentStart)
+		k, which := -1, 0
+		for w, x := range []int{kv, kb, kc} {
+			if x >= 0 && (k < 0 || x < k || (x == k && w == 0 && len(j.varStart) > len(j.blockStart))) {
+				k, which = x, w
+			}
+		}
+		if k < 0 {
+			b.WriteString(s)
+			if strings.TrimSpace(s) != "" {
+				onlyTags = false
+			}
+			break
+		}
+		if strings.TrimSpace(s[:k]) != "" {
+			onlyTags = false
+		}
+		b.WriteString(s[:k])
+		switch which {
+		case 2:
+			anyTag = true
+			rest := s[k+len(j.commentStart):]
+			e := strings.Index(rest, j.commentEnd)
+			if e < 0 {
+				*inComment = true
+				s = ""
+				continue
+			}
+			s = rest[e+len(j.commentEnd):]
+		case 1:
+			anyTag = true
+			rest := s[k+len(j.blockStart):]
+			e := strings.Index(rest, j.blockEnd)
+			if e < 0 {
+				b.WriteString(s[k:])
+				s, onlyTags = "", false
+				continue
+			}
+			stmt := rest[:e]
+			whole := s[k : k+len(j.blockStart)+e+len(j.blockEnd)]
+			s = rest[e+len(j.blockEnd):]
+			if strings.HasSuffix(stmt, "-") {
+				trim = true
+			}
+			stmt = strings.TrimSpace(strings.Trim(stmt, "-+"))
+			var und *undefinedError
+			word, arg, _ := strings.Cut(stmt, " ")
+			switch word {
+			case "raw":
+				*inRaw = true
+			case "set":
+				name, expr, ok := strings.Cut(arg, "=")
+				name = strings.TrimSpace(name)
+				if !ok || !isIdent(name) {
+					t.unknown("macros " + word)
+					t.warnOnce("jinja-set", l.src, "macros: %q is not a set statement kbook evaluates; left as text", whole)
+					b.WriteString(whole)
+					onlyTags = false
+					continue
+				}
+				v, err := j.eval(expr)
+				switch {
+				case err == nil:
+					j.vars[name] = v
+					delete(j.opaque, name)
+				case errors.As(err, &und) && len(j.modules) == 0 && j.onUndefined == "":
+					return "", false, t.errorf(l.src, "macros: undefined variable %q in %s", und.name, whole)
+				case errors.Is(err, errModule) || errors.Is(err, errOpaque) || errors.As(err, &und):
+					j.opaque[name] = true
+					t.moduleWarning(j, l.src)
+				default:
+					j.opaque[name] = true
+					t.unknown("macros expression")
+					t.warnOnce("jinja-expr", l.src, "macros: cannot evaluate %s (%v); what uses %s is left as text", whole, err, name)
+				}
+			default:
+				t.unknown("macros " + word)
+				t.warnOnce("jinja-"+word, l.src, "macros: Jinja {%% %s %%} blocks are not evaluated by kbook; left as text", word)
+				b.WriteString(whole)
+				onlyTags = false
+			}
+		case 0:
+			rest := s[k+len(j.varStart):]
+			e := strings.Index(rest, j.varEnd)
+			if e < 0 {
+				b.WriteString(s[k:])
+				s, onlyTags = "", false
+				continue
+			}
+			expr := strings.TrimSpace(strings.Trim(rest[:e], "-+"))
+			whole := s[k : k+len(j.varStart)+e+len(j.varEnd)]
+			s = rest[e+len(j.varEnd):]
+			onlyTags = false
+			v, err := j.eval(expr)
+			var und *undefinedError
+			switch {
+			case err == nil:
+				b.WriteString(pyString(v))
+			case errors.As(err, &und) && len(j.modules) == 0 && j.onUndefined == "":
+				return "", false, t.errorf(l.src, "macros: undefined variable %q in %s", und.name, whole)
+			case errors.As(err, &und) && j.onUndefined == "silent":
+			case errors.As(err, &und) && len(j.modules) == 0:
+				t.unknown("macros undefined")
+				b.WriteString(whole)
+			case errors.Is(err, errModule) || errors.Is(err, errOpaque) || errors.As(err, &und):
+				t.moduleWarning(j, l.src)
+				t.unknown("macros module")
+				b.WriteString(keep(whole, expr))
+			default:
+				t.unknown("macros expression")
+				t.warnOnce("jinja-expr", l.src, "macros: cannot evaluate %s (%v); left as text", whole, err)
+				b.WriteString(whole)
+			}
+		}
+	}
+	if anyTag && onlyTags && trim {
+		return "", true, nil
+	}
+	if anyTag && onlyTags {
+		return strings.TrimSpace(b.String()), false, nil
+	}
+	return b.String(), false, nil
+}
+
+func isTag(s, word string) bool {
+	s = strings.TrimLeft(s, "-+ \t")
+	return strings.HasPrefix(s, word) && (len(s) == len(word) || !isIdentByte(s[len(word)]))
+}
+
+func (t *translator) moduleWarning(j *jinja, src int) {
+	mods := "the macros plugin's Python modules"
+	if len(j.modules) > 0 {
+		mods = "the Python module(s) " + strings.Join(j.modules, ", ")
+	}
+	t.warnOnce("jinja-module", src, "macros: %s cannot run outside Python: what they define is left as text (define the variables in kbook.yaml to render them)", mods)
+}
+
+var (
+	errModule = errors.New("needs a Python macros module")
+	errOpaque = errors.New("uses a value kbook could not evaluate")
+)
+
+type undefinedError struct{ name string }
+
+func (e *undefinedError) Error() string { return "undefined variable " + e.name }
+
+// pyString prints a value as Jinja (Python) does.
+func pyString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case string:
+		return x
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case float64:
+		if x == float64(int64(x)) {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			if s, ok := e.(string); ok {
+				parts[i] = "'" + s + "'"
+			} else {
+				parts[i] = pyString(e)
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = "'" + k + "': " + pyString(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprint(v)
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isIdentByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// expression evaluation: a Jinja subset (literals, names, attributes,
+// indexes, + - ~ arithmetic, filters, string methods).
+
+type parser struct {
+	j   *jinja
+	s   string
+	pos int
+}
+
+func (j *jinja) eval(expr string) (any, error) {
+	p := &parser{j: j, s: expr}
+	v, err := p.additive()
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.pos < len(p.s) {
+		return nil, fmt.Errorf("unexpected %q", p.s[p.pos:])
+	}
+	return v, nil
+}
+
+func (p *parser) space() {
+	for p.pos < len(p.s) && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t') {
+		p.pos++
+	}
+}
+
+func (p *parser) peek(tok string) bool {
+	p.space()
+	return strings.HasPrefix(p.s[p.pos:], tok)
+}
+
+func (p *parser) eat(tok string) bool {
+	if p.peek(tok) {
+		p.pos += len(tok)
+		return true
+	}
+	return false
+}
+
+func (p *parser) additive() (any, error) {
+	v, err := p.filtered()
+	for err == nil {
+		var op byte
+		switch {
+		case p.eat("+"):
+			op = '+'
+		case p.eat("-"):
+			op = '-'
+		case p.eat("~"):
+			op = '~'
+		default:
+			return v, nil
+		}
+		var w any
+		if w, err = p.filtered(); err != nil {
+			break
+		}
+		v, err = binary(op, v, w)
+	}
+	return nil, err
+}
+
+func binary(op byte, a, b any) (any, error) {
+	if op == '~' {
+		return pyString(a) + pyString(b), nil
+	}
+	na, aok := num(a)
+	nb, bok := num(b)
+	if aok && bok {
+		if op == '+' {
+			return na + nb, nil
+		}
+		return na - nb, nil
+	}
+	sa, aok := a.(string)
+	sb, bok := b.(string)
+	if op == '+' && aok && bok {
+		return sa + sb, nil
+	}
+	return nil, fmt.Errorf("cannot apply %c to %s and %s", op, pyString(a), pyString(b))
+}
+
+func num(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func (p *parser) filtered() (any, error) {
+	v, err := p.postfix()
+	var und *undefinedError
+	if errors.As(err, &und) && p.peek("|") {
+		save := p.pos
+		p.pos++
+		if name := p.ident(); name == "default" || name == "d" {
+			v, err = nil, nil
+		}
+		p.pos = save
+	}
+	for err == nil && p.peek("|") && !p.peek("||") {
+		p.pos++
+		p.space()
+		name := p.ident()
+		if name == "" {
+			return nil, fmt.Errorf("filter name expected at %q", p.s[p.pos:])
+		}
+		var args []any
+		var kw map[string]any
+		if p.peek("(") {
+			p.pos++
+			if args, kw, err = p.args(); err != nil {
+				return nil, err
+			}
+		}
+		v, err = p.j.filter(name, v, args, kw)
+	}
+	return v, err
+}
+
+func (p *parser) ident() string {
+	p.space()
+	start := p.pos
+	for p.pos < len(p.s) && isIdentByte(p.s[p.pos]) {
+		p.pos++
+	}
+	return p.s[start:p.pos]
+}
+
+// args parses call arguments after "(" up to ")".
+func (p *parser) args() ([]any, map[string]any, error) {
+	var args []any
+	kw := map[string]any{}
+	if p.eat(")") {
+		return nil, kw, nil
+	}
+	for {
+		save := p.pos
+		if name := p.ident(); name != "" && p.peek("=") && !p.peek("==") {
+			p.pos++
+			v, err := p.additive()
+			if err != nil {
+				return nil, nil, err
+			}
+			kw[name] = v
+		} else {
+			p.pos = save
+			v, err := p.additive()
+			if err != nil {
+				return nil, nil, err
+			}
+			args = append(args, v)
+		}
+		if p.eat(")") {
+			return args, kw, nil
+		}
+		if !p.eat(",") {
+			return nil, nil, fmt.Errorf("',' or ')' expected at %q", p.s[p.pos:])
+		}
+	}
+}
+
+func (p *parser) postfix() (any, error) {
+	v, name, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.peek("."):
+			p.pos++
+			attr := p.ident()
+			if attr == "" {
+				return nil, fmt.Errorf("attribute expected at %q", p.s[p.pos:])
+			}
+			if p.peek("(") {
+				p.pos++
+				args, kw, err := p.args()
+				if err != nil {
+					return nil, err
+				}
+				if v, err = method(v, attr, args, kw); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, &undefinedError{name: name + "." + attr}
+			}
+			if v, ok = m[attr]; !ok {
+				return nil, &undefinedError{name: name + "." + attr}
+			}
+			name += "." + attr
+		case p.peek("["):
+			p.pos++
+			idx, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			if !p.eat("]") {
+				return nil, fmt.Errorf("']' expected")
+			}
+			if v, err = index(v, idx); err != nil {
+				return nil, err
+			}
+		case p.peek("("):
+			return nil, errModule // a function: only a Python module defines them
+		default:
+			return v, nil
+		}
+	}
+}
+
+func index(v, idx any) (any, error) {
+	switch x := v.(type) {
+	case []any:
+		n, ok := num(idx)
+		i := int(n)
+		if i < 0 {
+			i += len(x)
+		}
+		if !ok || i < 0 || i >= len(x) {
+			return nil, fmt.Errorf("index %s out of range", pyString(idx))
+		}
+		return x[i], nil
+	case map[string]any:
+		if e, ok := x[pyString(idx)]; ok {
+			return e, nil
+		}
+		return nil, &undefinedError{name: pyString(idx)}
+	}
+	return nil, fmt.Errorf("cannot index %s", pyString(v))
+}
+
+func (p *parser) primary() (any, string, error) {
+	p.space()
+	if p.pos >= len(p.s) {
+		return nil, "", fmt.Errorf("expression expected")
+	}
+	c := p.s[p.pos]
+	switch {
+	case c == '"' || c == '\'':
+		end := strings.IndexByte(p.s[p.pos+1:], c)
+		if end < 0 {
+			return nil, "", fmt.Errorf("unterminated string")
+		}
+		s := p.s[p.pos+1 : p.pos+1+end]
+		p.pos += end + 2
+		return s, "", nil
+	case c >= '0' && c <= '9':
+		start := p.pos
+		for p.pos < len(p.s) && (p.s[p.pos] >= '0' && p.s[p.pos] <= '9' || p.s[p.pos] == '.') {
+			p.pos++
+		}
+		f, err := strconv.ParseFloat(p.s[start:p.pos], 64)
+		return f, "", err
+	case c == '(':
+		p.pos++
+		v, err := p.additive()
+		if err == nil && !p.eat(")") {
+			err = fmt.Errorf("')' expected")
+		}
+		return v, "", err
+	case c == '[':
+		p.pos++
+		var list []any
+		for !p.eat("]") {
+			v, err := p.additive()
+			if err != nil {
+				return nil, "", err
+			}
+			list = append(list, v)
+			if !p.eat(",") && !p.peek("]") {
+				return nil, "", fmt.Errorf("',' or ']' expected")
+			}
+		}
+		return list, "", nil
+	}
+	name := p.ident()
+	if name == "" {
+		return nil, "", fmt.Errorf("unexpected %q", p.s[p.pos:])
+	}
+	switch name {
+	case "true", "True":
+		return true, "", nil
+	case "false", "False":
+		return false, "", nil
+	case "none", "None":
+		return nil, "", nil
+	}
+	if p.peek("(") {
+		return nil, name, errModule
+	}
+	if p.j.opaque[name] {
+		return nil, name, errOpaque
+	}
+	v, ok := p.j.vars[name]
+	if !ok {
+		return nil, name, &undefinedError{name: name}
+	}
+	return v, name, nil
+}
+
+// method applies the Python string methods pages use.
+func method(v any, name string, args []any, kw map[string]any) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("no method %s on %s", name, pyString(v))
+	}
+	arg := func(i int) string {
+		if i < len(args) {
+			return pyString(args[i])
+		}
+		return ""
+	}
+	switch name {
+	case "split":
+		n := -1
+		if m, ok := num(kw["maxsplit"]); ok {
+			n = int(m) + 1
+		} else if len(args) > 1 {
+			if m, ok := num(args[1]); ok {
+				n = int(m) + 1
+			}
+		}
+		var parts []string
+		if len(args) == 0 {
+			parts = strings.Fields(s)
+		} else {
+			parts = strings.SplitN(s, arg(0), n)
+		}
+		out := make([]any, len(parts))
+		for i, x := range parts {
+			out[i] = x
+		}
+		return out, nil
+	case "upper":
+		return strings.ToUpper(s), nil
+	case "lower":
+		return strings.ToLower(s), nil
+	case "strip":
+		return strings.TrimSpace(s), nil
+	case "replace":
+		return strings.ReplaceAll(s, arg(0), arg(1)), nil
+	case "startswith":
+		return strings.HasPrefix(s, arg(0)), nil
+	case "endswith":
+		return strings.HasSuffix(s, arg(0)), nil
+	}
+	return nil, fmt.Errorf("string method %s is not supported", name)
+}
+
+// filter applies a Jinja filter; one kbook does not know is a module's
+// when the project has modules.
+func (j *jinja) filter(name string, v any, args []any, kw map[string]any) (any, error) {
+	str := pyString(v)
+	intArg := func(i, def int) int {
+		if i < len(args) {
+			if n, ok := num(args[i]); ok {
+				return int(n)
+			}
+		}
+		return def
+	}
+	switch name {
+	case "default", "d":
+		if v == nil || v == "" {
+			if len(args) > 0 {
+				return args[0], nil
+			}
+			return "", nil
+		}
+		return v, nil
+	case "upper":
+		return strings.ToUpper(str), nil
+	case "lower":
+		return strings.ToLower(str), nil
+	case "trim":
+		return strings.TrimSpace(str), nil
+	case "string":
+		return str, nil
+	case "capitalize":
+		if str == "" {
+			return str, nil
+		}
+		return strings.ToUpper(str[:1]) + strings.ToLower(str[1:]), nil
+	case "title":
+		words := strings.Fields(str)
+		for i, w := range words {
+			words[i] = strings.ToUpper(w[:1]) + strings.ToLower(w[1:])
+		}
+		return strings.Join(words, " "), nil
+	case "int":
+		f, err := strconv.ParseFloat(strings.TrimSpace(str), 64)
+		if err != nil {
+			return float64(intArg(0, 0)), nil
+		}
+		return float64(int64(f)), nil
+	case "length", "count":
+		switch x := v.(type) {
+		case []any:
+			return float64(len(x)), nil
+		case map[string]any:
+			return float64(len(x)), nil
+		}
+		return float64(len([]rune(str))), nil
+	case "first", "last":
+		if x, ok := v.([]any); ok {
+			if len(x) == 0 {
+				return nil, fmt.Errorf("%s of an empty list", name)
+			}
+			if name == "first" {
+				return x[0], nil
+			}
+			return x[len(x)-1], nil
+		}
+		r := []rune(str)
+		if len(r) == 0 {
+			return "", nil
+		}
+		if name == "first" {
+			return string(r[0]), nil
+		}
+		return string(r[len(r)-1]), nil
+	case "join":
+		x, ok := v.([]any)
+		if !ok {
+			return str, nil
+		}
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = pyString(e)
+		}
+		sep := ""
+		if len(args) > 0 {
+			sep = pyString(args[0])
+		}
+		return strings.Join(parts, sep), nil
+	case "urlencode":
+		return strings.ReplaceAll(url.QueryEscape(str), "+", "%20"), nil
+	case "replace":
+		if len(args) < 2 {
+			return nil, fmt.Errorf("replace needs two arguments")
+		}
+		return strings.ReplaceAll(str, pyString(args[0]), pyString(args[1])), nil
+	case "ljust", "rjust", "center":
+		w := intArg(0, 0)
+		pad := w - len([]rune(str))
+		if pad <= 0 {
+			return str, nil
+		}
+		switch name {
+		case "ljust":
+			return str + strings.Repeat(" ", pad), nil
+		case "rjust":
+			return strings.Repeat(" ", pad) + str, nil
+		}
+		return strings.Repeat(" ", pad/2) + str + strings.Repeat(" ", pad-pad/2), nil
+	case "max", "min":
+		x, ok := v.([]any)
+		if !ok || len(x) == 0 {
+			return nil, fmt.Errorf("%s of a non-list", name)
+		}
+		best, _ := num(x[0])
+		for _, e := range x[1:] {
+			n, _ := num(e)
+			if name == "max" && n > best || name == "min" && n < best {
+				best = n
+			}
+		}
+		return best, nil
+	case "map":
+		x, ok := v.([]any)
+		if !ok || len(args) == 0 {
+			return nil, fmt.Errorf("map needs a list and a filter")
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := j.filter(pyString(args[0]), e, args[1:], kw)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	}
+	if len(j.modules) > 0 {
+		return nil, errModule
+	}
+	return nil, fmt.Errorf("filter %q is not supported", name)
+}

@@ -1,0 +1,254 @@
+package scaffold
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/k0rdent/kbook/internal/controllergen"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/provider"
+)
+
+var update = flag.Bool("update", false, "rewrite the controller skeleton's generated files (controller-gen's output, go.mod, go.sum) from a scaffold")
+
+// samples are scaffolds whose names appear nowhere else in the skeleton, so
+// update can turn what controller-gen generates for the first back into
+// templates; the second sorts its kinds and group before the skeleton's
+// shared types and Cluster API's groups.
+var samples = []Options{
+	{Name: "frob", Kind: "Widget", Group: "infra.grp.example", APIVersion: "v1alpha9", Module: "example.org/mod/path"},
+	{Name: "acme", Group: "aaa.acme.example", Module: "github.com/acme/cluster-api-provider-acme"},
+	{Name: "averyveryverylongprovidername-x", Kind: "Z", Group: "infrastructure.averyveryverylongprovidername.example.com", APIVersion: "v2", Module: "github.com/acme/x"},
+}
+
+// templated is how update turns the first sample's names back into the
+// skeleton's template fields, longest first.
+var templated = strings.NewReplacer("infra.grp.example", "[[ .Group ]]", "v1alpha9", "[[ .APIVersion ]]",
+	"Widget", "[[ .Kind ]]", "widget", "[[ .Lower ]]", "frob", "[[ .Name ]]")
+
+func scaffoldController(t *testing.T, o Options) string {
+	t.Helper()
+	o.Controller = true
+	o.Dir = filepath.Join(t.TempDir(), "cluster-api-provider-"+o.Name)
+	if _, _, err := Init(o); err != nil {
+		t.Fatal(err)
+	}
+	return o.Dir
+}
+
+// validate runs provider validate on the release and the chart of a
+// controller scaffold and reports every finding that is an error.
+func validate(t *testing.T, dir string) {
+	t.Helper()
+	paths := []string{filepath.Join(dir, "infrastructure-components.yaml"), filepath.Join(dir, "metadata.yaml"), filepath.Join(dir, "chart")}
+	s, err := provider.Load(paths, provider.RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := provider.Validate(s, provider.Options{})
+	for _, f := range r.Findings {
+		if f.Severity == findings.Error {
+			t.Errorf("%s:%d: %s [%s]", f.File, f.Line, f.Message, f.Rule)
+		}
+	}
+}
+
+// TestControllerValidates: the controller scaffold's release and chart pass
+// provider validate (no Go toolchain needed).
+func TestControllerValidates(t *testing.T) {
+	for _, o := range samples {
+		dir := scaffoldController(t, o)
+		validate(t, dir)
+		for _, f := range []string{"go.mod", "go.sum", "api/" + versionOr(o.APIVersion) + "/zz_generated.deepcopy.go", "config/rbac/role.yaml", "chart/Chart.yaml"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("%s: %v", o.Name, err)
+			}
+		}
+	}
+}
+
+func versionOr(v string) string {
+	if v == "" {
+		return "v1alpha1"
+	}
+	return v
+}
+
+// TestControllerVersions: the skeleton's go.mod requires the
+// controller-runtime and Kubernetes versions kbook's own go.mod does (the
+// example provider's), and the Makefile runs controllergen.Version.
+func TestControllerVersions(t *testing.T) {
+	kb, err := os.ReadFile("../../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := modfile.ParseLax("go.mod", kb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, r := range mf.Require {
+		want[r.Mod.Path] = r.Mod.Version
+	}
+	if ControllerRuntimeVersion != want["sigs.k8s.io/controller-runtime"] || KubernetesVersion != want["k8s.io/apimachinery"] {
+		t.Errorf("ControllerRuntimeVersion %s, KubernetesVersion %s; kbook's go.mod: %s, %s", ControllerRuntimeVersion, KubernetesVersion,
+			want["sigs.k8s.io/controller-runtime"], want["k8s.io/apimachinery"])
+	}
+	if ControllerToolsVersion != controllergen.Version {
+		t.Errorf("ControllerToolsVersion %s, controllergen.Version %s", ControllerToolsVersion, controllergen.Version)
+	}
+	// The chart installs the release of the module's GitHub repository.
+	vals, err := os.ReadFile(filepath.Join(scaffoldController(t, samples[1]), "chart", "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `url: "https://github.com/acme/cluster-api-provider-acme/releases/v0.1.0/infrastructure-components.yaml"`; !bytes.Contains(vals, []byte(want)) {
+		t.Errorf("chart/values.yaml: want %s:\n%s", want, vals)
+	}
+	dir := scaffoldController(t, samples[0])
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := modfile.ParseLax("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sk.Require {
+		switch r.Mod.Path {
+		case "sigs.k8s.io/controller-runtime", "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
+			if r.Mod.Version != want[r.Mod.Path] {
+				t.Errorf("skeleton go.mod: %s %s, kbook's go.mod %s; change it and run go test ./internal/provider/scaffold -run TestControllerBuilds -update", r.Mod.Path, r.Mod.Version, want[r.Mod.Path])
+			}
+		case "sigs.k8s.io/cluster-api":
+			t.Errorf("skeleton go.mod requires %s: the skeleton reads Cluster API's objects unstructured", r.Mod.Path)
+		}
+	}
+	if mk, _ := os.ReadFile(filepath.Join(dir, "Makefile")); !bytes.Contains(mk, []byte("controller-gen@"+controllergen.Version)) {
+		t.Errorf("Makefile does not run controller-gen@%s", controllergen.Version)
+	}
+}
+
+func goCmd(t *testing.T, ctx context.Context, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	// -mod=readonly: go.mod and go.sum are complete as scaffolded. The
+	// module cache serves what kbook's own build fetched; the proxy only
+	// the rest, on a first run.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")
+	// Only stdout is the answer: on a fresh module cache stderr has "go:
+	// downloading" lines, which made a tidy module look untidy.
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go %s (in %s): %v\n%s%s", strings.Join(args, " "), dir, err, out, stderr.Bytes())
+	}
+	return string(out)
+}
+
+// TestControllerBuilds: a controller scaffold is what controller-gen
+// generates from its types and markers (deepcopy, CRDs, ClusterRole), its
+// go.mod and go.sum are tidy, and it builds, vets and passes its own
+// reconciler tests. With -update it
+// rewrites those files of the skeleton from the first sample instead.
+func TestControllerBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a controller-runtime module and controller-gen " + controllergen.Version + "; run without -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	bin, err := controllergen.Binary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range samples {
+		if *update && i > 0 {
+			break
+		}
+		t.Run(o.Name, func(t *testing.T) {
+			dir := scaffoldController(t, o)
+			if *update {
+				updateSkeleton(t, ctx, bin, dir)
+				return
+			}
+			out := t.TempDir()
+			if err := controllergen.Generate(ctx, bin, controllergen.Options{Dir: dir, APIPaths: "./api/...",
+				RBACPaths: "./internal/controller/...", RoleName: o.Name + "-manager"}, out); err != nil {
+				t.Fatal(err)
+			}
+			stale, err := controllergen.Stale(out, dir, controllergen.Layout{ObjectDir: "api/" + versionOr(o.APIVersion), CRDDir: "config/crd/bases", RBACDir: "config/rbac"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range stale {
+				t.Errorf("%s; run go test ./internal/provider/scaffold -run TestControllerBuilds -update", strings.TrimPrefix(s, dir+"/"))
+			}
+			if diff := goCmd(t, ctx, dir, "mod", "tidy", "-diff"); diff != "" {
+				t.Errorf("go.mod/go.sum not tidy:\n%s", diff)
+			}
+			goCmd(t, ctx, dir, "build", "./...")
+			goCmd(t, ctx, dir, "vet", "./...")
+			goCmd(t, ctx, dir, "test", "./...")
+		})
+	}
+}
+
+// updateSkeleton writes what controller-gen and go mod tidy make of a
+// scaffold of samples[0] back into skeleton/controller.
+func updateSkeleton(t *testing.T, ctx context.Context, bin, dir string) {
+	cmd := exec.CommandContext(ctx, "go", "mod", "tidy")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	out := t.TempDir()
+	if err := controllergen.Generate(ctx, bin, controllergen.Options{Dir: dir, APIPaths: "./api/...",
+		RBACPaths: "./internal/controller/...", RoleName: samples[0].Name + "-manager"}, out); err != nil {
+		t.Fatal(err)
+	}
+	const sk = "skeleton/controller/"
+	write := func(name string, data []byte) {
+		p := filepath.Join(sk, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", p)
+	}
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	mod := read(filepath.Join(dir, "go.mod"))
+	write("go.mod.tmpl", []byte(strings.Replace(mod, "module "+samples[0].Module+"\n", "module [[ .Module ]]\n", 1)))
+	write("go.sum", []byte(read(filepath.Join(dir, "go.sum"))))
+	write("api/{version}/zz_generated.deepcopy.go.tmpl", []byte(templated.Replace(read(filepath.Join(out, "object", "zz_generated.deepcopy.go")))))
+	write("config/rbac/role.yaml.tmpl", []byte(templated.Replace(read(filepath.Join(out, "rbac", "role.yaml")))))
+	old, _ := filepath.Glob(filepath.Join(sk, "config/crd/bases/*.tmpl"))
+	for _, o := range old {
+		os.Remove(o)
+	}
+	crds, _ := filepath.Glob(filepath.Join(out, "crd", "*.yaml"))
+	for _, c := range crds {
+		name := strings.Replace(filepath.Base(c), samples[0].Group+"_", "{group}_", 1)
+		name = strings.Replace(name, "widget", "{lower}", 1)
+		write("config/crd/bases/"+name+".tmpl", []byte(templated.Replace(read(c))))
+	}
+}

@@ -1,0 +1,100 @@
+// Package scaffold scaffolds a docs repository for kbook init docs:
+// kbook.yaml, a home page, a guide, a first runbook and the GitHub Actions
+// workflow that runs the runbooks, builds every version and publishes the
+// site to GitHub Pages.
+package scaffold
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+//go:embed all:skeleton
+var skeleton embed.FS
+
+// Options describe the repository to make.
+type Options struct {
+	// Title is the site title (default: the directory name).
+	Title string
+	// KbookVersion is what the workflow installs (default: latest).
+	KbookVersion string
+}
+
+// Files returns the files of a new docs repository, by relative path.
+func Files(o Options) (map[string][]byte, error) {
+	if o.KbookVersion == "" {
+		o.KbookVersion = "latest"
+	}
+	out := map[string][]byte{}
+	err := fs.WalkDir(skeleton, "skeleton", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := fs.ReadFile(skeleton, p)
+		if err != nil {
+			return err
+		}
+		t, err := template.New(p).Parse(string(src))
+		if err != nil {
+			return fmt.Errorf("skeleton %s: %w", p, err)
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, o); err != nil {
+			return fmt.Errorf("skeleton %s: %w", p, err)
+		}
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, "skeleton/"), ".tmpl")
+		out[rel] = b.Bytes()
+		return nil
+	})
+	return out, err
+}
+
+// Write makes the repository in dir. It writes nothing when any of its
+// files already exists, and says which.
+func Write(dir string, o Options) ([]string, error) {
+	if o.Title == "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		o.Title = filepath.Base(abs)
+	}
+	files, err := Files(o)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var exist []string
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			exist = append(exist, filepath.Join(dir, n))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if len(exist) > 0 {
+		return nil, fmt.Errorf("%s already exists: kbook init docs writes nothing over existing files", strings.Join(exist, ", "))
+	}
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
