@@ -33,6 +33,7 @@ type clusterFlags struct {
 	name        string
 	k0rdent     string
 	k0rdentAPI  bool
+	noSnapshot  bool
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
@@ -49,6 +50,7 @@ func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
 	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
+	fl.BoolVar(&f.noSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
 }
 
 // options turns the flags into cluster options.
@@ -81,7 +83,7 @@ func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.
 		}
 	}
 	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
-		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, Logger: log}, nil
+		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, NoSnapshot: f.noSnapshot, Logger: log}, nil
 }
 
 // stderrLogger prints progress lines to stderr.

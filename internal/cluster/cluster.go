@@ -78,6 +78,12 @@ type Options struct {
 	K0rdent string
 	// K0rdentAPIOnly serves the k0rdent release's APIs without controllers.
 	K0rdentAPIOnly bool
+	// NoSnapshot starts the local API server empty and installs the CRDs
+	// every time, instead of starting from the etcd data saved the first
+	// time the same CRDs were installed (see SnapshotDir).
+	NoSnapshot bool
+	// SnapshotDir keeps those snapshots (default: <kbook cache>/snapshots).
+	SnapshotDir string
 	// Logger receives progress.
 	Logger Logger
 	// Procs records the processes and temporary directories the local

@@ -10,6 +10,8 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/plural"
 	"k8s.io/client-go/rest"
 )
 
@@ -40,25 +42,77 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	if err := CheckCRDPaths(o.CRDs); err != nil {
 		return nil, err
 	}
-	if _, err := o.k0rdentRelease(); err != nil {
+	rel, err := o.k0rdentRelease()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		paths     controllers.K0rdentPaths
+		planeCRDs []plane.CRD
+	)
+	if rel != nil {
+		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log)); err != nil {
+			return nil, err
+		}
+		if o.K0rdentAPIOnly {
+			if planeCRDs, err = plane.LoadCRDs(paths); err != nil {
+				return nil, fmt.Errorf("k0rdent %s: %w", rel.Version, err)
+			}
+		}
+	}
+	snap, err := snapshotFor(o, dir, planeCRDs)
+	if err != nil {
 		return nil, err
 	}
 	c := &localCluster{dir: dir, k0rdentAPIOnly: o.K0rdentAPIOnly}
+	fail := func(err error) (Cluster, error) {
+		_ = c.Stop(context.Background())
+		return nil, err
+	}
+	restored, err := c.startFromSnapshot(ctx, o, snap)
+	if err != nil {
+		return fail(err)
+	}
+	if !restored {
+		if err := c.startServer(ctx, o); err != nil {
+			return fail(err)
+		}
+		if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
+			return fail(err)
+		}
+		if snap != nil {
+			// The first start with these CRDs: save etcd's data and
+			// start again from it, which also proves it.
+			if restored, err = c.saveAndRestart(ctx, o, snap, paths); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if rel != nil {
+		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, restored); err != nil {
+			return fail(err)
+		}
+	}
+	return c, nil
+}
+
+// startServer starts kube-apiserver and etcd.
+func (c *localCluster) startServer(ctx context.Context, o Options, opts ...local.Option) error {
 	start := time.Now()
-	log.Infof("starting local API server (kube-apiserver + etcd from %s)", dir)
+	o.logger().Infof("starting local API server (kube-apiserver + etcd from %s)", c.dir)
 	type started struct {
 		srv *local.Server
 		err error
 	}
 	done := make(chan started, 1)
 	go func() {
-		srv, err := local.Start(dir, o.Procs)
+		srv, err := local.Start(c.dir, o.Procs, opts...)
 		done <- started{srv, err}
 	}()
 	select {
 	case r := <-done:
 		if r.err != nil {
-			return nil, fmt.Errorf("start local API server: %w", r.err)
+			return fmt.Errorf("start local API server: %w", r.err)
 		}
 		c.srv, c.cfg, c.kc = r.srv, r.srv.Config(), r.srv.Kubeconfig()
 	case <-ctx.Done():
@@ -67,21 +121,79 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 				_ = r.srv.Stop()
 			}
 		}()
-		return nil, fmt.Errorf("start local API server: %w", ctx.Err())
+		return fmt.Errorf("start local API server: %w", ctx.Err())
 	}
-	log.Infof("local API server ready at %s in %s", c.cfg.Host, time.Since(start).Round(time.Millisecond))
-	if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
-		_ = c.Stop(context.Background())
-		return nil, err
+	o.logger().Infof("local API server ready at %s in %s", c.cfg.Host, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// startFromSnapshot starts the server from the snapshot's data and checks
+// that it serves the snapshot's CRDs. false: there is no snapshot yet, or
+// the one there could not be used - it is then removed, with a warning, to
+// be made anew.
+func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *snapshot) (bool, error) {
+	if snap == nil {
+		return false, nil
 	}
-	if o.K0rdent != "" {
-		var err error
-		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc); err != nil {
-			_ = c.Stop(context.Background())
-			return nil, err
+	m, err := snap.manifest()
+	if m == nil && err == nil {
+		return false, nil
+	}
+	if err == nil {
+		begin := time.Now()
+		err = c.startServer(ctx, o, local.WithData(func(dataDir string) error { return snap.restore(m, dataDir) }))
+		if err == nil {
+			_, err = servedCRDs(ctx, c.cfg, m.CRDs)
+		}
+		if err == nil {
+			o.logger().Infof("started from the snapshot of %s (%s) in %s", plural.Count(len(m.CRDs), "CRD"), snap.dir(), time.Since(begin).Round(time.Millisecond))
+			return true, nil
+		}
+		if c.srv != nil {
+			_ = c.srv.Stop()
+			c.srv = nil
+		}
+		if ctx.Err() != nil {
+			return false, err
 		}
 	}
-	return c, nil
+	o.logger().Infof("warning: snapshot %s cannot be used, making it anew: %v", snap.dir(), err)
+	if err := snap.remove(); err != nil {
+		return false, fmt.Errorf("remove snapshot: %w", err)
+	}
+	return false, nil
+}
+
+// saveAndRestart installs the k0rdent release's CRDs (API only) on the
+// freshly installed server, saves etcd's data as the snapshot and starts
+// again from it. A snapshot that cannot be saved is only a warning: the
+// server then starts fresh once more.
+func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths) (bool, error) {
+	log := o.logger()
+	begin := time.Now()
+	if o.K0rdent != "" {
+		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, false)
+		if err != nil {
+			return false, err
+		}
+		_ = p.Stop()
+		_ = os.RemoveAll(dir)
+	}
+	names, err := servedCRDs(ctx, c.cfg, nil)
+	if err != nil {
+		return false, err
+	}
+	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names) })
+	c.srv = nil
+	if err == nil {
+		log.Infof("saved a snapshot of the server with %s in %s: later runs with the same CRDs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
+		return c.startFromSnapshot(ctx, o, snap)
+	}
+	log.Infof("warning: no snapshot saved (%v); starting without one", err)
+	if err := c.startServer(ctx, o); err != nil {
+		return false, err
+	}
+	return false, InstallCRDs(ctx, c.cfg, o.CRDs, log)
 }
 
 func (c *localCluster) Name() string             { return "kbook" }

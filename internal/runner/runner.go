@@ -257,7 +257,11 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 			}
 		}()
 	}
-	for i := range sel {
+	timings := r.opts.Timings
+	if timings == nil && r.opts.Cache != nil && r.opts.Parallel > 1 {
+		timings = r.opts.Cache.Durations()
+	}
+	for _, i := range startOrder(sel, r.opts.Parallel, timings) {
 		work <- i
 	}
 	close(work)

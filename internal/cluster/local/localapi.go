@@ -36,6 +36,8 @@ type Server struct {
 	dirs []string
 	cfg  *rest.Config
 	kc   []byte
+	// seed fills etcd's empty data directory before etcd starts (WithData).
+	seed func(dataDir string) error
 }
 
 // Start starts etcd and kube-apiserver from the binaries in dir (retrying,
@@ -43,11 +45,20 @@ type Server struct {
 // an admin user and waits for the default namespace. With a nil procs the
 // servers are neither wrapped nor recorded and their directories are made
 // in os.TempDir().
-func Start(dir string, procs *proc.Registry) (*Server, error) {
+func Start(dir string, procs *proc.Registry, opts ...Option) (*Server, error) {
 	s := &Server{}
+	for _, o := range opts {
+		o(s)
+	}
 	if err := s.describe(dir, procs); err != nil {
 		s.removeDirs()
 		return nil, err
+	}
+	if s.seed != nil {
+		if err := s.seed(s.cp.Etcd.DataDir); err != nil {
+			s.removeDirs()
+			return nil, fmt.Errorf("etcd data: %w", err)
+		}
 	}
 	if err := s.start(); err != nil {
 		_ = s.Stop()

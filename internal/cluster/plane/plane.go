@@ -56,6 +56,10 @@ type Options struct {
 	StateDir string
 	// APIOnly installs the CRDs and starts nothing.
 	APIOnly bool
+	// CRDsInstalled says the API server already serves the release's
+	// CRDs, established (it started from a snapshot made after they were
+	// installed): APIOnly then installs nothing.
+	CRDsInstalled bool
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
 	Logger   Logger
@@ -124,6 +128,11 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		if err := WireConversion(crds, pt.webhook, certs.CA); err != nil {
 			return p, err
 		}
+	}
+	if o.CRDsInstalled && o.APIOnly {
+		p.crds = len(crds)
+		p.Started = time.Since(begin)
+		return p, nil
 	}
 	if err := installCRDs(ctx, o.RESTConfig, crds); err != nil {
 		return p, err

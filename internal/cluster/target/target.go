@@ -405,7 +405,7 @@ func (t *Target) delete(ctx context.Context, l *lister, objs []object) error {
 	var errs []string
 	for _, o := range objs {
 		if o.GVR.Resource == "namespaces" && o.GVR.Group == "" {
-			if err := t.deleteNamespace(ctx, l, o.Name); err != nil {
+			if err := t.deleteNamespace(ctx, l, o.Name, nil); err != nil {
 				errs = append(errs, err.Error())
 			}
 			continue
@@ -442,16 +442,25 @@ func (t *Target) deleteObject(ctx context.Context, l *lister, o object) error {
 }
 
 // deleteNamespace deletes a namespace; on the local backend it first
-// deletes everything in it and then finalizes it.
-func (t *Target) deleteNamespace(ctx context.Context, l *lister, name string) error {
+// deletes everything in it and then finalizes it. listed, when not nil, is
+// a snapshot of every namespace taken after the runbook ended: the
+// namespace's objects are taken from it instead of listing them again.
+func (t *Target) deleteNamespace(ctx context.Context, l *lister, name string, listed map[types.UID]object) error {
 	cs, err := kubernetes.NewForConfig(t.cluster.RESTConfig())
 	if err != nil {
 		return err
 	}
 	if t.opts.Backend == cluster.Local {
-		objs, err := l.snapshot(ctx, name)
-		if err != nil {
-			return fmt.Errorf("namespace %s: %w", name, err)
+		objs := map[types.UID]object{}
+		for uid, o := range listed {
+			if o.Namespace == name {
+				objs[uid] = o
+			}
+		}
+		if listed == nil {
+			if objs, err = l.snapshot(ctx, name); err != nil {
+				return fmt.Errorf("namespace %s: %w", name, err)
+			}
 		}
 		for _, o := range created(nil, objs, nil) {
 			if err := t.deleteObject(ctx, l, o); err != nil {
@@ -543,16 +552,19 @@ func (s *Session) Close(ctx context.Context) error {
 			return err
 		}
 	}
-	var errs []string
+	var (
+		errs  []string
+		after map[types.UID]object
+	)
 	if s.before != nil {
-		after, err := l.snapshot(ctx, "")
-		if err != nil {
+		var err error
+		if after, err = l.snapshot(ctx, ""); err != nil {
 			errs = append(errs, err.Error())
 		} else if err := s.t.delete(ctx, l, created(s.before, after, map[string]bool{s.namespace: true})); err != nil {
 			errs = append(errs, err.Error())
 		}
 	}
-	if err := s.t.deleteNamespace(ctx, l, s.namespace); err != nil {
+	if err := s.t.deleteNamespace(ctx, l, s.namespace, after); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {

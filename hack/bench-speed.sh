@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# bench-speed.sh - the rows of the speed issue's target table that kbook can
+# measure on this machine, each as a ratio against a baseline measured in the
+# same run, with the machine's load beside it. Not a test: nothing here fails
+# on a number.
+#
+#   hack/bench-speed.sh            # bin/kbook (built by make build)
+#   KBOOK=path/to/kbook hack/bench-speed.sh
+#   KBOOK_BASE=path/to/old/kbook hack/bench-speed.sh   # also: the per-runbook row against that binary
+#   REPEAT=3 hack/bench-speed.sh   # best of 3 per measurement (default 1)
+#
+# The k0rdent rows need the release's CRDs (--k0rdent v1.11.4 --k0rdent-api-only:
+# fetched once from the Go module proxy) and the local API server's binaries
+# (kbook cluster assets, built once).
+set -euo pipefail
+KBOOK=${KBOOK:-bin/kbook}
+K0RDENT=${K0RDENT:-v1.11.4}
+REPEAT=${REPEAT:-1}
+KBOOK=$(cd "$(dirname "$KBOOK")" && pwd)/$(basename "$KBOOK")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# best SECONDS of REPEAT runs of "$@" (output to $work/last.log; a failing
+# run aborts the script with its log).
+best() {
+	local b="" t0 t1 s
+	for _ in $(seq "$REPEAT"); do
+		t0=$(date +%s.%N)
+		if ! "$@" >"$work/last.log" 2>&1; then
+			echo "FAILED: $*" >&2
+			tail -30 "$work/last.log" >&2
+			exit 1
+		fi
+		t1=$(date +%s.%N)
+		s=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc -l)" = 1 ]; then b=$s; fi
+	done
+	printf '%.2f' "$b"
+}
+
+row() { # what, baseline label, baseline s, new label, new s
+	printf '%-58s | %-28s %7.2fs | %-24s %7.2fs | %5.2fx | load %s\n' "$1" "$2" "$3" "$4" "$5" "$(echo "$5 / $3" | bc -l)" "$(load)"
+}
+
+runbook() { # name, requires, script...
+	local f="$work/rb/$1.md"
+	mkdir -p "$work/rb"
+	shift
+	{ printf -- '---\nrequires: [%s]\n---\n```testscript\n' "$1"; shift; printf '%s\n' "$@"; printf '```\n'; } >"$f"
+}
+
+run() { "$KBOOK" run --no-cache --progress plain "$@"; }
+
+echo "kbook speed bench: $KBOOK, $(nproc) cores, load $(load), $(date -u +%FT%TZ)"
+printf '%-58s | %-37s | %-33s | %6s |\n' "row" "baseline" "now" "ratio"
+
+# -p 2 against -p 1: four independent runbooks that each sleep 3 s.
+for i in 1 2 3 4; do runbook "sleep$i" cluster "exec sleep 3"; done
+p1=$(best run -p 1 "$work"/rb/sleep?.md)
+p2=$(best run -p 2 "$work"/rb/sleep?.md)
+row "-p 2 vs -p 1, 4 runbooks sleeping 3 s" "-p 1" "$p1" "-p 2" "$p2"
+
+# kbook's time per runbook beyond its steps: 10 one-command runbooks
+# against 1, on the same server; (T10 - T1) / 9 is what each added runbook
+# costs (namespace, snapshot of the cluster's objects, cleanup).
+for i in $(seq -w 1 10); do runbook "tiny$i" cluster "exec true"; done
+perrb() { # kbook binary -> seconds per added runbook
+	local one ten
+	one=$(best "$1" run --no-cache --progress plain -p 1 "$work/rb/tiny01.md")
+	ten=$(best "$1" run --no-cache --progress plain -p 1 "$work"/rb/tiny??.md)
+	echo "($ten - $one) / 9" | bc -l
+}
+now=$(perrb "$KBOOK")
+if [ -n "${KBOOK_BASE:-}" ]; then
+	base=$(perrb "$KBOOK_BASE")
+	row "kbook's time per runbook beyond its steps (-p 1)" "$(basename "$KBOOK_BASE")" "$base" "$(basename "$KBOOK")" "$now"
+else
+	printf '%-58s | %-37s | %-24s %7.2fs | %6s | load %s\n' "kbook's time per runbook beyond its steps (-p 1)" "(set KBOOK_BASE for a baseline)" "$(basename "$KBOOK")" "$now" "" "$(load)"
+fi
+
+# The k0rdent release's CRDs (86 for v1.11.4), API only: the server ready,
+# and a tiny runbook end to end (one kubectl apply of a ClusterTemplate).
+# Baseline: --no-snapshot (an empty server, CRDs installed); now: started
+# from the snapshot saved the first time (made here first, not timed).
+cat >"$work/rb/ct.md" <<'MD'
+---
+requires: [k0rdent, exec:kubectl]
+---
+```yaml file=ct.yaml
+apiVersion: k0rdent.mirantis.com/v1beta1
+kind: ClusterTemplate
+metadata:
+  name: tiny-1-0-0
+spec:
+  helm:
+    chartSpec:
+      chart: tiny
+      version: 1.0.0
+      sourceRef:
+        kind: HelmRepository
+        name: tiny
+```
+
+```testscript
+exec kubectl apply -f ct.yaml
+stdout 'clustertemplate.k0rdent.mirantis.com/tiny-1-0-0 created'
+```
+MD
+k0=(--k0rdent "$K0RDENT" --k0rdent-api-only)
+run "${k0[@]}" "$work/rb/ct.md" >/dev/null 2>&1 || { echo "the k0rdent rows need: $KBOOK run ${k0[*]} (see $work)"; exit 1; }
+cold=$(best run "${k0[@]}" --no-snapshot "$work/rb/ct.md")
+warm=$(best run "${k0[@]}" "$work/rb/ct.md")
+row "tiny runbook end to end, $K0RDENT API only (86 CRDs), warm" "--no-snapshot" "$cold" "snapshot" "$warm"
+
+# The server ready with those CRDs (start to served), from the Go benchmark
+# that starts it both ways in one process.
+out=$(KUBEBUILDER_ASSETS=$("$KBOOK" cluster assets) go test -run '^$' -bench 'BenchmarkLocalStartK0rdent' -benchtime "${REPEAT}x" ./internal/cluster 2>&1) || { echo "$out"; exit 1; }
+secs() { echo "$out" | awk -v n="$1" '$1 ~ n { print $3 / 1e9 }' | head -1; }
+row "local API server ready, $K0RDENT API only (86 CRDs), warm" "--no-snapshot" "$(secs no-snapshot)" "snapshot" "$(secs /snapshot)"
