@@ -16,6 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/assets"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/plane"
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
@@ -360,6 +361,8 @@ type clusterStatus struct {
 	PID               int    `json:"pid,omitempty"`
 	Started           string `json:"started"`
 	Error             string `json:"error,omitempty"`
+	// Restarts are the k0rdent controllers' exits and restarts.
+	Restarts []plane.Restart `json:"restarts,omitempty"`
 }
 
 func newClusterStatusCmd() *cobra.Command {
@@ -378,6 +381,11 @@ func newClusterStatusCmd() *cobra.Command {
 				return &exitError{exitFailed, err}
 			}
 			st := clusterStatus{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID, Started: s.Started.Format(time.RFC3339)}
+			if s.PlaneLogs != "" {
+				if st.Restarts, err = plane.ReadRestarts(s.PlaneLogs); err != nil {
+					st.Error = err.Error()
+				}
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 20*time.Second)
 			defer cancel()
 			if c, err := cluster.Reuse(ctx, s); err != nil {
@@ -401,6 +409,12 @@ func newClusterStatusCmd() *cobra.Command {
 				}
 				fmt.Fprintf(out, "cluster:    %s (%s)\nstatus:     %s\nserver:     %s\nkubernetes: %s\nkubeconfig: %s\nstarted:    %s\n",
 					st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
+				if s.PlaneLogs != "" {
+					fmt.Fprintf(out, "restarts:   %d (k0rdent controllers; logs in %s)\n", len(st.Restarts), s.PlaneLogs)
+					for _, r := range st.Restarts {
+						fmt.Fprintf(out, "  %s\n", r)
+					}
+				}
 			}
 			if !st.Running {
 				return &exitError{exitFailed, nil}
