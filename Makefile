@@ -113,8 +113,15 @@ cross:
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/kbook
 	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/kbook
 
+# Each target fuzzes for FUZZTIME (default 60s: about 7 minutes for the seven).
+FUZZTIME ?= 60s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./internal/runbook
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/runbook
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/policy
+	$(GO) test -run '^$$' -fuzz '^FuzzChainLoad$$' -fuzztime $(FUZZTIME) ./internal/chain
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME) ./internal/upgrade
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME) ./internal/site
+	$(GO) test -run '^$$' -fuzz '^FuzzCompileSchema$$' -fuzztime $(FUZZTIME) ./internal/helmvalues
 
 clean:
 	rm -rf bin

@@ -16,6 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/spf13/cobra"
@@ -364,6 +365,8 @@ type clusterStatus struct {
 	PID               int    `json:"pid,omitempty"`
 	Started           string `json:"started"`
 	Error             string `json:"error,omitempty"`
+	// Restarts are the k0rdent controllers' exits and restarts.
+	Restarts []plane.Restart `json:"restarts,omitempty"`
 }
 
 func newClusterStatusCmd() *cobra.Command {
@@ -379,6 +382,11 @@ func newClusterStatusCmd() *cobra.Command {
 				return &exitError{findings.ExitErrors, err}
 			}
 			st := clusterStatus{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID, Started: s.Started.Format(time.RFC3339)}
+			if s.PlaneLogs != "" {
+				if st.Restarts, err = plane.ReadRestarts(s.PlaneLogs); err != nil {
+					st.Error = err.Error()
+				}
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 20*time.Second)
 			defer cancel()
 			if c, err := cluster.Reuse(ctx, s); err != nil {
@@ -402,6 +410,12 @@ func newClusterStatusCmd() *cobra.Command {
 				}
 				fmt.Fprintf(out, "cluster:    %s (%s)\nstatus:     %s\nserver:     %s\nkubernetes: %s\nkubeconfig: %s\nstarted:    %s\n",
 					st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
+				if s.PlaneLogs != "" {
+					fmt.Fprintf(out, "restarts:   %d (k0rdent controllers; logs in %s)\n", len(st.Restarts), s.PlaneLogs)
+					for _, r := range st.Restarts {
+						fmt.Fprintf(out, "  %s\n", r)
+					}
+				}
 			}
 			if !st.Running {
 				return &exitError{findings.ExitErrors, nil}

@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -130,15 +131,31 @@ func (c *Cache) file(sum string) string {
 
 // Get returns the stored result for a key sum.
 func (c *Cache) Get(sum string) (*report.Runbook, bool) {
-	data, err := os.ReadFile(c.file(sum))
+	rb, ok, _ := c.Lookup(sum)
+	return rb, ok
+}
+
+// Lookup returns the stored result for a key sum. A truncated or corrupt
+// entry (a kbook killed mid-write on a file system without atomic
+// renames, a disk error, a hand edit) is a miss, with an error naming the
+// file for a warning; the next Put rewrites it.
+func (c *Cache) Lookup(sum string) (*report.Runbook, bool, error) {
+	file := c.file(sum)
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
 	if err != nil {
-		return nil, false
+		return nil, false, fmt.Errorf("cache: %w: ignored, the runbook runs again", err)
 	}
 	var rb report.Runbook
 	if err := json.Unmarshal(data, &rb); err != nil {
-		return nil, false // a corrupt entry is a miss; Put overwrites it
+		return nil, false, fmt.Errorf("cache: %s is corrupt (%v): ignored, the runbook runs again and its entry is rewritten", file, err)
 	}
-	return &rb, true
+	if rb.Path == "" || rb.Status == "" {
+		return nil, false, fmt.Errorf("cache: %s is not a runbook result (no path or status): ignored, the runbook runs again and its entry is rewritten", file)
+	}
+	return &rb, true, nil
 }
 
 // Put stores a result under a key sum and records its duration.

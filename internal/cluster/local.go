@@ -207,6 +207,24 @@ func (c *localCluster) Kubeconfig() ([]byte, error) {
 	return c.kc, nil
 }
 
+// Lost is closed when the local API server's etcd or kube-apiserver exits
+// on its own (nil for clusters kbook does not run); Err says which.
+func Lost(c Cluster) (lost <-chan struct{}, why func() error) {
+	if lc, ok := c.(*localCluster); ok && lc.srv != nil {
+		return lc.srv.Lost(), lc.srv.Err
+	}
+	return nil, func() error { return nil }
+}
+
+// ServerPIDs maps the local API server's etcd and kube-apiserver to their
+// process ids (nil for other clusters).
+func ServerPIDs(c Cluster) map[string]int {
+	if lc, ok := c.(*localCluster); ok && lc.srv != nil {
+		return lc.srv.PIDs()
+	}
+	return nil
+}
+
 // Plane is the k0rdent management plane the local backend runs, or nil.
 func (c *localCluster) Plane() *plane.Plane { return c.plane }
 

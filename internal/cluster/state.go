@@ -34,6 +34,9 @@ type State struct {
 	Kubeconfig string    `json:"kubeconfig"`
 	Started    time.Time `json:"started"`
 	CRDs       []string  `json:"crds,omitempty"`
+	// PlaneLogs is the k0rdent plane's log directory (--k0rdent with
+	// controllers), where its supervisor lists the restarts.
+	PlaneLogs string `json:"planeLogs,omitempty"`
 	// KindName is the kind cluster behind a kind state.
 	KindName string `json:"kindName,omitempty"`
 }
@@ -141,14 +144,26 @@ func Serve(ctx context.Context, root string, o Options, name string) error {
 			self, _ = proc.Self()
 		}
 		err = WriteState(root, &State{Name: name, Backend: c.Backend(), Server: c.RESTConfig().Host,
-			PID: os.Getpid(), PIDStart: self.Start, Registry: o.Procs.Dir(), Started: time.Now(), CRDs: o.CRDs}, kc)
+			PID: os.Getpid(), PIDStart: self.Start, Registry: o.Procs.Dir(), Started: time.Now(), CRDs: o.CRDs, PlaneLogs: planeLogs(c)}, kc)
 	}
 	if err == nil {
-		<-ctx.Done()
+		lost, why := Lost(c)
+		select {
+		case <-ctx.Done():
+		case <-lost:
+			err = why()
+		}
 	}
 	stopErr := c.Stop(context.WithoutCancel(ctx))
 	rmErr := RemoveState(root, name)
 	return errors.Join(err, stopErr, rmErr)
+}
+
+func planeLogs(c Cluster) string {
+	if p := PlaneOf(c); p != nil {
+		return p.LogDir()
+	}
+	return ""
 }
 
 // Down stops a cluster brought up with `kbook cluster up` and forgets it.

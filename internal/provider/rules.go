@@ -34,6 +34,7 @@ const (
 	RuleV1Beta1Contract      = "CONTRACT010"
 	RuleConditions           = "CONTRACT011"
 	RuleTemplateSpec         = "CONTRACT012"
+	RuleTemplatedKind        = "CONTRACT013"
 
 	RuleControlPlaneEndpoint        = "INFRA001"
 	RuleControlPlaneEndpointMissing = "INFRA002"
@@ -109,6 +110,8 @@ var rules = []findings.Rule{
 		Description: "Providers SHOULD implement `status.conditions`: Cluster API mirrors their `Ready` condition into the owner (Cluster `InfrastructureReady`, Machine `InfrastructureReady`/`BootstrapConfigReady`), the only place users see why provisioning waits."},
 	{ID: RuleTemplateSpec, Category: CategoryContract, Severity: findings.Error, Title: "Templates hold spec.template.spec",
 		Description: "Cluster API (ClusterClass, MachineDeployments, MachineSets, control planes) creates objects from a template's `spec.template.spec` and copies `spec.template.metadata` (`internal/contract/*_template.go`)."},
+	{ID: RuleTemplatedKind, Category: CategoryContract, Severity: findings.Error, Title: "A template's kind exists without Template",
+		Description: "Cluster API creates an object from a template by dropping `Template` from the template's kind in the same API group (`controllers/external.GenerateTemplate`: `strings.TrimSuffix(kind, \"Template\")`): MachineSets clone a `ProxmoxMachineTemplate` into a `ProxmoxMachine`, ClusterClass topologies an InfraClusterTemplate into its InfraCluster, a ControlPlaneTemplate into its ControlPlane, a BootstrapConfigTemplate into its BootstrapConfig, an InfraMachinePoolTemplate into its InfraMachinePool. A template whose kind is not among the inputs clones into a kind the API server does not serve, and every MachineSet or topology using it fails. Contract kinds come in these pairs; the reverse (a kind without its template) is INFRA005, INFRA009, INFRA013, BOOTSTRAP003 and CONTROLPLANE004."},
 
 	{ID: RuleControlPlaneEndpoint, Category: CategoryInfra, Severity: findings.Error, Title: "spec.controlPlaneEndpoint has the shape {host string, port int32}",
 		Description: "Cluster API reads an InfraCluster's (and a ControlPlane's) `spec.controlPlaneEndpoint` into `clusterv1.APIEndpoint` (`internal/contract/infrastructure_cluster.go`, `ControlPlaneEndpoint`); another shape fails the Cluster's reconciliation."},

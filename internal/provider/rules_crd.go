@@ -279,6 +279,11 @@ func (c *checker) checkFields(d *crd, contract string, v *yaml.Node, vp findings
 		conditions()
 		templateOf(RuleControlPlaneTemplate, false, "ClusterClass topologies need it")
 	case RoleInfraClusterTemplate, RoleInfraMachineTemplate, RoleInfraMachinePoolTemplate, RoleBootstrapConfigTemplate, RoleControlPlaneTemplate:
+		if kind := strings.TrimSuffix(d.kind, "Template"); c.byGK[d.group+"/"+kind] == nil {
+			c.add(findings.Finding{Rule: RuleTemplatedKind, File: o.File, Line: o.Root.Line, Path: "spec.names.kind", Object: o.ID(),
+				Message: fmt.Sprintf("%s (%s) templates %s, which is not among the inputs in group %s: Cluster API clones %s into a %s (the template's kind without Template), a kind the API server would not serve", d.kind, d.role, kind, d.group, d.kind, kind),
+				Hint:    fmt.Sprintf("ship the %s CRD (group %s) with the provider, or name the template after the kind it creates", kind, d.group)})
+		}
 		require(RuleTemplateSpec, field{[]string{"spec", "template", "spec"}, "object"}, "Cluster API creates objects from spec.template.spec (and copies spec.template.metadata)", "add spec.template.spec holding the templated kind's spec")
 	}
 }

@@ -102,6 +102,19 @@ func (x *execution) run() *report.Runbook {
 	// kbook's own commands (await, assert) stop at the deadline too.
 	cmdCtx, cancelCmds := context.WithDeadline(x.ctx, deadline)
 	defer cancelCmds()
+	if b, ok := x.r.opts.Target.(Breakable); ok {
+		// A lost cluster ends kbook's commands at once, with the reason.
+		var cancelLost context.CancelCauseFunc
+		cmdCtx, cancelLost = context.WithCancelCause(cmdCtx)
+		go func() {
+			select {
+			case <-b.Broken():
+				cancelLost(b.BrokenErr())
+			case <-cmdCtx.Done():
+			}
+		}()
+		defer cancelLost(nil)
+	}
 	x.cmdCtx = cmdCtx
 	t := &scriptT{}
 	params := testscript.Params{
@@ -153,6 +166,9 @@ func (x *execution) run() *report.Runbook {
 		res.Status, res.Reason = report.Skipped, "skipped by the script: "+strings.TrimSpace(skipMsg)
 	case timedOut && res.Status == report.Failed:
 		res.Reason = fmt.Sprintf("timed out after %s: %s", timeout, res.Reason)
+	}
+	if err := x.r.broken(); err != nil && res.Status == report.Failed {
+		res.Reason = err.Error() + ": " + res.Reason
 	}
 	x.closeSession(res)
 	if x.ctx.Err() != nil && res.Status == report.Failed {

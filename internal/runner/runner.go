@@ -115,6 +115,31 @@ type Describer interface {
 	Describe(ctx context.Context, env *report.Environment)
 }
 
+// Breakable is implemented by targets that can be lost under the runbooks
+// (the local API server's etcd or kube-apiserver exits). Broken is closed
+// then and BrokenErr says what was lost: the runner ends kbook's commands
+// (await, assert) in the runbooks that run, fails them with that message
+// rather than letting them wait out their time limits, and fails the
+// runbooks that need the target and have not started yet.
+type Breakable interface {
+	Broken() <-chan struct{}
+	BrokenErr() error
+}
+
+// broken is why the run's target was lost, or nil.
+func (r *Runner) broken() error {
+	b, ok := r.opts.Target.(Breakable)
+	if !ok {
+		return nil
+	}
+	select {
+	case <-b.Broken():
+		return b.BrokenErr()
+	default:
+		return nil
+	}
+}
+
 // Target is what runbooks run against: a cluster backend. The runner asks
 // it for conditions and prepares one Session per runbook.
 type Target interface {
@@ -332,7 +357,11 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 			return failed(&report.Runbook{Path: rb.Path, Title: rb.Title(), Verified: time.Now()}, err.Error())
 		}
 		sum = key.Sum()
-		if hit, ok := r.opts.Cache.Get(sum); ok && hit.Status == report.Passed {
+		hit, ok, err := r.opts.Cache.Lookup(sum)
+		if err != nil {
+			r.obs.Warn(rb.Path + ": " + err.Error())
+		}
+		if ok && hit.Status == report.Passed {
 			hit.Cached = true
 			hit.Path, hit.Title = rb.Path, rb.Title()
 			return hit
@@ -346,6 +375,9 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 	}
 	if st, ok := r.opts.Target.(Starter); ok && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
 		_ = st.Start(ctx) // Prepare reports a failure, at the runbook
+	}
+	if err := r.broken(); err != nil && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
+		return failed(&report.Runbook{Path: rb.Path, Title: rb.Title(), Verified: time.Now()}, "not run: "+err.Error())
 	}
 	x := &execution{r: r, rb: rb, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
 	res := x.run()

@@ -138,6 +138,7 @@ func install(built, out string, v VersionEntry) error {
 		}
 	}
 	if err := os.Rename(built, dst); err != nil {
+		_ = os.Rename(old, dst) // the previous version stays published
 		return fmt.Errorf("install %s: %w", dst, err)
 	}
 	if err := os.RemoveAll(old); err != nil {

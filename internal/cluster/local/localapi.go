@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
@@ -38,6 +39,15 @@ type Server struct {
 	kc   []byte
 	// seed fills etcd's empty data directory before etcd starts (WithData).
 	seed func(dataDir string) error
+
+	// etcdDir and certDir are on the command lines of etcd and
+	// kube-apiserver alone: how watch finds them.
+	etcdDir, certDir string
+	mu               sync.Mutex
+	pids             map[string]int
+	stopping         bool
+	lost             chan struct{}
+	lostErr          error
 }
 
 // Start starts etcd and kube-apiserver from the binaries in dir (retrying,
@@ -64,7 +74,67 @@ func Start(dir string, procs *proc.Registry, opts ...Option) (*Server, error) {
 		_ = s.Stop()
 		return nil, err
 	}
+	s.watch()
 	return s, nil
+}
+
+// watch closes Lost when etcd or kube-apiserver exits while the server
+// is not being stopped. When etcd goes, kube-apiserver is killed too: it
+// would otherwise accept requests and hold them until its own timeout
+// (a minute), where a dead server refuses them at once. Linux only (the
+// processes are found in /proc and watched through pidfds); elsewhere
+// Lost never closes.
+func (s *Server) watch() {
+	s.lost = make(chan struct{})
+	s.pids = map[string]int{}
+	for _, w := range []struct{ name, arg string }{{binaries.Etcd, s.etcdDir}, {binaries.KubeAPIServer, s.certDir}} {
+		pids := proc.ChildrenWith(w.arg)
+		if len(pids) != 1 {
+			continue
+		}
+		exited, err := proc.Exited(pids[0])
+		if err != nil {
+			continue
+		}
+		s.pids[w.name] = pids[0]
+		go func(name string, pid int) {
+			<-exited
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.stopping || s.lostErr != nil {
+				return
+			}
+			s.lostErr = fmt.Errorf("the local API server's %s (pid %d) exited: the cluster is gone, the runbooks using it fail; the next run starts a new one", name, pid)
+			if name == binaries.Etcd {
+				if api, ok := s.pids[binaries.KubeAPIServer]; ok {
+					_ = proc.Kill(api)
+				}
+			}
+			close(s.lost)
+		}(w.name, pids[0])
+	}
+}
+
+// Lost is closed when etcd or kube-apiserver exits on its own; Err says
+// which.
+func (s *Server) Lost() <-chan struct{} { return s.lost }
+
+// Err is why Lost closed (nil while the server runs).
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lostErr
+}
+
+// PIDs maps etcd and kube-apiserver to their process ids (Linux).
+func (s *Server) PIDs() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range s.pids {
+		out[k] = v
+	}
+	return out
 }
 
 // describe makes the directories and wrappers of the control plane.
@@ -79,6 +149,7 @@ func (s *Server) describe(dir string, procs *proc.Registry) error {
 		return err
 	}
 	s.dirs = append(s.dirs, certDir)
+	s.etcdDir, s.certDir = etcdDir, certDir
 	etcdPath, err := procs.Wrap(filepath.Join(dir, binaries.Etcd), binaries.Etcd)
 	if err != nil {
 		return err
@@ -139,6 +210,9 @@ func (s *Server) Kubeconfig() []byte { return s.kc }
 
 // Stop stops kube-apiserver and etcd and removes their directories.
 func (s *Server) Stop() error {
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
 	var errs []error
 	if s.cp != nil {
 		if err := s.cp.Stop(); err != nil {

@@ -63,6 +63,9 @@ type Options struct {
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
 	Logger   Logger
+	// Restart is how controllers that exit are restarted (zero:
+	// DefaultRestartPolicy).
+	Restart RestartPolicy
 	// Timeout bounds the whole start (default 3 minutes).
 	Timeout time.Duration
 }
@@ -179,7 +182,11 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		return p, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
 	}
 
-	if p.sup, err = NewSupervisor(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher); err != nil {
+	policy := o.Restart
+	if policy == (RestartPolicy{}) {
+		policy = DefaultRestartPolicy
+	}
+	if p.sup, err = NewSupervisor(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher, WithRestartPolicy(policy), WithLogger(log)); err != nil {
 		return p, err
 	}
 	if err := os.MkdirAll(filepath.Join(o.StateDir, "flux-storage"), 0o755); err != nil {
@@ -742,6 +749,23 @@ func (p *Plane) Crashes() <-chan Crash {
 		return nil
 	}
 	return p.sup.Crashes()
+}
+
+// Restarts lists the controllers' exits and restarts so far.
+func (p *Plane) Restarts() []Restart {
+	if p.sup == nil {
+		return nil
+	}
+	return p.sup.Restarts()
+}
+
+// Restarted delivers each controller restart once decided (see
+// Supervisor.Restarted); nil in API-only mode.
+func (p *Plane) Restarted() <-chan Restart {
+	if p.sup == nil {
+		return nil
+	}
+	return p.sup.Restarted()
 }
 
 // RepoURL is the in-process Helm repository ("" in API-only mode).

@@ -2,6 +2,7 @@ package plane
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
@@ -60,17 +62,25 @@ type Spec struct {
 }
 
 // Supervisor starts processes, one log file each, checks their readiness,
-// reports a crash with the tail of the log and stops them in reverse
+// reports a crash with the tail of the log, restarts a process that exits
+// after it was ready (as a kubelet restarts a container: exponential
+// backoff, up to a limit; see RestartPolicy) and stops them in reverse
 // order. It is safe for concurrent use.
 type Supervisor struct {
 	logDir string
 	launch Launcher
 	env    []string
+	policy RestartPolicy
+	log    Logger
 
-	mu      sync.Mutex
-	procs   []*supervised
-	stopped bool
-	crashes chan Crash
+	mu       sync.Mutex
+	procs    []*supervised
+	stopped  bool
+	stopCh   chan struct{} // closed by Stop: pending restarts give up
+	pending  sync.WaitGroup
+	crashes  chan Crash
+	restarts []Restart
+	notify   chan Restart
 }
 
 type supervised struct {
@@ -83,6 +93,9 @@ type supervised struct {
 	ready   bool // Start returned: a later exit is a crash
 	// early gets the crash of a process that exits before it is ready.
 	early chan Crash
+	// crashes counts the exits since the process last ran for
+	// RestartPolicy.Stable: what the backoff and the limit count.
+	crashes int
 }
 
 // Crash reports a supervised process that exited on its own.
@@ -91,6 +104,81 @@ type Crash struct {
 	Err  error
 	// LogPath is the process's log; Tail its last lines.
 	LogPath, Tail string
+}
+
+// RestartPolicy says how the supervisor restarts a process that exits
+// after it was ready: after Initial, doubling up to Max with each exit in a
+// row, at most Limit times in a row (then it stays down and Restart.GaveUp
+// says so). A process that ran for Stable before it exited starts the
+// count again. Limit < 0 never restarts.
+type RestartPolicy struct {
+	Initial, Max, Stable time.Duration
+	Limit                int
+}
+
+// DefaultRestartPolicy is the plane's: 1s, 2s, 4s, ... up to 30s, five
+// restarts in a row; ten minutes of running forgives the past, as the
+// kubelet's CrashLoopBackOff does.
+var DefaultRestartPolicy = RestartPolicy{Initial: time.Second, Max: 30 * time.Second, Stable: 10 * time.Minute, Limit: 5}
+
+// backoff is the wait before restart n (1-based).
+func (rp RestartPolicy) backoff(n int) time.Duration {
+	d := rp.Initial
+	for i := 1; i < n && d < rp.Max; i++ {
+		d *= 2
+	}
+	return min(d, rp.Max)
+}
+
+// Restart records one exit of a supervised process after it was ready and
+// what the supervisor did about it.
+type Restart struct {
+	Name string    `json:"name"`
+	At   time.Time `json:"at"`
+	// Exit is how the process exited; Tail the last lines of its log then.
+	Exit string `json:"exit"`
+	Tail string `json:"tail,omitempty"`
+	// Attempt is the restart's number in a row (1 the first); Backoff the
+	// wait before it.
+	Attempt int           `json:"attempt"`
+	Backoff time.Duration `json:"backoff"`
+	// Err is why the restarted process did not become ready ("" when it
+	// did); GaveUp says the limit was reached and the process stays down.
+	Err    string `json:"error,omitempty"`
+	GaveUp bool   `json:"gaveUp,omitempty"`
+}
+
+func (r Restart) String() string {
+	if r.GaveUp {
+		return fmt.Sprintf("%s %s exited (%s) after %d restarts in a row: not restarted again", r.At.Format(time.TimeOnly), r.Name, r.Exit, r.Attempt-1)
+	}
+	msg := fmt.Sprintf("%s %s exited (%s): restart %d after %s", r.At.Format(time.TimeOnly), r.Name, r.Exit, r.Attempt, r.Backoff)
+	if r.Err != "" {
+		msg += " failed: " + r.Err
+	}
+	return msg
+}
+
+// RestartsFile is the name of the file in the log directory that lists
+// the restarts (JSON), for kbook cluster status.
+const RestartsFile = "restarts.json"
+
+// SupervisorOption configures NewSupervisor.
+type SupervisorOption func(*Supervisor)
+
+// WithRestartPolicy sets how exited processes are restarted (default
+// DefaultRestartPolicy).
+func WithRestartPolicy(rp RestartPolicy) SupervisorOption {
+	return func(s *Supervisor) { s.policy = rp }
+}
+
+// WithLogger receives one line per exit and restart, with the log tail.
+func WithLogger(l Logger) SupervisorOption {
+	return func(s *Supervisor) {
+		if l != nil {
+			s.log = l
+		}
+	}
 }
 
 func (c Crash) Error() string {
@@ -103,18 +191,35 @@ func (c Crash) Error() string {
 
 // NewSupervisor writes logs to logDir (created if needed); env is the
 // environment every process starts with; launch nil means Registry(nil).
-func NewSupervisor(logDir string, env []string, launch Launcher) (*Supervisor, error) {
+func NewSupervisor(logDir string, env []string, launch Launcher, opts ...SupervisorOption) (*Supervisor, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("supervisor: %w", err)
 	}
 	if launch == nil {
 		launch = Registry(nil)
 	}
-	return &Supervisor{logDir: logDir, launch: launch, env: env, crashes: make(chan Crash, 16)}, nil
+	s := &Supervisor{logDir: logDir, launch: launch, env: env, crashes: make(chan Crash, 16),
+		policy: DefaultRestartPolicy, log: nopLogger{}, stopCh: make(chan struct{}), notify: make(chan Restart, 64)}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
-// Crashes delivers the processes that exit without being stopped.
+// Crashes delivers the processes that exit without being stopped (each
+// exit, restarted or not).
 func (s *Supervisor) Crashes() <-chan Crash { return s.crashes }
+
+// Restarted delivers each Restart once it is decided: after the restarted
+// process is ready (or failed to be), or when the supervisor gave up.
+func (s *Supervisor) Restarted() <-chan Restart { return s.notify }
+
+// Restarts lists the exits and restarts so far, oldest first.
+func (s *Supervisor) Restarts() []Restart {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Restart(nil), s.restarts...)
+}
 
 // LogPath is where a process's output goes.
 func (s *Supervisor) LogPath(name string) string {
@@ -130,8 +235,21 @@ func (s *Supervisor) Start(ctx context.Context, sp Spec, timeout time.Duration) 
 		return errors.New("supervisor: stopped")
 	}
 	s.mu.Unlock()
-	logPath := s.LogPath(sp.Name)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	p := &supervised{spec: sp, logPath: s.LogPath(sp.Name)}
+	if err := s.spawn(p, os.O_TRUNC, ""); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.procs = append(s.procs, p)
+	s.mu.Unlock()
+	return s.awaitReady(ctx, p, timeout)
+}
+
+// spawn starts p's program, its output to its log (truncated by the first
+// start, appended to by restarts after a header line), and watches it.
+func (s *Supervisor) spawn(p *supervised, mode int, header string) error {
+	sp := p.spec
+	logf, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|mode, 0o644)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", sp.Name, err)
 	}
@@ -139,29 +257,41 @@ func (s *Supervisor) Start(ctx context.Context, sp Spec, timeout time.Duration) 
 	cmd.Env = append(append(append([]string{}, s.env...), sp.Env...), os.Environ()...)
 	cmd.Env = dedupEnv(cmd.Env)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	if header != "" {
+		fmt.Fprintf(logf, "# %s\n", header)
+	}
 	fmt.Fprintf(logf, "# %s %s\n", sp.Path, strings.Join(sp.Args, " "))
 	child, err := s.launch(cmd, sp.Name)
 	logf.Close() // the child holds its own descriptor
 	if err != nil {
 		return fmt.Errorf("start %s: %w", sp.Name, err)
 	}
-	p := &supervised{spec: sp, child: child, logPath: logPath, started: time.Now(), early: make(chan Crash, 1)}
+	s.mu.Lock()
+	p.child, p.started, p.ready, p.early = child, time.Now(), false, make(chan Crash, 1)
 	if cmd.Process != nil {
 		p.pid = cmd.Process.Pid
 	}
-	s.mu.Lock()
-	s.procs = append(s.procs, p)
+	early := p.early
 	s.mu.Unlock()
-	go s.watch(p)
+	go s.watch(p, child, early)
+	return nil
+}
 
+// awaitReady polls p's readiness until it passes, p exits, ctx ends or
+// timeout passes.
+func (s *Supervisor) awaitReady(ctx context.Context, p *supervised, timeout time.Duration) error {
+	sp := p.spec
+	s.mu.Lock()
+	child, early := p.child, p.early
+	s.mu.Unlock()
 	if sp.Ready == nil {
-		return s.markReady(p)
+		return s.markReady(p, early)
 	}
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
 		select {
-		case c := <-p.early:
+		case c := <-early:
 			return c
 		case <-ctx.Done():
 			return fmt.Errorf("start %s: %w", sp.Name, context.Cause(ctx))
@@ -171,10 +301,10 @@ func (s *Supervisor) Start(ctx context.Context, sp Spec, timeout time.Duration) 
 		last = sp.Ready(rctx)
 		cancel()
 		if last == nil {
-			return s.markReady(p)
+			return s.markReady(p, early)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not ready after %s: %v (log %s)\n%s", sp.Name, timeout, last, logPath, indent(Tail(logPath, 15)))
+			return fmt.Errorf("%s not ready after %s: %v (log %s)\n%s", sp.Name, timeout, last, p.logPath, indent(Tail(p.logPath, 15)))
 		}
 		select {
 		case <-child.Done():
@@ -192,11 +322,11 @@ func (s *Supervisor) crash(p *supervised, err error) Crash {
 }
 
 // markReady ends Start: from now on an exit is reported on Crashes.
-func (s *Supervisor) markReady(p *supervised) error {
+func (s *Supervisor) markReady(p *supervised, early chan Crash) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
-	case c := <-p.early:
+	case c := <-early:
 		return c
 	default:
 	}
@@ -204,24 +334,124 @@ func (s *Supervisor) markReady(p *supervised) error {
 	return nil
 }
 
-// watch reports p's exit unless it was stopped: to Start while it waits
-// for readiness, on Crashes after.
-func (s *Supervisor) watch(p *supervised) {
-	<-p.child.Done()
-	c := s.crash(p, p.child.Wait())
+// watch reports the exit of p's child unless it was stopped: to Start
+// while it waits for readiness, on Crashes after, and then restarts it.
+func (s *Supervisor) watch(p *supervised, child Child, early chan Crash) {
+	<-child.Done()
+	c := s.crash(p, child.Wait())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p.stopped || s.stopped {
+	if p.stopped || s.stopped || p.child != child {
 		return
 	}
 	if !p.ready {
-		p.early <- c
+		early <- c
 		return
 	}
 	select {
 	case s.crashes <- c:
 	default:
 	}
+	if time.Since(p.started) >= s.policy.Stable && s.policy.Stable > 0 {
+		p.crashes = 0
+	}
+	p.crashes++
+	r := Restart{Name: p.spec.Name, At: time.Now(), Exit: c.Err.Error(), Tail: c.Tail, Attempt: p.crashes}
+	if s.policy.Limit < 0 || p.crashes > s.policy.Limit {
+		r.GaveUp = true
+		s.record(r)
+		s.log.Infof("%s exited (%s) after %d restarts in a row: not restarting it again (log %s):\n%s", r.Name, r.Exit, r.Attempt-1, p.logPath, indent(r.Tail))
+		return
+	}
+	r.Backoff = s.policy.backoff(p.crashes)
+	s.log.Infof("%s exited (%s): restart %d/%d in %s (log %s):\n%s", r.Name, r.Exit, r.Attempt, s.policy.Limit, r.Backoff, p.logPath, indent(r.Tail))
+	s.pending.Add(1)
+	go s.restart(p, r)
+}
+
+// restart starts p again after r.Backoff, unless the supervisor stops
+// first, and waits until it is ready. A restart that fails (the process
+// exits again, or is not ready within a minute) counts as another exit.
+// Stop waits for it (s.pending): the child it starts is the one Stop stops.
+func (s *Supervisor) restart(p *supervised, r Restart) {
+	defer s.pending.Done()
+	select {
+	case <-s.stopCh:
+		return
+	case <-time.After(r.Backoff):
+	}
+	err := s.spawn(p, 0, fmt.Sprintf("restart %d at %s after %s", r.Attempt, time.Now().Format(time.RFC3339), r.Exit))
+	if err == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-s.stopCh:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		err = s.awaitReady(ctx, p, time.Minute)
+		cancel()
+		if err != nil {
+			s.mu.Lock()
+			child := p.child
+			s.mu.Unlock()
+			_ = child.Stop(5 * time.Second)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	if err == nil {
+		s.log.Infof("%s restarted (restart %d) and ready", r.Name, r.Attempt)
+		s.record(r)
+		return
+	}
+	r.Err = err.Error()
+	s.log.Infof("restart %d of %s failed: %v", r.Attempt, r.Name, err)
+	s.record(r)
+	p.crashes++
+	next := Restart{Name: r.Name, At: time.Now(), Exit: "restart failed", Tail: Tail(p.logPath, 20), Attempt: p.crashes}
+	if p.crashes > s.policy.Limit {
+		next.GaveUp = true
+		s.record(next)
+		s.log.Infof("%s: %d restarts in a row failed: not restarting it again (log %s)", r.Name, r.Attempt, p.logPath)
+		return
+	}
+	next.Backoff = s.policy.backoff(p.crashes)
+	s.pending.Add(1)
+	go s.restart(p, next)
+}
+
+// record keeps r, writes the restarts file and announces r; s.mu is held.
+func (s *Supervisor) record(r Restart) {
+	s.restarts = append(s.restarts, r)
+	if data, err := json.MarshalIndent(s.restarts, "", "  "); err == nil {
+		_ = atomicfile.Write(filepath.Join(s.logDir, RestartsFile), append(data, '\n'))
+	}
+	select {
+	case s.notify <- r:
+	default:
+	}
+}
+
+// ReadRestarts reads the restarts file a supervisor keeps in logDir (none:
+// no restarts).
+func ReadRestarts(logDir string) ([]Restart, error) {
+	data, err := os.ReadFile(filepath.Join(logDir, RestartsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rs []Restart
+	if err := json.Unmarshal(data, &rs); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(logDir, RestartsFile), err)
+	}
+	return rs, nil
 }
 
 // Running lists the processes that run, in start order.
@@ -258,15 +488,24 @@ func (s *Supervisor) PIDs() map[string]int {
 // exit after SIGTERM before it is killed.
 func (s *Supervisor) Stop(grace time.Duration) error {
 	s.mu.Lock()
+	if !s.stopped {
+		close(s.stopCh)
+	}
 	s.stopped = true
+	s.mu.Unlock()
+	// A restart under way has its child set (or gives up) before this.
+	s.pending.Wait()
+	s.mu.Lock()
 	procs := append([]*supervised(nil), s.procs...)
-	for _, p := range procs {
+	children := make([]Child, len(procs))
+	for i, p := range procs {
 		p.stopped = true
+		children[i] = p.child
 	}
 	s.mu.Unlock()
 	var errs []error
 	for i := len(procs) - 1; i >= 0; i-- {
-		if err := procs[i].child.Stop(grace); err != nil {
+		if err := children[i].Stop(grace); err != nil {
 			errs = append(errs, fmt.Errorf("stop %s: %w", procs[i].spec.Name, err))
 		}
 	}

@@ -44,6 +44,11 @@ type Target struct {
 	cluster cluster.Cluster
 	err     error
 
+	// broken is closed when the cluster is lost (cluster.Lost), brokenErr
+	// then says why.
+	broken    chan struct{}
+	brokenErr error
+
 	mu       sync.Mutex
 	before   map[types.UID]object // run-level snapshot, for parallel runs
 	runbookN map[string]bool      // namespaces of runbooks, never "leftovers"
@@ -79,7 +84,7 @@ func ReusedAs(what string) Option { return func(t *Target) { t.reusedAs = what }
 // fails early on options that can never work (a kubeconfig that does not
 // load, a CRD path that does not exist).
 func New(ctx context.Context, o cluster.Options, opts ...Option) (*Target, error) {
-	t := &Target{opts: o, ctx: ctx, runbookN: map[string]bool{}}
+	t := &Target{opts: o, ctx: ctx, runbookN: map[string]bool{}, broken: make(chan struct{})}
 	t.start = func(ctx context.Context) (cluster.Cluster, error) { return cluster.Up(ctx, t.opts) }
 	for _, opt := range opts {
 		opt(t)
@@ -112,8 +117,40 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 		if t.err == nil && t.parallel && !t.keep {
 			t.before, t.err = t.snapshotAll(t.ctx)
 		}
+		if t.err == nil {
+			if lost, why := cluster.Lost(t.cluster); lost != nil {
+				go func() {
+					<-lost
+					t.mu.Lock()
+					t.brokenErr = why()
+					t.mu.Unlock()
+					close(t.broken)
+				}()
+			}
+		}
 	})
 	return t.cluster, t.err
+}
+
+// Broken implements runner.Breakable: it is closed when the local API
+// server's etcd or kube-apiserver exits under the runbooks.
+func (t *Target) Broken() <-chan struct{} { return t.broken }
+
+// BrokenErr implements runner.Breakable.
+func (t *Target) BrokenErr() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.brokenErr
+}
+
+// lost is why the cluster is gone, or nil.
+func (t *Target) lost() error {
+	select {
+	case <-t.broken:
+		return t.BrokenErr()
+	default:
+		return nil
+	}
 }
 
 // Start implements runner.Starter: it starts the cluster (building the
@@ -513,6 +550,9 @@ func (s *Session) Namespace() string { return s.namespace }
 
 // Diagnose implements runner.Session.
 func (s *Session) Diagnose(ctx context.Context) string {
+	if err := s.t.lost(); err != nil {
+		return err.Error() // nothing to ask a server that is gone
+	}
 	var refs []kubecmd.ObjectRef
 	if s.lister != nil && s.before != nil {
 		if after, err := s.lister.snapshot(ctx, ""); err == nil {
@@ -533,6 +573,15 @@ func (s *Session) Diagnose(ctx context.Context) string {
 		if lines := p.LogLines(words, 15); lines != "" {
 			out += "\nk0rdent controllers' log lines about these objects:\n" + lines
 		}
+		if rs := p.Restarts(); len(rs) > 0 {
+			out += "\nk0rdent controllers that exited during this run (logs in " + p.LogDir() + "):\n"
+			for _, r := range rs {
+				out += "  " + r.String() + "\n"
+				if r.Tail != "" {
+					out += "    " + strings.ReplaceAll(lastLines(r.Tail, 5), "\n", "\n    ") + "\n"
+				}
+			}
+		}
 	}
 	return out
 }
@@ -541,6 +590,9 @@ func (s *Session) Diagnose(ctx context.Context) string {
 // runbook created outside its namespace (sequential runs) and the
 // namespace itself.
 func (s *Session) Close(ctx context.Context) error {
+	if s.t.lost() != nil {
+		return nil // the cluster and what the runbook made in it are gone
+	}
 	if s.t.keep {
 		s.t.opts.Log().Infof("kept namespace %s", s.namespace)
 		return nil
@@ -571,4 +623,13 @@ func (s *Session) Close(ctx context.Context) error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,192 @@
+package plane
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lines is a Logger that keeps what it is told.
+type lines struct {
+	mu sync.Mutex
+	l  []string
+}
+
+func (l *lines) Infof(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.l = append(l.l, fmt.Sprintf(format, args...))
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.l, "\n")
+}
+
+func TestRestartBackoff(t *testing.T) {
+	rp := RestartPolicy{Initial: time.Second, Max: 30 * time.Second, Limit: 5}
+	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 5: 16 * time.Second, 6: 30 * time.Second, 40: 30 * time.Second} {
+		if got := rp.backoff(n); got != want {
+			t.Errorf("backoff(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+// waitRestart waits for the supervisor's next decided restart.
+func waitRestart(t *testing.T, s *Supervisor) Restart {
+	t.Helper()
+	select {
+	case r := <-s.Restarted():
+		return r
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no restart decided within 60s; restarts so far: %v", s.Restarts())
+		return Restart{}
+	}
+}
+
+// TestSupervisorRestartsKilledProcess kills a ready controller with
+// SIGKILL, as the OOM killer would: the supervisor reports the exit with
+// the log's tail, logs it, starts the process again once its readiness
+// passes, appends to the same log and records the restart for kbook
+// cluster status.
+func TestSupervisorRestartsKilledProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	log := &lines{}
+	s, err := NewSupervisor(filepath.Join(dir, "logs"), nil, nil, WithLogger(log),
+		WithRestartPolicy(RestartPolicy{Initial: 50 * time.Millisecond, Max: time.Second, Limit: 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(5 * time.Second)
+	ports, err := FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(dir, "pid")
+	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
+	sp.Name = "kcm"
+	sp.Ready = tcpReady(ports[0])
+	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	first := readPID(t, pidFile)
+	if err := os.Remove(pidFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-s.Crashes():
+		if c.Name != "kcm" || !strings.Contains(c.Err.Error(), "killed") || !strings.Contains(c.Tail, "serving on") {
+			t.Errorf("crash = %v", c)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the kill was not reported")
+	}
+	r := waitRestart(t, s)
+	if r.Name != "kcm" || r.Attempt != 1 || r.Err != "" || r.GaveUp || r.Backoff != 50*time.Millisecond || !strings.Contains(r.Tail, "serving on") {
+		t.Errorf("restart = %+v", r)
+	}
+	second := readPID(t, pidFile)
+	if second == first || !alive(second) {
+		t.Errorf("after the restart pid %d (was %d), alive %v", second, first, alive(second))
+	}
+	if got := s.PIDs()["kcm"]; got != second {
+		t.Errorf("PIDs()[kcm] = %d, want %d", got, second)
+	}
+	data, _ := os.ReadFile(s.LogPath("kcm"))
+	if strings.Count(string(data), "serving on") != 2 || !strings.Contains(string(data), "# restart 1 at ") {
+		t.Errorf("the log does not keep both runs and the restart line:\n%s", data)
+	}
+	if got := log.String(); !strings.Contains(got, "kcm exited (signal: killed): restart 1/3 in 50ms") || !strings.Contains(got, "serving on") {
+		t.Errorf("the logger was not told of the restart with the log tail:\n%s", got)
+	}
+	rs, err := ReadRestarts(filepath.Join(dir, "logs"))
+	if err != nil || len(rs) != 1 || rs[0].Name != "kcm" || rs[0].Attempt != 1 {
+		t.Errorf("ReadRestarts = %+v, %v", rs, err)
+	}
+}
+
+// TestSupervisorRestartLimit: a controller that keeps exiting is restarted
+// with doubling waits up to the limit, then left down, and said so.
+func TestSupervisorRestartLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	log := &lines{}
+	s, err := NewSupervisor(t.TempDir(), nil, nil, WithLogger(log),
+		WithRestartPolicy(RestartPolicy{Initial: 10 * time.Millisecond, Max: time.Second, Limit: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(time.Second)
+	if err := s.Start(context.Background(), helper(t, "crash"), 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got []Restart
+	for len(got) == 0 || !got[len(got)-1].GaveUp {
+		got = append(got, waitRestart(t, s))
+	}
+	if len(got) != 3 || got[0].Backoff != 10*time.Millisecond || got[1].Backoff != 20*time.Millisecond || got[2].Attempt != 3 {
+		t.Fatalf("restarts = %+v, want two (10ms, 20ms) and then giving up", got)
+	}
+	for _, r := range got {
+		if r.Exit != "exit status 3" || !strings.Contains(r.Tail, "no such CRD") {
+			t.Errorf("restart %+v lacks the exit status or the log tail", r)
+		}
+	}
+	if !strings.Contains(got[2].String(), "after 2 restarts in a row: not restarted again") {
+		t.Errorf("giving up reads %q", got[2])
+	}
+	if !strings.Contains(log.String(), "not restarting it again") {
+		t.Errorf("the logger was not told:\n%s", log)
+	}
+	if len(s.Running()) != 0 {
+		t.Errorf("running after giving up: %v", s.Running())
+	}
+}
+
+// TestSupervisorStopDuringBackoff: Stop does not wait for a pending
+// restart's backoff, and nothing starts after it.
+func TestSupervisorStopDuringBackoff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	s, err := NewSupervisor(t.TempDir(), nil, nil, WithRestartPolicy(RestartPolicy{Initial: time.Hour, Max: time.Hour, Limit: 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background(), helper(t, "crash"), 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Crashes():
+	case <-time.After(30 * time.Second):
+		t.Fatal("no crash")
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Stop(time.Second) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Stop waited for the backoff")
+	}
+	if len(s.Running()) != 0 || len(s.Restarts()) != 0 {
+		t.Errorf("after Stop: running %v, restarts %v", s.Running(), s.Restarts())
+	}
+}

@@ -1,0 +1,50 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzParse: any policy file either parses or fails with an error naming
+// the file; never a panic.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*.yaml")
+	more, _ := filepath.Glob("testdata/invalid/*.yaml")
+	for _, s := range append(seeds, more...) {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := Parse("fuzz.yaml", data); err != nil && !strings.Contains(err.Error(), "fuzz.yaml") {
+			t.Fatalf("error without the file: %v", err)
+		}
+	})
+}
+
+// TestHostilePolicy: a YAML alias bomb and deep nesting fail with an
+// error naming the file, in bounded time.
+func TestHostilePolicy(t *testing.T) {
+	bomb, err := os.ReadFile("testdata/hostile/alias-bomb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"alias bomb":   bomb,
+		"deep nesting": []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Parse("hostile.yaml", data)
+			if err == nil || !strings.Contains(err.Error(), "hostile.yaml") {
+				t.Errorf("Parse = %v, want an error naming the file", err)
+			}
+			t.Logf("%s: %v in %s", name, err, time.Since(start))
+		})
+	}
+}
