@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
 // PinAnnotation pins a ClusterDeployment's Kubernetes version: "true" pins
