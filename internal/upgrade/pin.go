@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
@@ -11,7 +12,7 @@ import (
 // the version it runs; v1.32 pins the minor version (patch upgrades are
 // allowed); v1.32.5 pins the exact version. kbook upgrade check and apply
 // refuse a change outside the pin without --allow-k8s-change.
-const PinAnnotation = "kbook.k0rdent.io/pin-k8s-version"
+const PinAnnotation = k0rdent.PinAnnotation
 
 // Pin is a deployment's pinned Kubernetes version.
 type Pin struct {
