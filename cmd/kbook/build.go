@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/spf13/cobra"
@@ -192,20 +194,11 @@ func checkTemplates(cmd *cobra.Command, dir string, vs []*site.Version, f *build
 	return &exitError{findings.ExitErrors, err}
 }
 
-// reportFile is where a run kbook build or serve starts writes its JSON
-// report: a folder in kbook's process registry, so that a killed kbook's
-// (captured output) is removed by the next one.
-func reportFile(procs *proc.Registry, pattern string) (string, func(), error) {
-	dir, err := procs.MkdirTemp(pattern)
-	if err != nil {
-		return "", nil, err
-	}
-	return filepath.Join(dir, "report.json"), func() { os.RemoveAll(dir) }, nil
-}
-
 // siteResults gets the results the site shows: from reports, else from a
-// run of the runbooks (cache only with noRun). A failed runbook is
-// returned as an findings.ExitErrors error beside the report.
+// run of the runbooks (cache only with noRun), in process. The run uses
+// the project's own kbook.yaml run.crds unless --crds is given, so that
+// each version of --all-versions runs with its own. A failed runbook is
+// returned as a findings.ExitErrors error beside the report.
 func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun bool, rf *runFlags, procs *proc.Registry) (*report.Report, error) {
 	if len(reports) > 0 {
 		var rs []*report.Report
@@ -221,31 +214,28 @@ func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun
 	if len(proj.Runbooks) == 0 {
 		return nil, nil
 	}
-	file, cleanup, err := reportFile(procs, "kbook-build-")
+	o, err := siteRunOptions(cmd, proj, rf, procs)
 	if err != nil {
-		return nil, err
+		return nil, usageError(err)
 	}
-	defer cleanup()
-	rf.json = file
-	rf.cacheOnly = noRun
+	o.CacheOnly = noRun
+	rep, err := run.Run(cmd.Context(), o)
+	return rep, runExit(cmd.Context(), rep, err)
+}
+
+// siteRunOptions are the options of a run of proj's runbooks that build
+// and serve make: rf's flags, the project's run.crds unless --crds is
+// given, the registry already open.
+func siteRunOptions(cmd *cobra.Command, proj *site.Project, rf *runFlags, procs *proc.Registry) (run.Options, error) {
+	o, err := rf.options(cmd, []string{filepath.Join(proj.Dir, proj.Config.Runbooks)})
+	if err != nil {
+		return o, err
+	}
 	if len(rf.cluster.crds) == 0 {
-		for _, c := range proj.Config.Run.CRDs {
-			p := filepath.Join(proj.Dir, c)
-			if _, err := os.Stat(p); err == nil {
-				rf.cluster.crds = append(rf.cluster.crds, p)
-			}
-		}
+		o.Cluster.Options.CRDs = run.ProjectCRDs(proj.Dir, proj.Config.Run.CRDs)
 	}
-	runErr := runRun(cmd, proj.RunbookPaths(), rf)
-	var ee *exitError
-	if runErr != nil && (!errors.As(runErr, &ee) || ee.code != findings.ExitErrors) {
-		return nil, runErr
-	}
-	rep, err := report.ReadJSON(file)
-	if err != nil {
-		return nil, err
-	}
-	return rep, runErr
+	o.OpenProcs = func(cluster.Logger) (*proc.Registry, func()) { return procs, func() {} }
+	return o, nil
 }
 
 func verificationLine(rows []site.Verification) string {
@@ -410,6 +400,9 @@ func buildAllVersions(cmd *cobra.Command, dir string, proj *site.Project, f *bui
 		var se *site.Error
 		if errors.As(err, &se) {
 			return usageError(siteError(dir, err))
+		}
+		if cmd.Context().Err() != nil {
+			return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted")}
 		}
 		return &exitError{findings.ExitErrors, err}
 	}

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -142,109 +140,16 @@ func newClusterUpCmd() *cobra.Command {
 
 func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	ctx := cmd.Context()
-	root := cacheRoot()
 	sweepProcs(o.Logger)
-	if s, err := cluster.ReadState(root, name); err == nil {
-		if _, err := cluster.Reuse(ctx, s); err == nil {
-			fmt.Fprintf(os.Stderr, "cluster %q (%s) is already up\n", name, s.Backend)
-			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
-			return nil
-		}
-		// Stale: stop what its process left running, then forget it.
-		if err := cluster.Down(ctx, root, s, o.Logger); err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
+	s, err := cluster.StartDetached(ctx, cluster.UpOptions{Root: cacheRoot(), Name: name, Cluster: o})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return &exitError{findings.ExitInterrupted, ctx.Err()}
+	case err != nil:
+		return failure(err)
 	}
-	switch o.Backend {
-	case cluster.Kind:
-		kindName := cluster.DefaultKindName
-		if name != cluster.DefaultName {
-			kindName += "-" + name
-		}
-		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: kindName, CRDs: o.CRDs, KindImage: o.KindImage, KeepCluster: true, Logger: o.Logger})
-		if err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
-		kc, err := c.Kubeconfig()
-		if err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
-		s := &cluster.State{Name: name, Backend: cluster.Kind, KindName: c.Name(), Server: c.RESTConfig().Host, Started: time.Now(), CRDs: o.CRDs}
-		if err := cluster.WriteState(root, s, kc); err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
-		return nil
-	case cluster.Local:
-	default:
-		return usageError(fmt.Errorf("kbook cluster up starts local or kind clusters; for an existing cluster use kbook run --kubeconfig"))
-	}
-	// Build the binaries here, with progress, before the background
-	// process needs them.
-	dir, err := binaries.Dir(ctx, binaries.WithLogger(o.Logger))
-	if err != nil {
-		return &exitError{findings.ExitErrors, err}
-	}
-	if o.K0rdent != "" {
-		r, err := controllers.K0rdent(o.K0rdent)
-		if err != nil {
-			return usageError(err)
-		}
-		if _, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(o.Logger)); err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
-	}
-	stateDir := cluster.StateDir(root, name)
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return &exitError{findings.ExitErrors, err}
-	}
-	logFile := filepath.Join(stateDir, "serve.log")
-	lf, err := os.Create(logFile)
-	if err != nil {
-		return &exitError{findings.ExitErrors, err}
-	}
-	defer lf.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		return &exitError{findings.ExitErrors, err}
-	}
-	args := []string{"cluster", "serve", "--name", name, "--assets", dir}
-	if o.K0rdent != "" {
-		args = append(args, "--k0rdent", o.K0rdent)
-		if o.K0rdentAPIOnly {
-			args = append(args, "--k0rdent-api-only")
-		}
-	}
-	for _, c := range o.CRDs {
-		abs, _ := filepath.Abs(c)
-		args = append(args, "--crds", abs)
-	}
-	serve := exec.Command(exe, args...)
-	serve.Stdout, serve.Stderr = lf, lf
-	cluster.Detach(serve)
-	if err := serve.Start(); err != nil {
-		return &exitError{findings.ExitErrors, fmt.Errorf("start cluster process: %w", err)}
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- serve.Wait() }()
-	fmt.Fprintf(os.Stderr, "starting local cluster %q (log: %s)\n", name, logFile)
-	for {
-		if s, err := cluster.ReadState(root, name); err == nil && s.PID == serve.Process.Pid {
-			fmt.Fprintf(os.Stderr, "cluster %q is up at %s\n", name, s.Server)
-			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
-			return nil
-		}
-		select {
-		case err := <-exited:
-			log, _ := os.ReadFile(logFile)
-			return &exitError{findings.ExitErrors, fmt.Errorf("cluster process exited (%v):\n%s", err, log)}
-		case <-ctx.Done():
-			_ = serve.Process.Signal(os.Interrupt)
-			<-exited
-			return &exitError{findings.ExitInterrupted, ctx.Err()}
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
+	return nil
 }
 
 func newClusterAssetsCmd() *cobra.Command {

@@ -63,7 +63,7 @@ func main() {
 	ctrllog.SetLogger(logr.Discard())
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go handleSignals(cancel)
-	code := run(ctx, normalizeArgs(os.Args[1:]))
+	code := execute(ctx, normalizeArgs(os.Args[1:]))
 	if errors.Is(context.Cause(ctx), errBrokenPipe) && code != findings.ExitBadInput {
 		code = findings.ExitBrokenPipe
 	}
@@ -99,8 +99,8 @@ func handleSignals(cancel context.CancelCauseFunc) {
 	}
 }
 
-// run executes the command line and returns the exit code.
-func run(ctx context.Context, args []string) int {
+// execute executes the command line and returns the exit code.
+func execute(ctx context.Context, args []string) int {
 	args = compatArgs(args, os.Stderr)
 	root := newRootCmd()
 	root.SetArgs(args)

@@ -2,28 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
-	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
-	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
-	"github.com/k0rdent/kbook/internal/runbook"
-	"github.com/k0rdent/kbook/internal/runner"
-	"github.com/k0rdent/kbook/internal/runner/kubecmd"
-	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/version"
+	"github.com/k0rdent/kbook/internal/run"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 type runFlags struct {
@@ -108,319 +96,61 @@ started is stopped in every case.`,
 	return cmd
 }
 
-// checkedRun is what runFlags.check made of the flags.
-type checkedRun struct {
-	filter  runner.Filter
-	shard   runner.Shard
-	timings map[string]time.Duration
-	tty     bool
-	cache   *cache.Cache
-	cluster *runCluster
-}
-
-// check checks every flag before anything runs, so that bad input is one
-// line and exit status 2 whatever the runbooks need: a --cluster, --crds or
-// --kubeconfig that can never work fails even when no runbook needs a
-// cluster, and a report that cannot be written fails before the run, not
-// after it.
-func (f *runFlags) check(cmd *cobra.Command) (*checkedRun, error) {
-	c := &checkedRun{}
-	var err error
-	if c.filter, err = runner.ParseFilter(f.run); err != nil {
-		return nil, err
-	}
-	if f.shard != "" {
-		if c.shard, err = runner.ParseShard(f.shard); err != nil {
-			return nil, err
-		}
-	}
-	// --env KEY passes kbook's own value of KEY, as docker run -e does:
-	// scripts inherit no variable of kbook's environment otherwise.
-	for i, kv := range f.env {
-		k, _, ok := strings.Cut(kv, "=")
-		if k == "" || strings.ContainsAny(k, " \t") {
-			return nil, fmt.Errorf("--env %q: want KEY=VALUE or KEY", kv)
-		}
-		if !ok {
-			v, set := os.LookupEnv(k)
-			if !set {
-				return nil, fmt.Errorf("--env %s: %s is not set in kbook's environment (give a value with --env %s=VALUE)", k, k, k)
-			}
-			f.env[i] = k + "=" + v
-		}
-	}
-	if f.parallel < 0 {
-		return nil, fmt.Errorf("--parallel %d: want at least 1", f.parallel)
-	}
-	if f.parallel == 0 {
-		f.parallel = runtime.NumCPU()
-	}
-	if f.timeout <= 0 {
-		return nil, fmt.Errorf("--timeout %s: want a positive time limit such as 90s or 10m", f.timeout)
-	}
-	switch f.progress {
-	case "auto":
-		c.tty = os.Getenv("CI") == "" && term.IsTerminal(int(os.Stdout.Fd()))
-	case "tty":
-		c.tty = true
-	case "plain":
-	default:
-		return nil, fmt.Errorf("--progress %q: want auto, tty or plain", f.progress)
-	}
-	if f.timings != "" {
-		rep, err := report.ReadJSON(f.timings)
-		if err != nil {
-			return nil, fmt.Errorf("--timings: %w", err)
-		}
-		c.timings = map[string]time.Duration{}
-		for _, rb := range rep.Runbooks {
-			c.timings[rb.Path] = rb.Duration
-		}
-	}
-	if err := checkReports(f.json, f.junit); err != nil {
-		return nil, err
-	}
-	if f.cacheDir == "" {
-		f.cacheDir = cache.DefaultDir()
-	}
-	if !f.noCache && cmd.Flags().Changed("cache-dir") {
-		if c.cache, err = cache.Open(f.cacheDir); err != nil {
-			return nil, fmt.Errorf("--cache-dir: %w", err)
-		}
-	}
-	if c.cluster, err = f.checkCluster(cmd); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// checkReports checks that the --json and --junit files can be written:
-// different files, in directories that exist and take new files.
-func checkReports(json, junit string) error {
-	if json != "" && junit != "" {
-		a, errA := filepath.Abs(json)
-		b, errB := filepath.Abs(junit)
-		if errA == nil && errB == nil && a == b {
-			return fmt.Errorf("--json and --junit both name %s: one report would overwrite the other", json)
-		}
-	}
-	for _, r := range []struct{ flag, path string }{{"--json", json}, {"--junit", junit}} {
-		if r.path == "" {
-			continue
-		}
-		if fi, err := os.Stat(r.path); err == nil && fi.IsDir() {
-			return fmt.Errorf("%s %s: is a directory", r.flag, r.path)
-		}
-		dir := filepath.Dir(r.path)
-		fi, err := os.Stat(dir)
-		switch {
-		case err != nil:
-			return fmt.Errorf("%s %s: directory %s does not exist", r.flag, r.path, dir)
-		case !fi.IsDir():
-			return fmt.Errorf("%s %s: %s is not a directory", r.flag, r.path, dir)
-		}
-		probe, err := os.CreateTemp(dir, ".kbook-report-*")
-		if err != nil {
-			return fmt.Errorf("%s %s: cannot write in %s: %v", r.flag, r.path, dir, errors.Unwrap(err))
-		}
-		probe.Close()
-		os.Remove(probe.Name())
-	}
-	return nil
-}
-
-// runCluster is the cluster a run will use, checked up front; the target
-// is made only if a runbook needs it.
-type runCluster struct {
-	none     bool
-	opts     cluster.Options
-	reused   cluster.Cluster
-	reusedAs string
-}
-
-// checkCluster checks the cluster flags: the backend exists, the CRD
-// paths do, the kubeconfig loads, the --reuse cluster answers; flags that
+// options turns the flags into the run library's options; flags that
 // --cluster none would ignore are an error.
-func (f *runFlags) checkCluster(cmd *cobra.Command) (*runCluster, error) {
+func (f *runFlags) options(cmd *cobra.Command, args []string) (run.Options, error) {
+	o := run.Options{Paths: args, Parallel: f.parallel, Run: f.run, Update: f.update, FailFast: f.failFast,
+		Shard: f.shard, Timings: f.timings, NoCache: f.noCache, CacheDir: f.cacheDir,
+		CacheDirSet: cmd.Flags().Changed("cache-dir"), Timeout: f.timeout, JSON: f.json, JUnit: f.junit,
+		KeepWork: f.keepWork, Env: f.env, Verbose: f.verbose, Progress: f.progress, Keep: f.keep,
+		CacheOnly: f.cacheOnly, Out: cmd.OutOrStdout(),
+		OpenProcs: func(l cluster.Logger) (*proc.Registry, func()) { return openProcs(l) }}
+	c, err := f.clusterOptions(cmd)
+	o.Cluster = c
+	return o, err
+}
+
+// clusterOptions turns the cluster flags into the run's cluster.
+func (f *runFlags) clusterOptions(cmd *cobra.Command) (run.Cluster, error) {
 	fl := cmd.Flags()
 	if f.cluster.backend == "none" {
 		for _, name := range []string{"crds", "kubeconfig", "context", "kind-image", "keep-cluster", "reuse", "keep", "name"} {
 			if fl.Changed(name) {
-				return nil, fmt.Errorf("--%s: --cluster none starts no cluster and uses none", name)
+				return run.Cluster{}, fmt.Errorf("--%s: --cluster none starts no cluster and uses none", name)
 			}
 		}
-		return &runCluster{none: true}, nil
+		return run.Cluster{None: true}, nil
 	}
 	if f.reuse {
 		name := f.cluster.name
 		if name == "" {
 			name = cluster.DefaultName
 		}
-		s, err := cluster.ReadState(cacheRoot(), name)
-		if err != nil {
-			return nil, fmt.Errorf("--reuse: %w", err)
-		}
-		c, err := cluster.Reuse(cmd.Context(), s)
-		if err != nil {
-			return nil, fmt.Errorf("--reuse: %w", err)
-		}
-		o := cluster.Options{Backend: s.Backend, CRDs: f.cluster.crds}
-		if _, err := cluster.Identity(o); err != nil {
-			return nil, err
-		}
-		return &runCluster{opts: o, reused: c, reusedAs: fmt.Sprintf("cluster %s, up since %s", s.Name, s.Started.UTC().Format(time.RFC3339Nano))}, nil
+		return run.Cluster{Reuse: name, StateRoot: cacheRoot(), Options: cluster.Options{CRDs: f.cluster.crds}}, nil
 	}
 	o, err := f.cluster.options(cmd, nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := cluster.Identity(o); err != nil {
-		return nil, err
-	}
-	return &runCluster{opts: o}, nil
-}
-
-// target makes the run's cluster target; nil for --cluster none.
-func (rc *runCluster) target(cmd *cobra.Command, f *runFlags, log cluster.Logger, procs *proc.Registry) (*runtarget.Target, error) {
-	if rc.none {
-		return nil, nil
-	}
-	tops := []runtarget.Option{runtarget.Keep(f.keep), runtarget.Parallel(f.parallel > 1)}
-	o := rc.opts
-	o.Logger, o.Procs = log, procs
-	if rc.reused != nil {
-		tops = append(tops, runtarget.WithCluster(rc.reused), runtarget.ReusedAs(rc.reusedAs))
-	}
-	return runtarget.New(cmd.Context(), o, tops...)
+	return run.Cluster{Options: o}, err
 }
 
 func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
-	if len(args) == 0 {
-		args = []string{"runbooks"}
-	}
-	chk, err := f.check(cmd)
+	o, err := f.options(cmd, args)
 	if err != nil {
 		return usageError(err)
 	}
-	if args, err = site.ExpandRunbookPaths(args); err != nil {
-		return usageError(err)
-	}
-	rbs, err := runbook.Load(args)
-	if err != nil {
-		return usageError(err)
-	}
-	if err := chk.filter.Check(rbs); err != nil {
-		return usageError(err)
-	}
+	rep, err := run.Run(cmd.Context(), o)
+	return runExit(cmd.Context(), rep, err)
+}
 
-	out := cmd.OutOrStdout()
-	printer := console.New(out, chk.tty, f.verbose)
-	// Reap what a killed earlier run left; record what this one starts.
-	procs, closeProcs := openProcs(printer)
-	defer closeProcs()
-
-	opts := runner.Options{
-		Parallel:  f.parallel,
-		Filter:    chk.filter,
-		FailFast:  f.failFast,
-		Update:    f.update,
-		Shard:     chk.shard,
-		Timings:   chk.timings,
-		Timeout:   f.timeout,
-		Version:   version.String(),
-		Host:      host(),
-		Observer:  printer,
-		Env:       f.env,
-		KeepWork:  f.keepWork,
-		CacheOnly: f.cacheOnly,
-		Dirs:      procs,
-	}
-	if !f.noCache {
-		c := chk.cache
-		if c == nil {
-			if c, err = cache.Open(f.cacheDir); err != nil {
-				printer.Warn(fmt.Sprintf("cache disabled: %v", err))
-			}
-		}
-		if c != nil {
-			id, err := cache.BinaryID()
-			if err != nil {
-				printer.Warn(fmt.Sprintf("cache disabled: %v", err))
-			} else {
-				opts.Cache, opts.KbookID = c, id
-			}
-		}
-	}
-	opts.Cmds = kubecmd.Commands()
-	opts.NeedsTarget = runtarget.Needs
-	var target *runtarget.Target
-	if anyNeedsCluster(rbs) {
-		target, err = chk.cluster.target(cmd, f, printer, procs)
-		if err != nil {
-			return usageError(err)
-		}
-	}
-	if target != nil {
-		opts.Target, opts.Backend = target, target.Backend()
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), 2*time.Minute)
-			defer cancel()
-			if err := target.Close(ctx); err != nil {
-				printer.Warn(err.Error())
-			}
-		}()
-	}
-	r, err := runner.New(opts)
-	if err != nil {
-		return usageError(err)
-	}
-	if err := r.Validate(rbs); err != nil {
-		return usageError(err)
-	}
-	rep := r.Run(cmd.Context(), rbs)
-
-	fmt.Fprint(out, console.Summary(rep))
-	if os.Getenv("GITHUB_ACTIONS") == "true" {
-		rep.GitHubAnnotations(out)
-	}
-	if f.json != "" {
-		if err := rep.WriteJSON(f.json); err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
-	}
-	if f.junit != "" {
-		if err := rep.WriteJUnit(f.junit); err != nil {
-			return &exitError{findings.ExitErrors, err}
-		}
-	}
+// runExit maps a run's outcome to kbook's exit codes: bad input 2, a
+// failed runbook (or a report not written) 1, interrupted 130.
+func runExit(ctx context.Context, rep *report.Report, err error) error {
 	switch {
+	case err != nil:
+		return failure(err)
 	case rep.Interrupted:
-		return &exitError{findings.ExitInterrupted, context.Cause(cmd.Context())}
+		return &exitError{findings.ExitInterrupted, context.Cause(ctx)}
 	case rep.Summary().Failed > 0:
 		return &exitError{findings.ExitErrors, nil}
 	}
 	return nil
-}
-
-func anyNeedsCluster(rbs []*runbook.Runbook) bool {
-	for _, rb := range rbs {
-		if runtarget.Needs(rb) {
-			return true
-		}
-	}
-	return false
-}
-
-// host describes where the run happens, for the report and the site.
-func host() string {
-	h := runtime.GOOS + "/" + runtime.GOARCH
-	switch {
-	case os.Getenv("GITHUB_ACTIONS") == "true":
-		h += ", GitHub Actions"
-	case os.Getenv("GITLAB_CI") == "true":
-		h += ", GitLab CI"
-	case os.Getenv("CI") != "":
-		h += ", CI"
-	}
-	return h
 }

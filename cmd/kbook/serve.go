@@ -12,6 +12,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/site/serve"
 	"github.com/spf13/cobra"
@@ -89,7 +90,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	live := &site.Live{Dir: dir, Version: f.version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: procs, HugoTimeout: f.hugo, Log: logf}
 	if f.run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
-			return runSome(cmd, files, &f.rf, procs)
+			return runSome(cmd, proj, files, &f.rf, procs)
 		}
 	}
 	// The port is taken before the runbooks run: a busy one fails at once.
@@ -120,19 +121,18 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	return srv.Serve(cmd.Context())
 }
 
-// runSome runs the given runbook files and returns their report.
-func runSome(cmd *cobra.Command, files []string, rf *runFlags, procs *proc.Registry) (*report.Report, error) {
-	file, cleanup, err := reportFile(procs, "kbook-serve-run-")
+// runSome runs the given runbook files in process and returns their
+// report.
+func runSome(cmd *cobra.Command, proj *site.Project, files []string, rf *runFlags, procs *proc.Registry) (*report.Report, error) {
+	o, err := siteRunOptions(cmd, proj, rf, procs)
 	if err != nil {
-		return nil, err
+		return nil, usageError(err)
 	}
-	defer cleanup()
-	f := *rf
-	f.json, f.cacheOnly = file, false
-	err = runRun(cmd, files, &f)
+	o.Paths, o.CacheOnly = files, false
+	rep, err := run.Run(cmd.Context(), o)
 	var ee *exitError
-	if err != nil && (!errors.As(err, &ee) || ee.code != findings.ExitErrors) {
+	if err := runExit(cmd.Context(), rep, err); err != nil && (!errors.As(err, &ee) || ee.code != findings.ExitErrors) {
 		return nil, err
 	}
-	return report.ReadJSON(file)
+	return rep, nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 

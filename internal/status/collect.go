@@ -38,7 +38,7 @@ const (
 
 	// UpgradeFromAnnotation is set by kbook upgrade apply to the template
 	// a deployment is upgraded from.
-	UpgradeFromAnnotation = "kbook.k0rdent.io/upgrade-from"
+	UpgradeFromAnnotation = k0rdent.UpgradeFromAnnotation
 )
 
 // ErrNotFound is returned when the ClusterDeployment does not exist.

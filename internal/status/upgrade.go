@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
 // upgrade reports a change of template in progress: the deployment names

@@ -21,8 +21,8 @@ import (
 // Annotations in kbook's own domain that schedule upgrades; on the
 // ClusterDeployment or its namespace (the deployment's win).
 const (
-	WindowAnnotation     = "kbook.k0rdent.io/maintenance-window"
-	ExclusionsAnnotation = "kbook.k0rdent.io/maintenance-exclusions"
+	WindowAnnotation     = k0rdent.WindowAnnotation
+	ExclusionsAnnotation = k0rdent.ExclusionsAnnotation
 )
 
 // Logger receives progress.

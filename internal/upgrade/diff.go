@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 	"github.com/k0rdent/kbook/internal/template"
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
 )
 
 // ObjectDiff is one rendered object that the upgrade adds, removes or

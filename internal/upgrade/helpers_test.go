@@ -3,7 +3,7 @@ package upgrade
 import (
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
 func mustVersion(t *testing.T, s string) kubeversion.Version {

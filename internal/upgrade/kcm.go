@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
 // kcmConfigCheck is what kcm does with a config the new template rejects

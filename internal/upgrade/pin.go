@@ -5,14 +5,15 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/upgrade/kubeversion"
+	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
 // PinAnnotation pins a ClusterDeployment's Kubernetes version: "true" pins
 // the version it runs; v1.32 pins the minor version (patch upgrades are
 // allowed); v1.32.5 pins the exact version. kbook upgrade check and apply
 // refuse a change outside the pin without --allow-k8s-change.
-const PinAnnotation = "kbook.k0rdent.io/pin-k8s-version"
+const PinAnnotation = k0rdent.PinAnnotation
 
 // Pin is a deployment's pinned Kubernetes version.
 type Pin struct {

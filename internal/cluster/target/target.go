@@ -300,7 +300,7 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.namespace, Labels: map[string]string{
 		"app.kubernetes.io/managed-by": "kbook",
-		"kbook.k0rdent.io/runbook":     labelValue(rb.Path),
+		k0rdent.RunbookLabel:           labelValue(rb.Path),
 	}}}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		return nil, fmt.Errorf("create namespace %s: %w", s.namespace, err)
