@@ -227,7 +227,7 @@ func siteResults(cmd *cobra.Command, proj *site.Project, reports []string, noRun
 // and serve make: rf's flags, the project's run.crds unless --crds is
 // given, the registry already open.
 func siteRunOptions(cmd *cobra.Command, proj *site.Project, rf *runFlags, procs *proc.Registry) (run.Options, error) {
-	o, err := rf.options(cmd, []string{filepath.Join(proj.Dir, proj.Config.Runbooks)})
+	o, err := rf.options(cmd, proj.RunbookPaths())
 	if err != nil {
 		return o, err
 	}
