@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/version"
 )
 
@@ -229,6 +230,9 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if err := installShared(publish, opts.Out, names); err != nil {
 		return nil, err
 	}
+	if err := installMermaid(vs, opts.Out, log); err != nil {
+		return nil, err
+	}
 	if err := writeRoot(opts.Out, cfg.BaseURL, list, cfg.DefaultAlias); err != nil {
 		return nil, err
 	}
@@ -314,4 +318,28 @@ func folders(existing []VersionEntry, vs []*Version) []string {
 		out = append(out, v.Aliases...)
 	}
 	return out
+}
+
+// installMermaid serves the site's own copy of mermaid at <root>js/ when a
+// page of an MkDocs project draws a diagram: the theme's mkdocs.js loads it
+// on those pages only. Without the npm package (make site-tools) the
+// diagrams' source shows as text, said once.
+func installMermaid(vs []*Version, out string, log Logger) error {
+	need := false
+	for _, v := range vs {
+		need = need || (v.Project.MkDocs != nil && v.Project.MkDocs.Mermaid)
+	}
+	if !need {
+		return nil
+	}
+	src := markdown.MermaidJS(markdown.DefaultNPMDir())
+	if src == "" {
+		log.Warn("mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm): diagrams show as their source")
+		return nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("mermaid: %w", err)
+	}
+	return atomicfile.Write(filepath.Join(out, "js", "mermaid.min.js"), data)
 }

@@ -34,6 +34,12 @@ type MkDocsSite struct {
 	// Warnings are the problems that did not stop the load, each with
 	// its file:line: mkdocs.yml, skipped files, translation.
 	Warnings []string
+	// Mermaid says a page has a mermaid diagram: the build then serves
+	// its own copy of mermaid (markdown.MermaidJS).
+	Mermaid bool
+	// seen holds the translation warnings already reported, so that one
+	// said of every page (the macros' Python modules) is said once.
+	seen map[string]bool
 }
 
 // NavEntry is one entry of the sidebar of an MkDocs project.
@@ -95,6 +101,7 @@ func loadMkDocs(dir string) (*Project, error) {
 		Extensions: mk.Extensions,
 		Plugins:    mk.Plugins,
 		Variables:  variables(mk.Extra, cfg.Variables),
+		Icons:      markdown.NPMIcons(markdown.DefaultNPMDir()),
 	}
 	labels, weights := navIndex(mk)
 	aliases := map[string][]string{}
@@ -201,6 +208,7 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	opts.File = file
+	opts.Path = filepath.Join(opts.ProjectDir, filepath.FromSlash(file))
 	res, err := markdown.Translate(src, opts)
 	if err != nil {
 		return nil, mkdocsError(err)
@@ -208,9 +216,16 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	for kind, n := range res.Unknown {
 		p.MkDocs.Unknown[kind] += n
 	}
-	for _, w := range res.Warnings {
-		p.MkDocs.Warnings = append(p.MkDocs.Warnings, w.String())
+	if p.MkDocs.seen == nil {
+		p.MkDocs.seen = map[string]bool{}
 	}
+	for _, w := range res.Warnings {
+		if !p.MkDocs.seen[w.Msg] {
+			p.MkDocs.seen[w.Msg] = true
+			p.MkDocs.Warnings = append(p.MkDocs.Warnings, w.String())
+		}
+	}
+	p.MkDocs.Mermaid = p.MkDocs.Mermaid || res.Mermaid
 	body := dropForeignAssets(p.MkDocs, file, res.Markdown, res.Lines)
 	_, rest, n := mkdocs.SplitFrontMatter(body)
 	// MkDocs's title: the nav label, else the front matter's, else the
