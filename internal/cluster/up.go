@@ -55,7 +55,7 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 	}
 	// Build the binaries here, with progress, before the background
 	// process needs them.
-	dir, err := binaries.Dir(ctx, binaries.WithLogger(log))
+	dir, err := binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(binaries.Source(o.Cluster.AssetsFrom)))
 	if err != nil {
 		return nil, err
 	}
