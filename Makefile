@@ -13,9 +13,11 @@ CRD_DIRS    := $(wildcard $(SHARED_CRDS)/k0rdent $(SHARED_CRDS)/capi $(SHARED_CR
 CRD_FLAGS    = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),--k0rdent $(K0RDENT) --k0rdent-api-only)
 
 # The local backend's kube-apiserver and etcd: KUBEBUILDER_ASSETS if set,
-# else built once from pinned Go modules into kbook's cache (~10 min on 2
-# cores the first time, then instant).
-ASSETS = $$(./$(BIN) cluster assets)
+# else kbook's cache, filled the first time by setup-envtest's released
+# archive (seconds) or, offline, a build from pinned Go modules (~10 min on
+# 2 cores); ASSETS_FROM=build|download forces one (see --assets-from).
+ASSETS_FROM ?= auto
+ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 
 # The k0rdent release whose real controllers (kcm, Flux, Cluster API) the
 # local backend runs with --k0rdent: built once into kbook's cache (about 25
