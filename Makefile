@@ -25,7 +25,7 @@ ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
-.PHONY: all build run test test-short lint docs bench fuzz cross clean site serve site-tools screenshots
+.PHONY: all build run test test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
 
 all: build
 
@@ -103,9 +103,13 @@ lint:
 docs: build
 	./$(BIN) gen-docs --rules content/templates/rules.md --provider-rules content/providers/rules.md --upgrade-rules content/upgrades/rules.md content/reference/cli
 
-## bench: all benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
-bench: build bin/helm
+## bench: the speed issue's rows with the load and ratios against baselines of the same run (hack/bench-speed.sh), then all Go benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
+bench: bench-speed bin/helm
 	PATH=$(CURDIR)/bin:$$PATH KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-speed: only the speed issue's rows (REPEAT=3 for best of 3, SKIP_PLANE=1 without the controllers' row)
+bench-speed: build
+	hack/bench-speed.sh
 
 bin/helm:
 	GOBIN=$(CURDIR)/bin $(GO) install helm.sh/helm/v3/cmd/helm@v3.19.0
