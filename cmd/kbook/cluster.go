@@ -51,7 +51,7 @@ func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
 	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
-	fl.StringVar(&f.assetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd come from unless KUBEBUILDER_ASSETS names them: download (setup-envtest's released archive, sha512-checked), build (from pinned Go modules, ~10 min once) or auto (what the cache has, else download, else build)")
+	fl.StringVar(&f.assetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
 	fl.BoolVar(&f.noSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
 }
 
@@ -190,21 +190,21 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
   kbook cluster assets --k0rdent v1.11.4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			src, err := binaries.ParseSource(assetsFrom)
+			if err != nil {
+				return usageError(err)
+			}
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
 				r, err := controllers.K0rdent(k0rdent)
 				if err != nil {
 					return usageError(err)
 				}
-				p, err := controllers.K0rdentDir(cmd.Context(), r, controllers.APIOnly(apiOnly), controllers.K0rdentLogger(stderrLogger{}))
+				p, err := controllers.K0rdentDir(cmd.Context(), r, controllers.APIOnly(apiOnly), controllers.K0rdentLogger(stderrLogger{}), controllers.K0rdentAssetsFrom(string(src)))
 				if err != nil {
 					return &exitError{findings.ExitErrors, err}
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), p.Dir)
 				return nil
-			}
-			src, err := binaries.ParseSource(assetsFrom)
-			if err != nil {
-				return usageError(err)
 			}
 			dir, err := binaries.Dir(cmd.Context(), binaries.WithLogger(stderrLogger{}), binaries.WithSource(src))
 			if err != nil {
@@ -216,7 +216,7 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
-	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd come from")
+	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
 	return cmd
 }
 

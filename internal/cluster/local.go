@@ -51,7 +51,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		planeCRDs []plane.CRD
 	)
 	if rel != nil {
-		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log)); err != nil {
+		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom)); err != nil {
 			return nil, err
 		}
 		if o.K0rdentAPIOnly {

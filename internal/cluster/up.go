@@ -64,7 +64,7 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 		if err != nil {
 			return nil, &findings.InputError{Err: err}
 		}
-		if _, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.Cluster.K0rdentAPIOnly), controllers.K0rdentLogger(log)); err != nil {
+		if _, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.Cluster.K0rdentAPIOnly), controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.Cluster.AssetsFrom)); err != nil {
 			return nil, err
 		}
 	}
