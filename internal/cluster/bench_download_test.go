@@ -1,10 +1,7 @@
 package cluster
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"context"
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
@@ -29,25 +26,16 @@ import (
 // the ratio. No real download site is reached.
 func BenchmarkFirstStartDownload(b *testing.B) {
 	dir := benchAssets(b)
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	tw := tar.NewWriter(gz)
+	files := map[string][]byte{}
 	for _, n := range []string{binaries.KubeAPIServer, binaries.Etcd} {
 		data, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: "controller-tools/envtest/" + n, Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(data))}); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			b.Fatal(err)
-		}
+		files[n] = data
 	}
-	if err := tw.Close(); err != nil {
-		b.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
+	var buf bytes.Buffer
+	if err := download.WriteArchive(&buf, files); err != nil {
 		b.Fatal(err)
 	}
 	archive := buf.Bytes()
@@ -65,18 +53,9 @@ func BenchmarkFirstStartDownload(b *testing.B) {
 	}))
 	defer srv.Close()
 
-	up := func(b *testing.B, o Options) {
-		c, err := Up(context.Background(), o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := c.Stop(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-	}
 	b.Run("warm", func(b *testing.B) {
 		for b.Loop() {
-			up(b, Options{Backend: Local, AssetsDir: dir})
+			benchUp(b, Options{Backend: Local, AssetsDir: dir})
 		}
 	})
 	b.Run("download", func(b *testing.B) {
@@ -86,7 +65,7 @@ func BenchmarkFirstStartDownload(b *testing.B) {
 			b.StopTimer()
 			b.Setenv(cache.EnvDir, b.TempDir())
 			b.StartTimer()
-			up(b, Options{Backend: Local, AssetsFrom: string(binaries.Download)})
+			benchUp(b, Options{Backend: Local, AssetsFrom: string(binaries.Download)})
 		}
 	})
 }

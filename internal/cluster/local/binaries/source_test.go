@@ -1,9 +1,7 @@
 package binaries
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha512"
 	"encoding/hex"
@@ -18,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/cluster/local/download"
 )
 
 // envtestIndex is an in-process setup-envtest index offering one archive
@@ -33,22 +33,12 @@ type envtestIndex struct {
 // binaries in its archive.
 func newEnvtestIndex(t *testing.T, version string, files ...string) *envtestIndex {
 	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
+	contents := map[string][]byte{}
 	for _, n := range files {
-		body := "#!/bin/sh\necho downloaded " + n + "\n"
-		if err := tw.WriteHeader(&tar.Header{Name: "controller-tools/envtest/" + n, Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(body))}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(body)); err != nil {
-			t.Fatal(err)
-		}
+		contents[n] = []byte("#!/bin/sh\necho downloaded " + n + "\n")
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
+	var buf bytes.Buffer
+	if err := download.WriteArchive(&buf, contents); err != nil {
 		t.Fatal(err)
 	}
 	archive := buf.Bytes()

@@ -475,3 +475,32 @@ func extract(archive, dir string) error {
 		}
 	}
 }
+
+// WriteArchive writes files (base name -> content) to w as controller-tools
+// packs an envtest archive: a gzipped tar with each file under
+// controller-tools/envtest/, executable, in name order. With an index
+// naming its sha512 it is what a mirror serves (and what the tests serve).
+func WriteArchive(w io.Writer, files map[string][]byte) error {
+	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(gz)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := tw.WriteHeader(&tar.Header{Name: "controller-tools/envtest/" + n, Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(files[n]))}); err != nil {
+			return err
+		}
+		if _, err := tw.Write(files[n]); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}

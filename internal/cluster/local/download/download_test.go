@@ -18,9 +18,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // The test machine's platform, as envtest archives name it.
@@ -30,22 +31,7 @@ const (
 )
 
 // recLogger records progress lines.
-type recLogger struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *recLogger) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *recLogger) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type recLogger = gobuild.Lines
 
 // archiveOf is a gzipped tar of the files (base name -> content) under
 // controller-tools/envtest/, as controller-tools packs them, with a
@@ -433,7 +419,11 @@ func TestFetchRealBinaries(t *testing.T) {
 		}
 		files[n] = data
 	}
-	s := newIndexServer(t, "1.34.12", archiveOf(t, files))
+	var archive bytes.Buffer
+	if err := WriteArchive(&archive, files); err != nil {
+		t.Fatal(err)
+	}
+	s := newIndexServer(t, "1.34.12", archive.Bytes())
 	dir, err := fetch(t, s, t.TempDir(), "v1.34.12")
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -25,6 +23,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/images"
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // withCharts copies the provider-chart fixtures into the fake kcm module.
@@ -110,23 +109,6 @@ func registryWith(t *testing.T, refs map[string]string, skip string) (string, ma
 	return u.Host, digests
 }
 
-type lines struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lines) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	fmt.Fprintf(&l.b, format+"\n", args...)
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestK0rdentPull takes the controllers from images in an in-process
 // registry, under download and auto, and falls back to the builds under
 // auto only.
@@ -176,7 +158,7 @@ func TestK0rdentPull(t *testing.T) {
 				l.Close()
 			}
 			cacheRoot := t.TempDir()
-			lg := &lines{}
+			lg := &gobuild.Lines{}
 			p, err := K0rdentDir(context.Background(), r, K0rdentCacheDir(cacheRoot), K0rdentLogger(lg),
 				K0rdentAssetsFrom(tc.source), K0rdentImageOptions(images.Options{Mirror: host}))
 			if tc.wantErr != "" {
