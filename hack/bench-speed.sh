@@ -146,8 +146,13 @@ stdout managements
 ```
 MD
 	api=$(best run "${k0[@]}" "$work/rb/mgmt.md")
-	plane=$(best run --k0rdent "$K0RDENT" "$work/rb/mgmt.md")
-	row "local plane: start to Management ready + 1 step, warm" "API only (same runbook)" "$api" "--k0rdent $K0RDENT" "$plane" "<= 10 s"
+	# One plane per machine (CAPD's port): another one running is said
+	# and the row left out, not the bench.
+	if plane=$(best run --k0rdent "$K0RDENT" "$work/rb/mgmt.md" 2>"$work/plane.err"); then
+		row "local plane: start to Management ready + 1 step, warm" "API only (same runbook)" "$api" "--k0rdent $K0RDENT" "$plane" "<= 10 s"
+	else
+		printf '%-58s | not measured: %s\n' "local plane: start to Management ready + 1 step, warm" "$(grep -m1 -o 'port 19000 is in use[^,]*\|FAIL.*' "$work/plane.err" || echo "the run failed")"
+	fi
 fi
 
 # The first cluster after go install with a network: setup-envtest's index
