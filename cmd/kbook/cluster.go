@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/local/download"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
@@ -33,6 +34,7 @@ type clusterFlags struct {
 	k0rdent     string
 	k0rdentAPI  bool
 	noSnapshot  bool
+	assetsFrom  string
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
@@ -49,6 +51,7 @@ func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
 	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
+	fl.StringVar(&f.assetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
 	fl.BoolVar(&f.noSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
 }
 
@@ -70,6 +73,9 @@ func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.
 	if b == cluster.Kind && name == "" {
 		name = cluster.DefaultKindName
 	}
+	if _, err := binaries.ParseSource(f.assetsFrom); err != nil {
+		return cluster.Options{}, err
+	}
 	if f.k0rdentAPI && f.k0rdent == "" {
 		return cluster.Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")
 	}
@@ -82,7 +88,7 @@ func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.
 		}
 	}
 	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
-		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, NoSnapshot: f.noSnapshot, Logger: log}, nil
+		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, NoSnapshot: f.noSnapshot, AssetsFrom: f.assetsFrom, Logger: log}, nil
 }
 
 // stderrLogger prints progress lines to stderr.
@@ -153,7 +159,7 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 }
 
 func newClusterAssetsCmd() *cobra.Command {
-	var k0rdent string
+	var k0rdent, assetsFrom string
 	var apiOnly bool
 	cmd := &cobra.Command{
 		Use:   "assets",
@@ -163,8 +169,13 @@ on the PATH) for the local backend, ready for KUBEBUILDER_ASSETS.
 
 With KUBEBUILDER_ASSETS set (for example from setup-envtest), that directory is
 checked and printed. Otherwise the binaries come from kbook's cache; the first
-time, they are built from pinned Go modules with the local Go toolchain:
-kube-apiserver ` + binaries.KubernetesVersion + ` and etcd ` + binaries.EtcdVersion + `, about ten minutes on two cores.
+time, --assets-from says how they get there: download fetches setup-envtest's
+released archive of Kubernetes ` + binaries.KubernetesVersion + ` (else the newest patch of its minor)
+from setup-envtest's index ($` + download.EnvIndexURL + ` replaces it), checked against
+the index's sha512 (seconds); build builds kube-apiserver ` + binaries.KubernetesVersion + ` and etcd
+` + binaries.EtcdVersion + ` from pinned Go modules with the local Go toolchain (about ten
+minutes on two cores); auto (the default) downloads and builds when the
+download fails, saying so.
 
 With --k0rdent, it prints the cache directory of that k0rdent release
 instead: the kcm, Flux, Sveltos and Cluster API module folders the local
@@ -179,19 +190,23 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
   kbook cluster assets --k0rdent v1.11.4`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			src, err := binaries.ParseSource(assetsFrom)
+			if err != nil {
+				return usageError(err)
+			}
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
 				r, err := controllers.K0rdent(k0rdent)
 				if err != nil {
 					return usageError(err)
 				}
-				p, err := controllers.K0rdentDir(cmd.Context(), r, controllers.APIOnly(apiOnly), controllers.K0rdentLogger(stderrLogger{}))
+				p, err := controllers.K0rdentDir(cmd.Context(), r, controllers.APIOnly(apiOnly), controllers.K0rdentLogger(stderrLogger{}), controllers.K0rdentAssetsFrom(string(src)))
 				if err != nil {
 					return &exitError{findings.ExitErrors, err}
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), p.Dir)
 				return nil
 			}
-			dir, err := binaries.Dir(cmd.Context(), binaries.WithLogger(stderrLogger{}))
+			dir, err := binaries.Dir(cmd.Context(), binaries.WithLogger(stderrLogger{}), binaries.WithSource(src))
 			if err != nil {
 				return &exitError{findings.ExitErrors, err}
 			}
@@ -201,6 +216,7 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
+	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
 	return cmd
 }
 
