@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -86,20 +85,8 @@ matter, template error) reported at its file:line, 130 interrupted.`,
 	fl.BoolVar(&f.noSearch, "no-search", false, "build without the Pagefind search index")
 	fl.BoolVar(&f.allVersions, "all-versions", false, "build every version kbook.yaml lists, each from its git ref in a worktree; tagged versions already in --out are kept as they are")
 	fl.DurationVar(&f.hugoTimeout, "hugo-timeout", site.DefaultHugoTimeout, "time limit of the Hugo build; a build still running then is stopped (exit 1)")
-	addSiteRunFlags(cmd, &f.run)
+	f.run.registerRun(cmd)
 	return cmd
-}
-
-// addSiteRunFlags registers the flags of the runbook run that build and
-// serve make: the cluster, the cache, parallelism and time limits.
-func addSiteRunFlags(cmd *cobra.Command, f *runFlags) {
-	fl := cmd.Flags()
-	fl.IntVarP(&f.parallel, "parallel", "p", 0, "number of runbooks to run at once (default: the number of CPUs)")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
-	fl.StringVar(&f.cacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
-	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment (repeatable)")
-	f.progress = "auto"
-	f.cluster.register(cmd, true)
 }
 
 func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {

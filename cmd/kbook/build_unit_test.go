@@ -38,7 +38,7 @@ func TestSiteRunOptionsPerProjectCRDs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := &cobra.Command{}
 			var rf runFlags
-			addSiteRunFlags(cmd, &rf)
+			rf.registerRun(cmd)
 			if err := cmd.ParseFlags(tc.args); err != nil {
 				t.Fatal(err)
 			}

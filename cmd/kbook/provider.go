@@ -238,6 +238,7 @@ func newProviderConformanceCmd() *cobra.Command {
 	var (
 		o          conformance.Options
 		co         cluster.Options
+		kube       kubeFlags
 		samples    []string
 		output     string
 		controller bool
@@ -280,8 +281,8 @@ passed, 1 a check failed, 2 bad input.`,
 				o.Samples[u.GetKind()] = u
 			}
 			o.Controller = controller
-			co.Backend = cluster.Local
-			if co.Kubeconfig != "" || co.Context != "" {
+			co.Backend, co.Kubeconfig, co.Context = cluster.Local, kube.kubeconfig, kube.context
+			if kube.set() {
 				co.Backend = cluster.Kubeconfig
 			}
 			co.Logger = stderrLogger{}
@@ -329,8 +330,7 @@ passed, 1 a check failed, 2 bad input.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&co.Kubeconfig, "kubeconfig", "", "run against this cluster's `kubeconfig` instead of the embedded local API server")
-	fl.StringVar(&co.Context, "context", "", "kubeconfig `context`")
+	kube.register(fl)
 	fl.BoolVar(&controller, "controller", false, "the provider's controller runs against the cluster: wait for it to set providerID and readiness")
 	fl.StringArrayVar(&samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
 	fl.DurationVar(&o.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")

@@ -56,7 +56,7 @@ again, its page updating with the new result. Ctrl-C stops the server.`,
 	fl.BoolVar(&f.run, "run", false, "run the runbooks at start and each runbook again when it changes")
 	fl.StringVar(&f.version, "version", site.NextVersion, "version `name` the served site shows")
 	fl.DurationVar(&f.hugo, "hugo-timeout", site.DefaultHugoTimeout, "time limit of each Hugo build; a build still running then is stopped and shown as failed")
-	addSiteRunFlags(cmd, &f.rf)
+	f.rf.registerRun(cmd)
 	return cmd
 }
 

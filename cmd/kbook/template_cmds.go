@@ -28,8 +28,7 @@ func newTemplateValidateCmd() *cobra.Command {
 		crds       []string
 		policies   []string
 		output     string
-		kubeconfig string
-		kubeCtx    string
+		kube       kubeFlags
 		providers  []string
 	)
 	cmd := &cobra.Command{
@@ -60,14 +59,14 @@ parse, an unknown rule in --disable.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			switch {
-			case len(crds) > 0 && (kubeconfig != "" || kubeCtx != ""):
+			case len(crds) > 0 && kube.set():
 				return usageError(fmt.Errorf("give --crds or --kubeconfig, not both"))
 			case len(crds) > 0:
 				if opts.Schemas, err = schema.FromFiles(crds...); err != nil {
 					return usageError(err)
 				}
-			case kubeconfig != "" || kubeCtx != "":
-				c, err := cluster.Up(cmd.Context(), cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: kubeconfig, Context: kubeCtx})
+			case kube.set():
+				c, err := cluster.Up(cmd.Context(), cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: kube.kubeconfig, Context: kube.context})
 				if err != nil {
 					return usageError(err)
 				}
@@ -121,8 +120,7 @@ parse, an unknown rule in --disable.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
 	fl.StringArrayVar(&crds, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
-	fl.StringVar(&kubeconfig, "kubeconfig", "", "check objects against the CRDs served by this cluster's `kubeconfig`")
-	fl.StringVar(&kubeCtx, "context", "", "kubeconfig `context` for --kubeconfig")
+	kube.register(fl)
 	fl.StringArrayVar(&providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
 	fl.StringArrayVar(&policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")

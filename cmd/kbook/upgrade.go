@@ -31,25 +31,8 @@ when it is safe and the maintenance window is open.`,
 	return cmd
 }
 
-// liveFlags are the flags of commands that read a management cluster.
-type liveFlags struct {
-	kubeconfig, kubeContext, namespace string
-	charts                             []string
-}
-
-func (l *liveFlags) add(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&l.kubeconfig, "kubeconfig", "", "path to the kubeconfig `file` (default $KUBECONFIG or ~/.kube/config)")
-	fl.StringVar(&l.kubeContext, "context", "", "kubeconfig `context` to use")
-	fl.StringVarP(&l.namespace, "namespace", "n", "", "`namespace` of the ClusterDeployment (default: the context's)")
-}
-
-func (l *liveFlags) addCharts(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&l.charts, "charts", nil, "look for the templates' charts in this `folder` (chart folders or .tgz; repeatable); else they are pulled from the templates' HelmRepository")
-}
-
 func (l *liveFlags) connect() (*status.Client, error) {
-	c, err := status.Connect(l.kubeconfig, l.kubeContext, l.namespace)
+	c, err := status.Connect(l.kubeconfig, l.context, l.namespace)
 	if err != nil {
 		return nil, usageError(err)
 	}
