@@ -23,13 +23,13 @@ func addTemplateCommands(cmd *cobra.Command) {
 
 func newTemplateValidateCmd() *cobra.Command {
 	var (
-		opts       template.Options
-		depUpdate  bool
-		crds       []string
-		policies   []string
-		output     string
-		kube       kubeFlags
-		providers  []string
+		opts      template.Options
+		depUpdate bool
+		crds      []string
+		policies  []string
+		output    string
+		kube      kubeFlags
+		providers []string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
