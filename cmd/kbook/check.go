@@ -124,3 +124,21 @@ func (c checked) MarshalJSON() ([]byte, error) {
 		Runbooks int `json:"runbooks"`
 	}{c.runbooks})
 }
+
+// docsLinkFindings checks the links of the docs repository the paths
+// belong to; pages describes what was checked for the summary line.
+func docsLinkFindings(paths []string) (fs []findings.Finding, pages string, err error) {
+	root := site.FindRoot(paths)
+	if root == "" {
+		return nil, "", nil
+	}
+	p, err := site.Load(root)
+	if err != nil {
+		return nil, "", err
+	}
+	fs = site.CheckLinks(p, "")
+	for i := range fs {
+		fs[i].File = site.UnderDir(root, fs[i].File)
+	}
+	return fs, " and the links of " + plural.Count(len(p.Pages), "page"), nil
+}
