@@ -87,8 +87,10 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
 		Dir:   out,
 		Addr:  net.JoinHostPort(o.Bind, strconv.Itoa(o.Port)),
-		Build: func(ctx context.Context, changed []string) error { return site.ErrorUnder(o.Dir, live.Build(ctx, changed)) },
-		Log:   logf,
+		Build: func(ctx context.Context, changed []string) error {
+			return site.ErrorUnder(o.Dir, live.Build(ctx, changed))
+		},
+		Log: logf,
 	})
 	if err != nil {
 		return input(err)
