@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/upgrade"
 )
 
 // The flag sets commands share, each defined once here with one help text.
@@ -69,6 +70,16 @@ func (l *liveFlags) add(cmd *cobra.Command) {
 
 func (l *liveFlags) addCharts(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&l.charts, "charts", nil, "look for the templates' charts in this `folder` (chart folders or .tgz; repeatable); else they are pulled from the templates' HelmRepository")
+}
+
+// request is the upgrade args and these flags name.
+func (l *liveFlags) request(args []string, to string, allowK8sChange bool) upgrade.Request {
+	r := upgrade.Request{To: to, Namespace: l.namespace, Charts: l.charts, AllowK8sChange: allowK8sChange,
+		Kubeconfig: l.kubeconfig, Context: l.context}
+	if len(args) > 0 {
+		r.Deployment = args[0]
+	}
+	return r
 }
 
 // clusterFlags select a backend; kbook run, build, serve and cluster up
