@@ -9,6 +9,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/policy"
+	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/schema"
 	"github.com/k0rdent/kbook/internal/template"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
@@ -88,7 +89,7 @@ parse, an unknown rule in --disable.`,
 			if err := template.Registry.CheckDisable(opts.Disable, policyRules...); err != nil {
 				return usageError(err)
 			}
-			checkProvider, err := providerContractCheck(providers)
+			checkProvider, err := provider.ContractCheck(providers)
 			if err != nil {
 				return usageError(err)
 			}
