@@ -244,15 +244,11 @@ func buildError(ctx context.Context, dir string, err error) error {
 // says a runbook failed.
 func Results(ctx context.Context, proj *site.Project, reports []string, noRun bool, o Options) (rep *report.Report, failed bool, err error) {
 	if len(reports) > 0 {
-		var rs []*report.Report
-		for _, file := range reports {
-			r, err := report.ReadJSON(file)
-			if err != nil {
-				return nil, false, input(err)
-			}
-			rs = append(rs, r)
+		rep, err := report.MergeFiles(reports...)
+		if err != nil {
+			return nil, false, input(err)
 		}
-		return report.Merge(rs...), false, nil
+		return rep, false, nil
 	}
 	if len(proj.Runbooks) == 0 {
 		return nil, false, nil
