@@ -67,20 +67,11 @@ type Options struct {
 // anything runs; an interrupted build returns the context's cause; a site
 // written with a failed runbook returns ErrRunbookFailed.
 func Build(ctx context.Context, o Options) error {
-	if o.Dir == "" {
-		o.Dir = "."
-	}
 	if o.OutDir == "" {
 		o.OutDir = "public"
 	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
-	}
-	if err := site.CheckVersionName(o.Version); err != nil {
-		return input(fmt.Errorf("--version: %w", err))
+	if err := defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+		return err
 	}
 	for _, a := range o.Aliases {
 		if err := site.CheckVersionName(a); err != nil {
@@ -293,6 +284,24 @@ func VerificationLine(rows []site.Verification) string {
 	}
 	return fmt.Sprintf("%s: %d verified, %d partially verified, %d failed, %d not verified",
 		plural.Count(len(rows), "runbook"), n[site.Verified], n[site.Partial], n[site.Failed], n[site.Unverified])
+}
+
+// defaults fills in the docs folder and writers build and serve leave
+// unset, and checks the version name.
+func defaults(dir *string, stdout, stderr *io.Writer, version string) error {
+	if *dir == "" {
+		*dir = "."
+	}
+	if *stdout == nil {
+		*stdout = io.Discard
+	}
+	if *stderr == nil {
+		*stderr = io.Discard
+	}
+	if err := site.CheckVersionName(version); err != nil {
+		return input(fmt.Errorf("--version: %w", err))
+	}
+	return nil
 }
 
 // input marks bad input.

@@ -42,17 +42,8 @@ type ServeOptions struct {
 // input (a version name, a port, a busy address, a project that does not
 // load) is a findings.InputError before anything is served.
 func Serve(ctx context.Context, o ServeOptions) error {
-	if o.Dir == "" {
-		o.Dir = "."
-	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
-	}
-	if err := site.CheckVersionName(o.Version); err != nil {
-		return input(fmt.Errorf("--version: %w", err))
+	if err := defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+		return err
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
