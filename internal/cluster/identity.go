@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
 
@@ -37,11 +38,11 @@ func Identity(o Options) (string, error) {
 	case Kind:
 		id = "kind " + o.Name + " " + o.KindImage
 	case Kubeconfig:
-		cfg, _, name, err := loadKubeconfig(o.Kubeconfig, o.Context)
+		l, err := kubeconfig.Load(o.Kubeconfig, o.Context)
 		if err != nil {
 			return "", err
 		}
-		id = "kubeconfig " + name + " " + cfg.Host
+		id = "kubeconfig " + l.Context + " " + l.Config.Host
 	default:
 		return "", fmt.Errorf("unknown cluster backend %q (want %s)", o.Backend, strings.Join(Backends, ", "))
 	}
