@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -72,11 +73,15 @@ type Options struct {
 
 // Plane is a running management plane.
 type Plane struct {
-	opts    Options
-	sup     *Supervisor
-	repo    *helmrepo.Server
-	crds    int
-	Started time.Duration
+	opts Options
+	sup  *Supervisor
+	// stopOnce makes Stop safe to call twice: the local backend stops the
+	// plane as soon as its API server is lost, and again when it stops.
+	stopOnce sync.Once
+	stopErr  error
+	repo     *helmrepo.Server
+	crds     int
+	Started  time.Duration
 }
 
 // controller ports.
@@ -733,14 +738,17 @@ func conditionMessages(o *unstructured.Unstructured) string {
 // Stop stops the controllers (the last started first) and the Helm
 // repository.
 func (p *Plane) Stop() error {
-	var errs []error
-	if p.sup != nil {
-		errs = append(errs, p.sup.Stop(10*time.Second))
-	}
-	if p.repo != nil {
-		errs = append(errs, p.repo.Close())
-	}
-	return errors.Join(errs...)
+	p.stopOnce.Do(func() {
+		var errs []error
+		if p.sup != nil {
+			errs = append(errs, p.sup.Stop(10*time.Second))
+		}
+		if p.repo != nil {
+			errs = append(errs, p.repo.Close())
+		}
+		p.stopErr = errors.Join(errs...)
+	})
+	return p.stopErr
 }
 
 // Crashes reports controllers that exit while the plane runs.
