@@ -1,0 +1,169 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
+)
+
+// lines is a cluster.Logger that keeps what it is told.
+type lines struct {
+	mu sync.Mutex
+	l  []string
+}
+
+func (l *lines) Infof(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.l = append(l.l, fmt.Sprintf(format, args...))
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.l, "\n")
+}
+
+// TestControllerKilledMidRunbook starts the real local k0rdent plane,
+// kills source-controller with SIGKILL while a runbook is paused in its
+// first command, and checks that the supervisor restarts it (logged with
+// the log tail, recorded where kbook cluster status reads restarts), that
+// the runbook then passes on the restarted controller (a HelmRepository
+// it reconciles), and that the diagnostics of a runbook failing after it
+// name the exit. One plane start; the test waits on the runbook's FIFOs
+// and the supervisor's events, never on time.
+func TestControllerKilledMidRunbook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the local k0rdent plane; skipped with -short")
+	}
+	dir, why := binaries.Available()
+	if why != "" {
+		t.Skip(why)
+	}
+	rel, err := controllers.K0rdent("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, why := controllers.K0rdentAvailable(rel, false); why != "" {
+		t.Skip(why)
+	}
+	const victim = "source-controller"
+	log := &lines{}
+	ctx := context.Background()
+	tg, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: rel.Version, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(ctx)
+	c, err := tg.Cluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cluster.PlaneOf(c)
+	if p == nil {
+		t.Fatal("no k0rdent plane on a local cluster started with K0rdent")
+	}
+	pid := p.PIDs()[victim]
+	if pid == 0 {
+		t.Fatalf("no %s among the plane's processes %v", victim, p.PIDs())
+	}
+
+	tmp := t.TempDir()
+	started, resume := filepath.Join(tmp, "started"), filepath.Join(tmp, "resume")
+	for _, f := range []string{started, resume} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	survives, fails := "testdata/controller-kill/a-survives.md", "testdata/controller-kill/b-fails.md"
+	rbs, err := runbook.Load([]string{survives, fails})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.New(runner.Options{Parallel: 1, Target: tg, Cmds: kubecmd.Commands(),
+		Env: []string{"STARTED=" + started, "RESUME=" + resume, "REPO_URL=" + p.RepoURL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *report.Report, 1)
+	go func() { done <- r.Run(ctx, rbs) }()
+
+	data, err := os.ReadFile(started) // returns once the runbook's first command runs
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
+		t.Fatalf("the runbook's first command wrote %q", data)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var restart plane.Restart
+	for restart.Name != victim {
+		select {
+		case restart = <-p.Restarted():
+		case rep := <-done:
+			t.Fatalf("the run ended before %s restarted: %+v", victim, rep.Runbooks)
+		case <-time.After(3 * time.Minute):
+			// A guard against a hang, not a wait: the restart is an event.
+			t.Fatalf("%s not restarted 3 minutes after it was killed; log:\n%s", victim, log)
+		}
+	}
+	if restart.Err != "" || restart.GaveUp || restart.Attempt != 1 {
+		t.Fatalf("the restart of %s: %+v", victim, restart)
+	}
+	if restart.Tail == "" || !strings.Contains(restart.Exit, "killed") {
+		t.Errorf("the restart records no log tail or not the SIGKILL: %+v", restart)
+	}
+	if np := p.PIDs()[victim]; np == 0 || np == pid {
+		t.Errorf("%s's pid after the restart: %d (was %d)", victim, np, pid)
+	}
+	t.Logf("restart: %s", restart)
+	if err := os.WriteFile(resume, []byte("go\n"), 0o600); err != nil { // the runbook goes on
+		t.Fatal(err)
+	}
+	rep := <-done
+
+	byPath := map[string]*report.Runbook{}
+	for _, rb := range rep.Runbooks {
+		byPath[rb.Path] = rb
+	}
+	if s := byPath[survives]; s == nil || s.Status != report.Passed {
+		t.Errorf("the runbook during the kill: %+v", s)
+	}
+	f := byPath[fails]
+	if f == nil || f.Status != report.Failed {
+		t.Fatalf("the runbook failing on purpose: %+v", f)
+	}
+	if !strings.Contains(f.Diagnostics, "k0rdent controllers that exited during this run") || !strings.Contains(f.Diagnostics, victim+" exited (") {
+		t.Errorf("its diagnostics do not name the exit of %s:\n%s", victim, f.Diagnostics)
+	}
+	logged := log.String()
+	if !strings.Contains(logged, victim+" exited (") || !strings.Contains(logged, "restart 1/") || !strings.Contains(logged, victim+" restarted (restart 1) and ready") {
+		t.Errorf("the log does not tell the exit and the restart:\n%s", logged)
+	}
+	// kbook cluster status lists what the supervisor wrote there.
+	recorded, err := plane.ReadRestarts(p.LogDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recorded) != 1 || recorded[0].Name != victim || recorded[0].Tail == "" {
+		t.Errorf("restarts recorded in %s: %+v", p.LogDir(), recorded)
+	}
+}
