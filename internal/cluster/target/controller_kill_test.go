@@ -2,12 +2,10 @@ package target
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,29 +14,12 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
 )
-
-// lines is a cluster.Logger that keeps what it is told.
-type lines struct {
-	mu sync.Mutex
-	l  []string
-}
-
-func (l *lines) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.l = append(l.l, fmt.Sprintf(format, args...))
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.l, "\n")
-}
 
 // TestControllerKilledMidRunbook starts the real local k0rdent plane,
 // kills source-controller with SIGKILL while a runbook is paused in its
@@ -64,7 +45,15 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 		t.Skip(why)
 	}
 	const victim = "source-controller"
-	log := &lines{}
+	// What kbook prints of the cluster's progress, as on a terminal.
+	logFile := filepath.Join(t.TempDir(), "log")
+	lf, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	log := console.New(lf, false, false)
+	logged := func() string { data, _ := os.ReadFile(logFile); return string(data) }
 	ctx := context.Background()
 	tg, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: rel.Version, Logger: log})
 	if err != nil {
@@ -122,7 +111,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 			t.Fatalf("the run ended before %s restarted: %+v", victim, rep.Runbooks)
 		case <-time.After(3 * time.Minute):
 			// A guard against a hang, not a wait: the restart is an event.
-			t.Fatalf("%s not restarted 3 minutes after it was killed; log:\n%s", victim, log)
+			t.Fatalf("%s not restarted 3 minutes after it was killed; log:\n%s", victim, logged())
 		}
 	}
 	if restart.Err != "" || restart.GaveUp || restart.Attempt != 1 {
@@ -154,9 +143,10 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	if !strings.Contains(f.Diagnostics, "k0rdent controllers that exited during this run") || !strings.Contains(f.Diagnostics, victim+" exited (") {
 		t.Errorf("its diagnostics do not name the exit of %s:\n%s", victim, f.Diagnostics)
 	}
-	logged := log.String()
-	if !strings.Contains(logged, victim+" exited (") || !strings.Contains(logged, "restart 1/") || !strings.Contains(logged, victim+" restarted (restart 1) and ready") {
-		t.Errorf("the log does not tell the exit and the restart:\n%s", logged)
+	if out := logged(); !strings.Contains(out, victim+" exited (") || !strings.Contains(out, "restart 1/") || !strings.Contains(out, victim+" restarted (restart 1) and ready") {
+		t.Errorf("the log does not tell the exit and the restart:\n%s", out)
+	} else if last := lastLines(strings.TrimSpace(restart.Tail), 1); !strings.Contains(out, last) {
+		t.Errorf("the log does not show the log tail's last line %q:\n%s", last, out)
 	}
 	// kbook cluster status lists what the supervisor wrote there.
 	recorded, err := plane.ReadRestarts(p.LogDir())
