@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"go.yaml.in/yaml/v3"
 )
@@ -104,9 +104,11 @@ func LoadConfig(dir string) (*Config, error) {
 // set), before defaults.
 func readConfig(dir string) (*Config, error) {
 	file := filepath.Join(dir, ConfigFile)
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = nil
+	} else if inputfile.IsLimit(err) {
+		return nil, err // it names the file
 	} else if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
