@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +31,9 @@ import (
 // server is the API server of this test binary: the plane's tests and
 // benchmarks share it, one plane at a time.
 var server = apitest.New()
+
+// planeRuns counts TestPlane's runs in this process.
+var planeRuns atomic.Int32
 
 type testLogger struct{ tb testing.TB }
 
@@ -245,6 +249,14 @@ func TestPlane(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the k0rdent plane")
 	}
+	// One full plane per machine: the controller-kill test of package
+	// cluster/target waits too. Cleanups run last first: this one after
+	// the plane stopped.
+	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
 	p, cfg := startPlane(t)
 	if got := len(p.Controllers()); got != 7 {
 		t.Fatalf("running %v", p.Controllers())
@@ -285,7 +297,8 @@ func TestPlane(t *testing.T) {
 	}
 
 	// A template and a cluster.
-	l := newLifecycle(t, p, cfg, "plane-test")
+	// A namespace of its own per run: -count=N reuses the shared server.
+	l := newLifecycle(t, p, cfg, fmt.Sprintf("plane-test-%d", planeRuns.Add(1)))
 	tmpl := l.publish(t, "acme-mem")
 	t.Logf("ClusterTemplate valid in %s", l.wait(t, ctGVR, tmpl, 2*time.Minute, valid))
 	l.deploy(t, tmpl, "dev-1")

@@ -4,14 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/console"
@@ -30,13 +28,7 @@ import (
 // name the exit. One plane start; the test waits on the runbook's FIFOs
 // and the supervisor's events, never on time.
 func TestControllerKilledMidRunbook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the local k0rdent plane; skipped with -short")
-	}
-	dir, why := binaries.Available()
-	if why != "" {
-		t.Skip(why)
-	}
+	dir := serverBinaries(t, "starts the local k0rdent plane")
 	rel, err := controllers.K0rdent("")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +36,12 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	if _, why := controllers.K0rdentAvailable(rel, false); why != "" {
 		t.Skip(why)
 	}
+	// One full plane per machine: TestPlane (package plane) waits too.
+	unlock, err := plane.LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	const victim = "source-controller"
 	// What kbook prints of the cluster's progress, as on a terminal.
 	logFile := filepath.Join(t.TempDir(), "log")
@@ -73,13 +71,8 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 		t.Fatalf("no %s among the plane's processes %v", victim, p.PIDs())
 	}
 
-	tmp := t.TempDir()
-	started, resume := filepath.Join(tmp, "started"), filepath.Join(tmp, "resume")
-	for _, f := range []string{started, resume} {
-		if err := syscall.Mkfifo(f, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ff := fifos(t, t.TempDir(), "started", "resume")
+	started, resume := ff[0], ff[1]
 	survives, fails := "testdata/controller-kill/a-survives.md", "testdata/controller-kill/b-fails.md"
 	rbs, err := runbook.Load([]string{survives, fails})
 	if err != nil {
@@ -93,13 +86,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	done := make(chan *report.Report, 1)
 	go func() { done <- r.Run(ctx, rbs) }()
 
-	data, err := os.ReadFile(started) // returns once the runbook's first command runs
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := strconv.Atoi(strings.TrimSpace(string(data))); err != nil {
-		t.Fatalf("the runbook's first command wrote %q", data)
-	}
+	readPID(t, started) // the runbook's first command runs
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +116,11 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	}
 	rep := <-done
 
-	byPath := map[string]*report.Runbook{}
-	for _, rb := range rep.Runbooks {
-		byPath[rb.Path] = rb
-	}
-	if s := byPath[survives]; s == nil || s.Status != report.Passed {
+	results := byPath(rep)
+	if s := results[survives]; s == nil || s.Status != report.Passed {
 		t.Errorf("the runbook during the kill: %+v", s)
 	}
-	f := byPath[fails]
+	f := results[fails]
 	if f == nil || f.Status != report.Failed {
 		t.Fatalf("the runbook failing on purpose: %+v", f)
 	}

@@ -28,13 +28,7 @@ import (
 // nothing of the server or the runbook is left running, and the next run
 // starts a cluster that works.
 func TestLostServerFailsRunbooks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts local API servers; skipped with -short")
-	}
-	dir, why := binaries.Available()
-	if why != "" {
-		t.Skip(why)
-	}
+	dir := serverBinaries(t, "starts local API servers")
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("kbook watches the local API server's processes on Linux only")
 	}
@@ -79,10 +73,7 @@ func TestLostServerFailsRunbooks(t *testing.T) {
 // command ran, and checks what the run reports and leaves.
 func lostRun(t *testing.T, dir, victim, script string) {
 	tmp := t.TempDir()
-	fifo := filepath.Join(tmp, "started")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := fifos(t, tmp, "started")[0]
 	// runbook.Load orders by path: the waiting runbook runs first.
 	waits := filepath.Join(tmp, "1-waits.md")
 	next := filepath.Join(tmp, "2-next.md")
@@ -109,15 +100,7 @@ func lostRun(t *testing.T, dir, victim, script string) {
 	}
 	done := make(chan *report.Report, 1)
 	go func() { done <- r.Run(context.Background(), rbs) }()
-	// Opening the FIFO waits for the runbook's first command.
-	data, err := os.ReadFile(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waiter, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatalf("the waiter's pid: %q: %v", data, err)
-	}
+	waiter := readPID(t, fifo)
 	c, err := tg.Cluster()
 	if err != nil {
 		t.Fatal(err)
@@ -146,11 +129,8 @@ func lostRun(t *testing.T, dir, victim, script string) {
 	if took > 10*time.Second {
 		t.Errorf("the run ended %s after the kill, not within 10 s", took)
 	}
-	byPath := map[string]*report.Runbook{}
-	for _, rb := range rep.Runbooks {
-		byPath[rb.Path] = rb
-	}
-	w, n := byPath[waits], byPath[next]
+	results := byPath(rep)
+	w, n := results[waits], results[next]
 	if w == nil || n == nil {
 		t.Fatalf("the report lacks a runbook: %v", rep.Runbooks)
 	}
@@ -171,4 +151,56 @@ func lostRun(t *testing.T, dir, victim, script string) {
 	if (proc.Process{PID: waiter}).Running() {
 		t.Errorf("the runbook's waiting command (pid %d) still runs after the run", waiter)
 	}
+}
+
+// fifos makes named pipes in dir: a runbook writing to one blocks until
+// the test reads it, and reading one blocks until the runbook writes.
+func fifos(t *testing.T, dir string, names ...string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// readPID waits until a runbook's command writes its pid to fifo.
+func readPID(t *testing.T, fifo string) int {
+	t.Helper()
+	data, err := os.ReadFile(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("the runbook's command wrote %q, not its pid", data)
+	}
+	return pid
+}
+
+// byPath indexes a report's results by runbook path.
+func byPath(rep *report.Report) map[string]*report.Runbook {
+	out := map[string]*report.Runbook{}
+	for _, rb := range rep.Runbooks {
+		out[rb.Path] = rb
+	}
+	return out
+}
+
+// serverBinaries is the local API server's binaries, skipping with -short
+// (the test does what) and without them.
+func serverBinaries(t *testing.T, does string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(does + "; skipped with -short")
+	}
+	dir, why := binaries.Available()
+	if why != "" {
+		t.Skip(why)
+	}
+	return dir
 }
