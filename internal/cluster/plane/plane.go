@@ -183,7 +183,15 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 			return p, err
 		}
 	}
-	if _, err := cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace).Create(ctx, helmrepo.Locator(p.repo.URL()), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	// A server that ran a plane before (a snapshot, a test's shared
+	// server) names that plane's repository, gone with it: this one's
+	// replaces it.
+	cms := cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace)
+	_, err = cms.Create(ctx, helmrepo.Locator(p.repo.URL()), metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		_, err = cms.Update(ctx, helmrepo.Locator(p.repo.URL()), metav1.UpdateOptions{})
+	}
+	if err != nil {
 		return p, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
 	}
 
