@@ -117,7 +117,7 @@ func readConfig(dir string) (*Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(c); err != nil {
-			return nil, configError(file, err)
+			return nil, configError(ConfigFile, err) // docs-relative, as every site error
 		}
 		var root yaml.Node
 		if err := yaml.Unmarshal(data, &root); err == nil {
@@ -130,7 +130,7 @@ func readConfig(dir string) (*Config, error) {
 // finish fills the defaults and checks the configuration.
 func (c *Config) finish(dir string) error {
 	c.defaults(dir)
-	return c.check(filepath.Join(dir, ConfigFile))
+	return c.check(ConfigFile) // docs-relative, as every site error
 }
 
 func (c *Config) defaults(dir string) {
