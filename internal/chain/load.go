@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/kubeversion"
@@ -142,6 +143,9 @@ func isYAML(name string) bool {
 
 // loadChart reads a chart as the template kcm would name after it.
 func (in *Inputs) loadChart(p string) error {
+	if err := inputfile.CheckChart(p); err != nil {
+		return findings.Inputf(p, 0, "%v", err)
+	}
 	ch, err := loader.Load(p)
 	if err != nil {
 		return findings.Inputf(p, 0, "chart: %v", err)
@@ -176,7 +180,7 @@ func chartKind(ann map[string]string) string {
 // loadFile reads every document of a YAML file. When strict, a file with
 // nothing chain validation reads is an error.
 func (in *Inputs) loadFile(file string, strict bool) error {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ type localCluster struct {
 	plane          *plane.Plane
 	planeDir       string
 	k0rdentAPIOnly bool
+	// stopped is closed by Stop (nil without a plane).
+	stopped chan struct{}
 }
 
 func upLocal(ctx context.Context, o Options) (Cluster, error) {
@@ -92,8 +94,24 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, restored); err != nil {
 			return fail(err)
 		}
+		c.stopPlaneOnLoss()
 	}
 	return c, nil
+}
+
+// stopPlaneOnLoss stops the k0rdent controllers as soon as the API server
+// is lost: they would otherwise crash against it and be restarted by the
+// supervisor until it gave up, for nothing.
+func (c *localCluster) stopPlaneOnLoss() {
+	c.stopped = make(chan struct{})
+	p, lost, stopped := c.plane, c.srv.Lost(), c.stopped
+	go func() {
+		select {
+		case <-lost:
+			_ = p.Stop()
+		case <-stopped:
+		}
+	}()
 }
 
 // startServer starts kube-apiserver and etcd.
@@ -208,10 +226,12 @@ func (c *localCluster) Kubeconfig() ([]byte, error) {
 }
 
 // Lost is closed when the local API server's etcd or kube-apiserver exits
-// on its own (nil for clusters kbook does not run); Err says which.
+// on its own (nil for clusters kbook does not run); why says which, after
+// looking at the processes again (local.Server.Check): it is non-nil as
+// soon as one is gone, even before lost closes.
 func Lost(c Cluster) (lost <-chan struct{}, why func() error) {
 	if lc, ok := c.(*localCluster); ok && lc.srv != nil {
-		return lc.srv.Lost(), lc.srv.Err
+		return lc.srv.Lost(), lc.srv.Check
 	}
 	return nil, func() error { return nil }
 }
@@ -229,6 +249,10 @@ func ServerPIDs(c Cluster) map[string]int {
 func (c *localCluster) Plane() *plane.Plane { return c.plane }
 
 func (c *localCluster) Stop(context.Context) error {
+	if c.stopped != nil {
+		close(c.stopped)
+		c.stopped = nil
+	}
 	var errs []error
 	if c.plane != nil {
 		// The controllers first: they would log errors without the API server.

@@ -16,13 +16,13 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 	"go.yaml.in/yaml/v3"
 )
@@ -74,7 +74,7 @@ type Violation struct {
 // Load reads and compiles a policy file. Every problem is reported as
 // "FILE:LINE: ...", one per line of the error.
 func Load(file string) (*Policy, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("load policy: %w", err)
 	}

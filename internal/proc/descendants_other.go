@@ -7,3 +7,7 @@ import "syscall"
 // SignalDescendants does nothing where /proc is unavailable: testscript's
 // deadline still ends every command a runbook runs.
 func SignalDescendants(syscall.Signal) {}
+
+// KillDescendantsIn kills nothing where /proc is unavailable: the
+// runbook's deadline still ends its commands.
+func KillDescendantsIn(string) int { return 0 }

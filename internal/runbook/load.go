@@ -3,6 +3,7 @@ package runbook
 import (
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,7 +26,11 @@ func Parse(file string, src []byte) (*Runbook, error) {
 
 // ParseFile reads and parses one runbook file.
 func ParseFile(file string) (*Runbook, error) {
-	src, err := os.ReadFile(file)
+	src, err := inputfile.ReadFile(file)
+	var tl *inputfile.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, errorf(file, 0, "%s", tl.Reason())
+	}
 	if err != nil {
 		return nil, cleanPathError(err)
 	}

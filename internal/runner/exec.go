@@ -16,6 +16,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/mask"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -103,6 +104,7 @@ func (x *execution) run() *report.Runbook {
 	cmdCtx, cancelCmds := context.WithDeadline(x.ctx, deadline)
 	defer cancelCmds()
 	if b, ok := x.r.opts.Target.(Breakable); ok {
+		absRoot, _ := filepath.Abs(root)
 		// A lost cluster ends kbook's commands at once, with the reason.
 		var cancelLost context.CancelCauseFunc
 		cmdCtx, cancelLost = context.WithCancelCause(cmdCtx)
@@ -110,6 +112,11 @@ func (x *execution) run() *report.Runbook {
 			select {
 			case <-b.Broken():
 				cancelLost(b.BrokenErr())
+				if x.usesTarget() {
+					// The programs it execs (kubectl wait) would
+					// wait out their own timeouts: end them too.
+					proc.KillDescendantsIn(absRoot)
+				}
 			case <-cmdCtx.Done():
 			}
 		}()
@@ -167,8 +174,15 @@ func (x *execution) run() *report.Runbook {
 	case timedOut && res.Status == report.Failed:
 		res.Reason = fmt.Sprintf("timed out after %s: %s", timeout, res.Reason)
 	}
-	if err := x.r.broken(); err != nil && res.Status == report.Failed {
-		res.Reason = err.Error() + ": " + res.Reason
+	if err := x.r.broken(); err != nil {
+		switch {
+		case res.Status == report.Failed && !strings.Contains(res.Reason, err.Error()):
+			res.Reason = err.Error() + ": " + res.Reason
+		case res.Status == report.Passed && x.usesTarget():
+			// Its commands ran while the server went away: a negated
+			// command that failed for that reason would make it pass.
+			failed(res, err.Error()+": the runbook ran while the cluster went away; its result cannot be trusted")
+		}
 	}
 	x.closeSession(res)
 	if x.ctx.Err() != nil && res.Status == report.Failed {
@@ -180,6 +194,29 @@ func (x *execution) run() *report.Runbook {
 		}
 	}
 	return res
+}
+
+// usesTarget reports whether the runbook prepared a session of the
+// run's target (it ran against the cluster).
+func (x *execution) usesTarget() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.session != nil
+}
+
+// lostTarget is why the target this runbook uses was lost, or nil; it
+// only looks at Broken, so it is cheap enough for every command.
+func (x *execution) lostTarget() error {
+	b, ok := x.r.opts.Target.(Breakable)
+	if !ok || !x.usesTarget() {
+		return nil
+	}
+	select {
+	case <-b.Broken():
+		return b.BrokenErr()
+	default:
+		return nil
+	}
 }
 
 // testscriptDeadline is the Params.Deadline that makes testscript stop
@@ -245,7 +282,9 @@ func (x *execution) setup(env *testscript.Env) error {
 		env.Setenv(k, v)
 	}
 	if t := x.r.opts.Target; t != nil {
-		s, err := t.Prepare(x.ctx, x.rb, env)
+		// Its context is the commands': the client it makes for
+		// await and assert stops with them (deadline, lost cluster).
+		s, err := t.Prepare(x.cmdCtx, x.rb, env)
 		if err != nil {
 			return fmt.Errorf("prepare cluster: %w", err)
 		}
@@ -303,6 +342,11 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	x.fired[id], x.last, x.empty[id] = now, id, empty
 	x.mu.Unlock()
+	if err := x.lostTarget(); err != nil {
+		// The cluster is gone: the next command would only fail
+		// against it (or pass, negated).
+		ts.Fatalf("%v", err)
+	}
 	if c := x.plan.cmds[id]; c.first {
 		x.r.obs.StepStarted(x.rb, c.step)
 	}

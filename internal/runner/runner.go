@@ -118,9 +118,14 @@ type Describer interface {
 // Breakable is implemented by targets that can be lost under the runbooks
 // (the local API server's etcd or kube-apiserver exits). Broken is closed
 // then and BrokenErr says what was lost: the runner ends kbook's commands
-// (await, assert) in the runbooks that run, fails them with that message
-// rather than letting them wait out their time limits, and fails the
-// runbooks that need the target and have not started yet.
+// (await, assert) and the programs they exec (kubectl wait) in the
+// runbooks that run, stops their scripts before the next command, fails
+// them with that message rather than letting them wait out their time
+// limits, and fails the runbooks that need the target and have not
+// started yet. BrokenErr looks again (it may be non-nil before Broken
+// closes): the runner asks it when a runbook ends, and a runbook that used
+// the target is never reported passed once it is lost, since a negated
+// command that failed against the dead server would pass.
 type Breakable interface {
 	Broken() <-chan struct{}
 	BrokenErr() error
@@ -132,12 +137,7 @@ func (r *Runner) broken() error {
 	if !ok {
 		return nil
 	}
-	select {
-	case <-b.Broken():
-		return b.BrokenErr()
-	default:
-		return nil
-	}
+	return b.BrokenErr()
 }
 
 // Target is what runbooks run against: a cluster backend. The runner asks

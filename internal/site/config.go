@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"go.yaml.in/yaml/v3"
 )
@@ -104,9 +104,11 @@ func LoadConfig(dir string) (*Config, error) {
 // set), before defaults.
 func readConfig(dir string) (*Config, error) {
 	file := filepath.Join(dir, ConfigFile)
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		data = nil
+	} else if inputfile.IsLimit(err) {
+		return nil, err // it names the file
 	} else if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
@@ -115,7 +117,7 @@ func readConfig(dir string) (*Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(data))
 		dec.KnownFields(true)
 		if err := dec.Decode(c); err != nil {
-			return nil, configError(file, err)
+			return nil, configError(ConfigFile, err) // docs-relative, as every site error
 		}
 		var root yaml.Node
 		if err := yaml.Unmarshal(data, &root); err == nil {
@@ -128,7 +130,7 @@ func readConfig(dir string) (*Config, error) {
 // finish fills the defaults and checks the configuration.
 func (c *Config) finish(dir string) error {
 	c.defaults(dir)
-	return c.check(filepath.Join(dir, ConfigFile))
+	return c.check(ConfigFile) // docs-relative, as every site error
 }
 
 func (c *Config) defaults(dir string) {

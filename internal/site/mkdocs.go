@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -194,7 +195,7 @@ func sectionPath(rel string) string {
 func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int) (*Page, error) {
 	mk := p.MkDocs.Config
 	file := path.Join(mk.DocsDir, rel)
-	src, err := os.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(file)))
+	src, err := inputfile.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(file)))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -169,7 +170,7 @@ func walkMarkdown(root, sub string, fn func(rel, file string, src []byte) error,
 		if !ok {
 			return nil
 		}
-		src, err := os.ReadFile(path)
+		src, err := inputfile.ReadFile(path)
 		if err != nil {
 			return err
 		}

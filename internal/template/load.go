@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 	"go.yaml.in/yaml/v3"
@@ -60,6 +61,9 @@ func loadChart(p string) (*chartSource, *findings.Finding, error) {
 		return nil, nil, &findings.InputError{Err: fmt.Errorf("chart %s: %w", p, err)}
 	}
 	src := &chartSource{path: p, archive: !fi.IsDir(), nodes: map[string]*yaml.Node{}}
+	if err := inputfile.CheckChart(p); err != nil {
+		return nil, nil, &findings.InputError{Err: err}
+	}
 	ch, err := loader.Load(p)
 	var verr chart.ValidationError
 	switch {
@@ -210,7 +214,7 @@ func readValues(name string, data []byte) (map[string]any, *yaml.Node, *findings
 // (its spec.config is used) or a plain values map. A file that cannot be
 // read, does not parse or holds no map is an InputError at its line.
 func loadConfig(file string) (*valueSet, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if err != nil {
 		return nil, &findings.InputError{Err: fmt.Errorf("config: %w", err)}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmvalues"
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/kubeversion"
@@ -180,6 +181,9 @@ type chartData struct {
 func loadSide(s Side) (*chartData, error) {
 	if _, err := os.Stat(s.Chart); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", s.Chart, err)
+	}
+	if err := inputfile.CheckChart(s.Chart); err != nil {
+		return nil, err
 	}
 	ch, err := loader.Load(s.Chart)
 	if err != nil {

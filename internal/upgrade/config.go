@@ -2,13 +2,13 @@ package upgrade
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chartutil"
 
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 )
@@ -28,7 +28,7 @@ type Config struct {
 // LoadConfig reads a --config file. Any problem is an error naming the
 // file and line.
 func LoadConfig(file string) (*Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}

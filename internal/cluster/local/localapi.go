@@ -45,6 +45,7 @@ type Server struct {
 	etcdDir, certDir string
 	mu               sync.Mutex
 	pids             map[string]int
+	procs            map[string]proc.Process // pids with start times, for Check
 	stopping         bool
 	lost             chan struct{}
 	lostErr          error
@@ -87,9 +88,14 @@ func Start(dir string, procs *proc.Registry, opts ...Option) (*Server, error) {
 func (s *Server) watch() {
 	s.lost = make(chan struct{})
 	s.pids = map[string]int{}
+	s.procs = map[string]proc.Process{}
 	for _, w := range []struct{ name, arg string }{{binaries.Etcd, s.etcdDir}, {binaries.KubeAPIServer, s.certDir}} {
 		pids := proc.ChildrenWith(w.arg)
 		if len(pids) != 1 {
+			continue
+		}
+		p, err := proc.Inspect(pids[0])
+		if err != nil {
 			continue
 		}
 		exited, err := proc.Exited(pids[0])
@@ -97,22 +103,29 @@ func (s *Server) watch() {
 			continue
 		}
 		s.pids[w.name] = pids[0]
+		s.procs[w.name] = p
 		go func(name string, pid int) {
 			<-exited
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.stopping || s.lostErr != nil {
-				return
-			}
-			s.lostErr = fmt.Errorf("the local API server's %s (pid %d) exited: the cluster is gone, the runbooks using it fail; the next run starts a new one", name, pid)
-			if name == binaries.Etcd {
-				if api, ok := s.pids[binaries.KubeAPIServer]; ok {
-					_ = proc.Kill(api)
-				}
-			}
-			close(s.lost)
+			s.markLost(name, pid)
 		}(w.name, pids[0])
 	}
+}
+
+// markLost records that process name exited and closes Lost, once, unless
+// the server is being stopped.
+func (s *Server) markLost(name string, pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping || s.lostErr != nil {
+		return
+	}
+	s.lostErr = fmt.Errorf("the local API server's %s (pid %d) exited: the cluster is gone, the runbooks using it fail; the next run starts a new one", name, pid)
+	if name == binaries.Etcd {
+		if api, ok := s.pids[binaries.KubeAPIServer]; ok {
+			_ = proc.Kill(api)
+		}
+	}
+	close(s.lost)
 }
 
 // Lost is closed when etcd or kube-apiserver exits on its own; Err says
@@ -124,6 +137,26 @@ func (s *Server) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lostErr
+}
+
+// Check is Err after looking at the processes themselves: a process that
+// is gone (or a zombie) counts as lost even before its pidfd's watcher
+// ran. The runner asks it when a runbook ends, so that a command which
+// failed because the server had just died (and a negated one that
+// "passed" for that reason) is never taken for the runbook's own result.
+func (s *Server) Check() error {
+	s.mu.Lock()
+	procs := make(map[string]proc.Process, len(s.procs))
+	for k, v := range s.procs {
+		procs[k] = v
+	}
+	s.mu.Unlock()
+	for _, name := range []string{binaries.Etcd, binaries.KubeAPIServer} {
+		if p, ok := procs[name]; ok && !p.Running() {
+			s.markLost(name, p.PID)
+		}
+	}
+	return s.Err()
 }
 
 // PIDs maps etcd and kube-apiserver to their process ids (Linux).

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -72,11 +73,15 @@ type Options struct {
 
 // Plane is a running management plane.
 type Plane struct {
-	opts    Options
-	sup     *Supervisor
-	repo    *helmrepo.Server
-	crds    int
-	Started time.Duration
+	opts Options
+	sup  *Supervisor
+	// stopOnce makes Stop safe to call twice: the local backend stops the
+	// plane as soon as its API server is lost, and again when it stops.
+	stopOnce sync.Once
+	stopErr  error
+	repo     *helmrepo.Server
+	crds     int
+	Started  time.Duration
 }
 
 // controller ports.
@@ -178,7 +183,15 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 			return p, err
 		}
 	}
-	if _, err := cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace).Create(ctx, helmrepo.Locator(p.repo.URL()), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	// A server that ran a plane before (a snapshot, a test's shared
+	// server) names that plane's repository, gone with it: this one's
+	// replaces it.
+	cms := cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace)
+	_, err = cms.Create(ctx, helmrepo.Locator(p.repo.URL()), metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		_, err = cms.Update(ctx, helmrepo.Locator(p.repo.URL()), metav1.UpdateOptions{})
+	}
+	if err != nil {
 		return p, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
 	}
 
@@ -733,14 +746,17 @@ func conditionMessages(o *unstructured.Unstructured) string {
 // Stop stops the controllers (the last started first) and the Helm
 // repository.
 func (p *Plane) Stop() error {
-	var errs []error
-	if p.sup != nil {
-		errs = append(errs, p.sup.Stop(10*time.Second))
-	}
-	if p.repo != nil {
-		errs = append(errs, p.repo.Close())
-	}
-	return errors.Join(errs...)
+	p.stopOnce.Do(func() {
+		var errs []error
+		if p.sup != nil {
+			errs = append(errs, p.sup.Stop(10*time.Second))
+		}
+		if p.repo != nil {
+			errs = append(errs, p.repo.Close())
+		}
+		p.stopErr = errors.Join(errs...)
+	})
+	return p.stopErr
 }
 
 // Crashes reports controllers that exit while the plane runs.

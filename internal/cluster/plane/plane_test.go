@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -31,12 +32,15 @@ import (
 // benchmarks share it, one plane at a time.
 var server = apitest.New()
 
+// planeRuns counts TestPlane's runs in this process.
+var planeRuns atomic.Int32
+
 type testLogger struct{ tb testing.TB }
 
 func (l testLogger) Infof(format string, args ...any) { l.tb.Logf(format, args...) }
 
-// startPlane starts the release's plane on the shared API server.
-func startPlane(tb testing.TB) (*Plane, *rest.Config) {
+// startPlane starts the release's plane on srv.
+func startPlane(tb testing.TB, srv *apitest.Server) (*Plane, *rest.Config) {
 	tb.Helper()
 	r, err := controllers.K0rdent("")
 	if err != nil {
@@ -46,7 +50,7 @@ func startPlane(tb testing.TB) (*Plane, *rest.Config) {
 	if why != "" {
 		tb.Skip(why)
 	}
-	cfg := server.Config(tb)
+	cfg := srv.Config(tb)
 	p, err := Start(context.Background(), Options{
 		Release: r, Paths: paths, RESTConfig: cfg, StateDir: tb.TempDir(), Logger: testLogger{tb},
 	})
@@ -75,6 +79,7 @@ var (
 // lifecycle drives one template from publish to a Ready cluster and
 // returns how long valid and Ready took.
 type lifecycle struct {
+	cfg *rest.Config
 	dc  dynamic.Interface
 	cs  kubernetes.Interface
 	ns  string
@@ -95,7 +100,7 @@ func newLifecycle(tb testing.TB, p *Plane, cfg *rest.Config, ns string) *lifecyc
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		tb.Fatal(err)
 	}
-	return &lifecycle{dc: dc, cs: cs, ns: ns, url: p.RepoURL()}
+	return &lifecycle{cfg: cfg, dc: dc, cs: cs, ns: ns, url: p.RepoURL()}
 }
 
 // publish scaffolds an in-memory chart and publishes it as kbook template
@@ -114,8 +119,7 @@ func (l *lifecycle) publish(tb testing.TB, name string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfgFor := func() *rest.Config { return server.Config(tb) }
-	if _, err := helmrepo.Publish(context.Background(), cfgFor(), archive, helmrepo.PublishOptions{Namespace: l.ns}); err != nil {
+	if _, err := helmrepo.Publish(context.Background(), rest.CopyConfig(l.cfg), archive, helmrepo.PublishOptions{Namespace: l.ns}); err != nil {
 		tb.Fatal(err)
 	}
 	tmpl := name + "-0-1-0"
@@ -245,7 +249,23 @@ func TestPlane(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the k0rdent plane")
 	}
-	p, cfg := startPlane(t)
+	// One full plane per machine: the controller-kill test of package
+	// cluster/target waits too. Cleanups run last first: this one after
+	// the plane stopped.
+	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
+	// A run after the first (-count=N) gets an API server of its own: the
+	// shared one keeps the first plane's Management, whose stale status
+	// would pass for the new plane's.
+	srv := server
+	if planeRuns.Load() > 0 {
+		srv = apitest.New()
+		t.Cleanup(srv.Stop) // after the plane's Stop: cleanups run last first
+	}
+	p, cfg := startPlane(t, srv)
 	if got := len(p.Controllers()); got != 7 {
 		t.Fatalf("running %v", p.Controllers())
 	}
@@ -285,7 +305,7 @@ func TestPlane(t *testing.T) {
 	}
 
 	// A template and a cluster.
-	l := newLifecycle(t, p, cfg, "plane-test")
+	l := newLifecycle(t, p, cfg, fmt.Sprintf("plane-test-%d", planeRuns.Add(1)))
 	tmpl := l.publish(t, "acme-mem")
 	t.Logf("ClusterTemplate valid in %s", l.wait(t, ctGVR, tmpl, 2*time.Minute, valid))
 	l.deploy(t, tmpl, "dev-1")
@@ -340,7 +360,7 @@ func BenchmarkLocalK0rdent(b *testing.B) {
 	for i := range b.N {
 		b.StopTimer()
 		start := time.Now()
-		p, cfg := startPlane(b)
+		p, cfg := startPlane(b, server)
 		startup := time.Since(start)
 		l := newLifecycle(b, p, cfg, fmt.Sprintf("bench-%d-%d", os.Getpid(), i))
 		tmpl := l.publish(b, "bench-mem")

@@ -2,10 +2,12 @@ package target
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -91,6 +93,10 @@ func getenv(env *testscript.Env, key string) string {
 // kubeconfig, the conditions, and that Close removes what the runbook made,
 // inside and outside its namespace.
 func TestSession(t *testing.T) {
+	// A namespace name of its own per run: -count=N shares the server,
+	// where the last one, deleted at the end, stays Terminating (the
+	// local server has no namespace controller).
+	other := fmt.Sprintf("session-other-%d", sessionRuns.Add(1))
 	c := startLocal(t)
 	ctx := t.Context()
 	tg, err := New(ctx, cluster.Options{Backend: cluster.Local}, WithCluster(c))
@@ -150,9 +156,9 @@ func TestSession(t *testing.T) {
 	}
 	_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "in-ns"}}, metav1.CreateOptions{})
 	mustCreate(err)
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "session-other"}}, metav1.CreateOptions{})
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}, metav1.CreateOptions{})
 	mustCreate(err)
-	_, err = cs.CoreV1().ConfigMaps("session-other").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Finalizers: []string{"example.com/never"}}}, metav1.CreateOptions{})
+	_, err = cs.CoreV1().ConfigMaps(other).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Finalizers: []string{"example.com/never"}}}, metav1.CreateOptions{})
 	mustCreate(err)
 	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "session-left"}}, metav1.CreateOptions{})
 	mustCreate(err)
@@ -173,17 +179,20 @@ func TestSession(t *testing.T) {
 	}
 	_, err = cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	gone("runbook namespace", err)
-	_, err = cs.CoreV1().Namespaces().Get(ctx, "session-other", metav1.GetOptions{})
-	gone("namespace session-other", err)
+	_, err = cs.CoreV1().Namespaces().Get(ctx, other, metav1.GetOptions{})
+	gone("namespace "+other, err)
 	_, err = cs.CoreV1().ConfigMaps("default").Get(ctx, "session-left", metav1.GetOptions{})
 	gone("configmap default/session-left", err)
 	_, err = cs.RbacV1().ClusterRoles().Get(ctx, "session-role", metav1.GetOptions{})
 	gone("clusterrole session-role", err)
 	// The namespace can be made again at once: it was finalized, not left Terminating.
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "session-other"}}, metav1.CreateOptions{})
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}, metav1.CreateOptions{})
 	mustCreate(err)
-	_ = cs.CoreV1().Namespaces().Delete(ctx, "session-other", metav1.DeleteOptions{})
+	_ = cs.CoreV1().Namespaces().Delete(ctx, other, metav1.DeleteOptions{})
 }
+
+// sessionRuns counts TestSession's runs in this process.
+var sessionRuns atomic.Int32
 
 // TestKeep leaves everything in place.
 func TestKeep(t *testing.T) {

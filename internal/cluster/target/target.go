@@ -44,10 +44,11 @@ type Target struct {
 	cluster cluster.Cluster
 	err     error
 
-	// broken is closed when the cluster is lost (cluster.Lost), brokenErr
-	// then says why.
-	broken    chan struct{}
-	brokenErr error
+	// broken is closed when the cluster is lost (cluster.Lost); why says
+	// why, looking at the server's processes again (nil before the
+	// cluster started or for clusters kbook does not run).
+	broken chan struct{}
+	why    func() error
 
 	mu       sync.Mutex
 	before   map[types.UID]object // run-level snapshot, for parallel runs
@@ -119,11 +120,11 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 		}
 		if t.err == nil {
 			if lost, why := cluster.Lost(t.cluster); lost != nil {
+				t.mu.Lock()
+				t.why = why
+				t.mu.Unlock()
 				go func() {
 					<-lost
-					t.mu.Lock()
-					t.brokenErr = why()
-					t.mu.Unlock()
 					close(t.broken)
 				}()
 			}
@@ -136,22 +137,20 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 // server's etcd or kube-apiserver exits under the runbooks.
 func (t *Target) Broken() <-chan struct{} { return t.broken }
 
-// BrokenErr implements runner.Breakable.
+// BrokenErr implements runner.Breakable: it looks at the server's
+// processes, so it says a process is gone even before Broken closes.
 func (t *Target) BrokenErr() error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.brokenErr
+	why := t.why
+	t.mu.Unlock()
+	if why == nil {
+		return nil
+	}
+	return why()
 }
 
 // lost is why the cluster is gone, or nil.
-func (t *Target) lost() error {
-	select {
-	case <-t.broken:
-		return t.BrokenErr()
-	default:
-		return nil
-	}
-}
+func (t *Target) lost() error { return t.BrokenErr() }
 
 // Start implements runner.Starter: it starts the cluster (building the
 // local backend's binaries first if need be), so that the wait is not

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -151,6 +152,9 @@ func resolveBase(o ExtendOptions) (*chart.Chart, map[string]any, error) {
 	}
 	if _, err := os.Stat(o.Base); err != nil {
 		return nil, nil, fmt.Errorf("--extend %s: not a chart directory or .tgz, nor REPOSITORY/CHART@VERSION (oci://, https://): %w", o.Base, err)
+	}
+	if err := inputfile.CheckChart(o.Base); err != nil {
+		return nil, nil, fmt.Errorf("--extend: %w", err)
 	}
 	ch, err := loader.Load(o.Base)
 	if err != nil {

@@ -1,0 +1,143 @@
+package target
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
+)
+
+// TestControllerKilledMidRunbook starts the real local k0rdent plane,
+// kills source-controller with SIGKILL while a runbook is paused in its
+// first command, and checks that the supervisor restarts it (logged with
+// the log tail, recorded where kbook cluster status reads restarts), that
+// the runbook then passes on the restarted controller (a HelmRepository
+// it reconciles), and that the diagnostics of a runbook failing after it
+// name the exit. One plane start; the test waits on the runbook's FIFOs
+// and the supervisor's events, never on time.
+func TestControllerKilledMidRunbook(t *testing.T) {
+	dir := serverBinaries(t, "starts the local k0rdent plane")
+	rel, err := controllers.K0rdent("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, why := controllers.K0rdentAvailable(rel, false); why != "" {
+		t.Skip(why)
+	}
+	// One full plane per machine: TestPlane (package plane) waits too.
+	unlock, err := plane.LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	const victim = "source-controller"
+	// What kbook prints of the cluster's progress, as on a terminal.
+	logFile := filepath.Join(t.TempDir(), "log")
+	lf, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	log := console.New(lf, false, false)
+	logged := func() string { data, _ := os.ReadFile(logFile); return string(data) }
+	ctx := context.Background()
+	tg, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: rel.Version, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(ctx)
+	c, err := tg.Cluster()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cluster.PlaneOf(c)
+	if p == nil {
+		t.Fatal("no k0rdent plane on a local cluster started with K0rdent")
+	}
+	pid := p.PIDs()[victim]
+	if pid == 0 {
+		t.Fatalf("no %s among the plane's processes %v", victim, p.PIDs())
+	}
+
+	ff := fifos(t, t.TempDir(), "started", "resume")
+	started, resume := ff[0], ff[1]
+	survives, fails := "testdata/controller-kill/a-survives.md", "testdata/controller-kill/b-fails.md"
+	rbs, err := runbook.Load([]string{survives, fails})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.New(runner.Options{Parallel: 1, Target: tg, Cmds: kubecmd.Commands(),
+		Env: []string{"STARTED=" + started, "RESUME=" + resume, "REPO_URL=" + p.RepoURL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *report.Report, 1)
+	go func() { done <- r.Run(ctx, rbs) }()
+
+	readPID(t, started) // the runbook's first command runs
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var restart plane.Restart
+	for restart.Name != victim {
+		select {
+		case restart = <-p.Restarted():
+		case rep := <-done:
+			t.Fatalf("the run ended before %s restarted: %+v", victim, rep.Runbooks)
+		case <-time.After(3 * time.Minute):
+			// A guard against a hang, not a wait: the restart is an event.
+			t.Fatalf("%s not restarted 3 minutes after it was killed; log:\n%s", victim, logged())
+		}
+	}
+	if restart.Err != "" || restart.GaveUp || restart.Attempt != 1 {
+		t.Fatalf("the restart of %s: %+v", victim, restart)
+	}
+	if restart.Tail == "" || !strings.Contains(restart.Exit, "killed") {
+		t.Errorf("the restart records no log tail or not the SIGKILL: %+v", restart)
+	}
+	if np := p.PIDs()[victim]; np == 0 || np == pid {
+		t.Errorf("%s's pid after the restart: %d (was %d)", victim, np, pid)
+	}
+	t.Logf("restart: %s", restart)
+	if err := os.WriteFile(resume, []byte("go\n"), 0o600); err != nil { // the runbook goes on
+		t.Fatal(err)
+	}
+	rep := <-done
+
+	results := byPath(rep)
+	if s := results[survives]; s == nil || s.Status != report.Passed {
+		t.Errorf("the runbook during the kill: %+v", s)
+	}
+	f := results[fails]
+	if f == nil || f.Status != report.Failed {
+		t.Fatalf("the runbook failing on purpose: %+v", f)
+	}
+	if !strings.Contains(f.Diagnostics, "k0rdent controllers that exited during this run") || !strings.Contains(f.Diagnostics, victim+" exited (") {
+		t.Errorf("its diagnostics do not name the exit of %s:\n%s", victim, f.Diagnostics)
+	}
+	if out := logged(); !strings.Contains(out, victim+" exited (") || !strings.Contains(out, "restart 1/") || !strings.Contains(out, victim+" restarted (restart 1) and ready") {
+		t.Errorf("the log does not tell the exit and the restart:\n%s", out)
+	} else if last := lastLines(strings.TrimSpace(restart.Tail), 1); !strings.Contains(out, last) {
+		t.Errorf("the log does not show the log tail's last line %q:\n%s", last, out)
+	}
+	// kbook cluster status lists what the supervisor wrote there.
+	recorded, err := plane.ReadRestarts(p.LogDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recorded) != 1 || recorded[0].Name != victim || recorded[0].Tail == "" {
+		t.Errorf("restarts recorded in %s: %+v", p.LogDir(), recorded)
+	}
+}
