@@ -63,7 +63,7 @@ type Options struct {
 	// install once the cluster is up.
 	CRDs []string
 	// AssetsDir holds kube-apiserver and etcd for the local backend; empty:
-	// KUBEBUILDER_ASSETS or the kbook cache (see package assets).
+	// KUBEBUILDER_ASSETS or the kbook cache (see package binaries).
 	AssetsDir string
 	// KindImage is the kind node image; empty: kind's default.
 	KindImage string

@@ -1,7 +1,3 @@
-// Package scaffold scaffolds a docs repository for kbook init docs:
-// kbook.yaml, a home page, a guide, a first runbook and the GitHub Actions
-// workflow that runs the runbooks, builds every version and publishes the
-// site to GitHub Pages.
 package scaffold
 
 import (

@@ -1,7 +1,3 @@
-// Package scaffold writes new k0rdent ClusterTemplate charts: from a
-// skeleton per provider set (kbook template init), or as a wrapper that
-// layers an organisation's requirements on an existing template without
-// copying it (kbook template init --extend).
 package scaffold
 
 import (
