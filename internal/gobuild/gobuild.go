@@ -9,11 +9,6 @@ import (
 	"strings"
 )
 
-// Logger receives progress messages (one line each, no trailing newline).
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
 // CheckBinary returns "" if p is an executable file, else what is wrong.
 func CheckBinary(p string) string {
 	fi, err := os.Stat(p)
@@ -75,10 +70,3 @@ func Tail(s string, n int) string {
 	}
 	return "…\n" + s
 }
-
-// Discard is a Logger that drops every message.
-var Discard Logger = discard{}
-
-type discard struct{}
-
-func (discard) Infof(string, ...any) {}

@@ -17,6 +17,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/log"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -31,15 +32,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
-
-// Logger receives progress, one line each.
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
 
 // Options configure Start.
 type Options struct {
@@ -62,7 +54,7 @@ type Options struct {
 	CRDsInstalled bool
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
-	Logger   Logger
+	Logger   log.Logger
 	// Restart is how controllers that exit are restarted (zero:
 	// DefaultRestartPolicy).
 	Restart RestartPolicy
@@ -90,7 +82,7 @@ type ports struct {
 // Management is ready. On error everything started is stopped.
 func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if o.Logger == nil {
-		o.Logger = nopLogger{}
+		o.Logger = log.NoopLogger{}
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 3 * time.Minute

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
 	"reflect"
 	"slices"
@@ -68,15 +69,6 @@ func (r *Result) Failed() int {
 	return n
 }
 
-// Logger receives progress, one line each.
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
-
 // Options configure Run.
 type Options struct {
 	// Config is an admin client configuration of the cluster.
@@ -98,13 +90,13 @@ type Options struct {
 	// always stay installed: they are cluster-wide, and other users of the
 	// cluster may rely on them once they exist.
 	Keep   bool
-	Logger Logger
+	Logger log.Logger
 }
 
 // Run checks the provider in the set against the cluster.
 func Run(ctx context.Context, set *provider.Set, o Options) (*Result, error) {
 	if o.Logger == nil {
-		o.Logger = nopLogger{}
+		o.Logger = log.NoopLogger{}
 	}
 	o.Timeout = cmp.Or(o.Timeout, 2*time.Minute)
 	resources, err := set.ContractResources()

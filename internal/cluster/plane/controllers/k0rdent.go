@@ -23,6 +23,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/gobuild"
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // The k0rdent management plane's controllers, by binary name.
@@ -177,12 +178,9 @@ type K0rdentOption func(*k0rdentConfig)
 
 type k0rdentConfig struct {
 	cacheRoot string
-	log       Logger
+	log       log.Logger
 	apiOnly   bool
 }
-
-// Logger receives progress messages (one line each, no trailing newline).
-type Logger = gobuild.Logger
 
 // APIOnly says only the module trees are wanted (CRDs, webhooks, charts):
 // no controller is built.
@@ -194,7 +192,7 @@ func K0rdentCacheDir(root string) K0rdentOption {
 }
 
 // K0rdentLogger sends progress to l.
-func K0rdentLogger(l Logger) K0rdentOption {
+func K0rdentLogger(l log.Logger) K0rdentOption {
 	return func(c *k0rdentConfig) {
 		if l != nil {
 			c.log = l
@@ -215,7 +213,7 @@ func K0rdentPathsFor(r *K0rdentRelease, opts ...K0rdentOption) (K0rdentPaths, er
 }
 
 func newK0rdentConfig(opts []K0rdentOption) *k0rdentConfig {
-	c := &k0rdentConfig{log: gobuild.Discard}
+	c := &k0rdentConfig{log: log.NoopLogger{}}
 	for _, o := range opts {
 		o(c)
 	}
