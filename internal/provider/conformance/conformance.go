@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
 	"reflect"
@@ -471,7 +472,7 @@ func hasField(v *apiextensionsv1.CustomResourceDefinitionVersion, path []string)
 // with SubjectAccessReviews, what Cluster API's and kcm's managers may do.
 func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractResource) error {
 	var capiNeeds, kcmNeeds []need
-	capiGroups := []string{"addons.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"}
+	capiGroups := []string{k0rdent.AddonsGroup, k0rdent.BootstrapGroup, k0rdent.ControlPlaneGroup, k0rdent.InfrastructureGroup}
 	for _, cr := range resources {
 		if !slices.Contains(capiGroups, cr.Group) {
 			capiNeeds = append(capiNeeds, need{cr.Kind, cr.Group, cr.Plural, []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
@@ -489,7 +490,7 @@ func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractRes
 		if err := o.Decode(&cr); err != nil {
 			return err
 		}
-		if cr.Labels["cluster.x-k8s.io/aggregate-to-manager"] == "true" || cr.Labels["k0rdent.mirantis.com/aggregate-to-manager"] == "true" {
+		if cr.Labels[k0rdent.CAPIAggregateToManagerLabel] == "true" || cr.Labels[k0rdent.AggregateToManagerLabel] == "true" {
 			roles = append(roles, cr)
 		}
 	}
@@ -511,8 +512,8 @@ func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractRes
 		who, label string
 		needs      []need
 	}{
-		{"Cluster API's manager", "cluster.x-k8s.io/aggregate-to-manager", capiNeeds},
-		{"kcm's manager", "k0rdent.mirantis.com/aggregate-to-manager", kcmNeeds},
+		{"Cluster API's manager", k0rdent.CAPIAggregateToManagerLabel, capiNeeds},
+		{"kcm's manager", k0rdent.AggregateToManagerLabel, kcmNeeds},
 	} {
 		if len(m.needs) == 0 {
 			continue

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
 )
@@ -88,7 +89,7 @@ func Init(o Options) (string, []string, error) {
 		return "", nil, fmt.Errorf("provider name %q: use lower-case letters, digits and dashes (at most 32), as in infrastructure-<name>", o.Name)
 	}
 	if o.Group == "" {
-		o.Group = "infrastructure.cluster.x-k8s.io"
+		o.Group = k0rdent.InfrastructureGroup
 	}
 	if o.APIVersion == "" {
 		o.APIVersion = "v1alpha1"
