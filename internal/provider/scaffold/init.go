@@ -12,14 +12,14 @@ import (
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/template/scaffold"
+	"github.com/k0rdent/kbook/internal/skeleton"
 )
 
 // skeleton holds the chart; .tmpl files are Go templates with [[ ]]
 // delimiters, so Helm's {{ }} pass through.
 //
 //go:embed all:skeleton
-var skeleton embed.FS
+var skeletonFS embed.FS
 
 // Options configure Init.
 type Options struct {
@@ -146,22 +146,17 @@ func Init(o Options) (string, []string, error) {
 	if o.Dir == "" {
 		o.Dir = "cluster-api-provider-" + o.Name
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return o.Dir, names, scaffold.WriteTree(o.Dir, files)
+	return o.Dir, skeleton.Names(files), skeleton.Write(o.Dir, files)
 }
 
 // render returns the files of the skeleton: the chart alone, or the
 // controller project with the chart in chart/.
 func render(data map[string]string, controller bool) (map[string][]byte, error) {
-	chart, err := scaffold.RenderTree(skeleton, "skeleton/chart", data)
+	chart, err := skeleton.Render(skeletonFS, "skeleton/chart", data)
 	if err != nil || !controller {
 		return chart, err
 	}
-	tree, err := scaffold.RenderTree(skeleton, "skeleton/controller", data)
+	tree, err := skeleton.Render(skeletonFS, "skeleton/controller", data)
 	if err != nil {
 		return nil, err
 	}
