@@ -2,9 +2,6 @@ package proc
 
 import (
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -16,29 +13,8 @@ import (
 func SignalDescendants(sig syscall.Signal) {
 	parent := map[int]int{}
 	group := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// stat is "pid (comm) state ppid pgrp ...": comm may hold spaces.
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
-		parent[pid], group[pid] = ppid, pgrp
+	for _, p := range procStats() {
+		parent[p.pid], group[p.pid] = p.ppid, p.pgrp
 	}
 	self, pgrp := os.Getpid(), syscall.Getpgrp()
 	for pid := range parent {
