@@ -7,13 +7,14 @@
 // InfrastructureProvider, the ProviderInterface, the ClusterRoles aggregated
 // to Cluster API's and kcm's managers and a credential resource template.
 //
-// With Options.Controller it writes a Go provider around the chart (in
-// chart/): a controller-runtime module with an InfraCluster, InfraMachine,
-// InfraMachineTemplate and InfraClusterTemplate per the Cluster API v1beta2
-// contract, their reconcilers, the CRDs, deepcopy functions and manager
+// With Options.Controller (the command's --controller) it writes a Go
+// provider around the chart, which moves to chart/: a controller-runtime
+// module with an InfraCluster, InfraMachine, InfraMachineTemplate and
+// InfraClusterTemplate per the Cluster API v1beta2 contract, their
+// reconcilers and a test of them, the CRDs, deepcopy functions and manager
 // ClusterRole controller-gen generates from them (committed, so the
-// project builds without it), the release's components and clusterctl
-// metadata.yaml, and a Makefile. The module requires the
+// project builds without it), the release's infrastructure-components.yaml
+// and clusterctl metadata.yaml, a Dockerfile and a Makefile. The module requires the
 // controller-runtime and Kubernetes libraries kbook's example provider is
 // built with (ControllerRuntimeVersion, KubernetesVersion); its go.mod and
 // go.sum are what go mod tidy writes for them.
