@@ -47,6 +47,8 @@ type Cluster interface {
 
 // Logger is log.Logger under the name the commands in cmd/kbook still
 // use for it; it is no second interface.
+//
+// Deprecated: use log.Logger (internal/log).
 type Logger = log.Logger
 
 // Options select and configure a backend.
