@@ -13,9 +13,11 @@ CRD_DIRS    := $(wildcard $(SHARED_CRDS)/k0rdent $(SHARED_CRDS)/capi $(SHARED_CR
 CRD_FLAGS    = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),--k0rdent $(K0RDENT) --k0rdent-api-only)
 
 # The local backend's kube-apiserver and etcd: KUBEBUILDER_ASSETS if set,
-# else built once from pinned Go modules into kbook's cache (~10 min on 2
-# cores the first time, then instant).
-ASSETS = $$(./$(BIN) cluster assets)
+# else kbook's cache, filled the first time by setup-envtest's released
+# archive (seconds) or, offline, a build from pinned Go modules (~10 min on
+# 2 cores); ASSETS_FROM=build|download forces one (see --assets-from).
+ASSETS_FROM ?= auto
+ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 
 # The k0rdent release whose real controllers (kcm, Flux, Cluster API) the
 # local backend runs with --k0rdent: built once into kbook's cache (about 25
@@ -23,7 +25,7 @@ ASSETS = $$(./$(BIN) cluster assets)
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
-.PHONY: all build run test test-short lint docs bench fuzz cross clean site serve site-tools screenshots
+.PHONY: all build run test test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
 
 all: build
 
@@ -102,9 +104,13 @@ docs: build
 	$(GO) generate ./internal/layout
 	./$(BIN) gen-docs --rules content/templates/rules.md --provider-rules content/providers/rules.md --upgrade-rules content/upgrades/rules.md content/reference/cli
 
-## bench: all benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
-bench: build bin/helm
+## bench: the speed issue's rows with the load and ratios against baselines of the same run (hack/bench-speed.sh), then all Go benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
+bench: bench-speed bin/helm
 	PATH=$(CURDIR)/bin:$$PATH KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+## bench-speed: only the speed issue's rows (REPEAT=3 for best of 3, SKIP_PLANE=1 without the controllers' row)
+bench-speed: build
+	hack/bench-speed.sh
 
 bin/helm:
 	GOBIN=$(CURDIR)/bin $(GO) install helm.sh/helm/v3/cmd/helm@v3.19.0

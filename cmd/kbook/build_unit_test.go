@@ -5,61 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/site"
-	"github.com/spf13/cobra"
 )
-
-// TestSiteRunOptionsPerProjectCRDs: each version kbook build runs uses
-// its own kbook.yaml run.crds, unless --crds is given (--all-versions once
-// ran every version after the first with the first one's).
-func TestSiteRunOptionsPerProjectCRDs(t *testing.T) {
-	project := func(crd string) *site.Project {
-		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{crd: "# a CRD file\n"})
-		return &site.Project{Dir: dir, Config: &site.Config{Runbooks: "runbooks",
-			Run: site.RunConfig{CRDs: []string{crd, "crds/missing.yaml"}}}}
-	}
-	a, b := project("crds/a.yaml"), project("crds/b.yaml")
-	given := filepath.Join(t.TempDir(), "given.yaml")
-	for _, tc := range []struct {
-		name  string
-		args  []string
-		wantA []string
-		wantB []string
-	}{
-		{"kbook.yaml run.crds", nil, []string{filepath.Join(a.Dir, "crds/a.yaml")}, []string{filepath.Join(b.Dir, "crds/b.yaml")}},
-		{"--crds", []string{"--crds", given}, []string{given}, []string{given}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cmd := &cobra.Command{}
-			var rf runFlags
-			addSiteRunFlags(cmd, &rf)
-			if err := cmd.ParseFlags(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			for _, v := range []struct {
-				p    *site.Project
-				want []string
-			}{{a, tc.wantA}, {b, tc.wantB}, {a, tc.wantA}} {
-				o, err := siteRunOptions(cmd, v.p, &rf, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := o.Cluster.Options.CRDs; !slices.Equal(got, v.want) {
-					t.Errorf("project %s: CRDs %q, want %q", v.p.Dir, got, v.want)
-				}
-				if want := filepath.Join(v.p.Dir, "runbooks"); !slices.Equal(o.Paths, []string{want}) {
-					t.Errorf("paths %q, want [%s]", o.Paths, want)
-				}
-			}
-		})
-	}
-}
 
 // TestAllVersionsInterruptedExits130: an interrupted --all-versions build
 // exits 130, as a single version's does, not as a failure.

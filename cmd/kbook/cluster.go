@@ -1,89 +1,15 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
-	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
-	"github.com/k0rdent/kbook/internal/cluster/plane"
-	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 )
-
-// clusterFlags select a backend; `kbook run` and `kbook cluster up` share them.
-type clusterFlags struct {
-	backend     string
-	kubeconfig  string
-	context     string
-	crds        []string
-	kindImage   string
-	keepCluster bool
-	name        string
-	k0rdent     string
-	k0rdentAPI  bool
-	noSnapshot  bool
-}
-
-func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
-	fl := cmd.Flags()
-	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
-	if forRun {
-		def, usage = "auto", "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
-	}
-	fl.StringVar(&f.backend, "cluster", def, usage)
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig `file` of an existing cluster (kubeconfig backend; default: $KUBECONFIG, ~/.kube/config)")
-	fl.StringVar(&f.context, "context", "", "kubeconfig `context` to use (kubeconfig backend)")
-	fl.StringArrayVar(&f.crds, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
-	fl.StringVar(&f.kindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
-	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
-	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
-	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
-	fl.BoolVar(&f.noSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
-}
-
-// options turns the flags into cluster options.
-func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.Options, error) {
-	b := f.backend
-	if b == "auto" {
-		b = cluster.Local
-		if cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context") {
-			b = cluster.Kubeconfig
-		}
-	}
-	switch b {
-	case cluster.Local, cluster.Kind, cluster.Kubeconfig:
-	default:
-		return cluster.Options{}, fmt.Errorf("--cluster %q: want auto, local, kind, kubeconfig or none", f.backend)
-	}
-	name := f.name
-	if b == cluster.Kind && name == "" {
-		name = cluster.DefaultKindName
-	}
-	if f.k0rdentAPI && f.k0rdent == "" {
-		return cluster.Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")
-	}
-	if f.k0rdent != "" {
-		if b != cluster.Local {
-			return cluster.Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
-		}
-		if _, err := controllers.K0rdent(f.k0rdent); err != nil {
-			return cluster.Options{}, fmt.Errorf("--k0rdent: %w", err)
-		}
-	}
-	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
-		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, NoSnapshot: f.noSnapshot, Logger: log}, nil
-}
 
 // stderrLogger prints progress lines to stderr.
 type stderrLogger struct{}
@@ -152,87 +78,6 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	return nil
 }
 
-func newClusterAssetsCmd() *cobra.Command {
-	var k0rdent string
-	var apiOnly bool
-	cmd := &cobra.Command{
-		Use:   "assets",
-		Short: "Print the directory of the local backend's binaries, building them if needed",
-		Long: `Print the directory holding kube-apiserver and etcd (and kubectl where none is
-on the PATH) for the local backend, ready for KUBEBUILDER_ASSETS.
-
-With KUBEBUILDER_ASSETS set (for example from setup-envtest), that directory is
-checked and printed. Otherwise the binaries come from kbook's cache; the first
-time, they are built from pinned Go modules with the local Go toolchain:
-kube-apiserver ` + binaries.KubernetesVersion + ` and etcd ` + binaries.EtcdVersion + `, about ten minutes on two cores.
-
-With --k0rdent, it prints the cache directory of that k0rdent release
-instead: the kcm, Flux, Sveltos and Cluster API module folders the local
-k0rdent plane reads its CRDs, webhooks and charts from (fetched through the
-Go module proxy, seconds), and the controllers built from those modules
-(kcm, source-controller, helm-controller, Cluster API core, kubeadm
-bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
---api-only fetches the module folders alone.`,
-		Example: `  export KUBEBUILDER_ASSETS=$(kbook cluster assets)
-
-  # Build the k0rdent v1.11.4 controllers ahead of time
-  kbook cluster assets --k0rdent v1.11.4`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("k0rdent") || apiOnly {
-				r, err := controllers.K0rdent(k0rdent)
-				if err != nil {
-					return usageError(err)
-				}
-				p, err := controllers.K0rdentDir(cmd.Context(), r, controllers.APIOnly(apiOnly), controllers.K0rdentLogger(stderrLogger{}))
-				if err != nil {
-					return &exitError{findings.ExitErrors, err}
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), p.Dir)
-				return nil
-			}
-			dir, err := binaries.Dir(cmd.Context(), binaries.WithLogger(stderrLogger{}))
-			if err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), dir)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
-	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
-	return cmd
-}
-
-func newClusterServeCmd() *cobra.Command {
-	var name, assetsDir, k0rdent string
-	var crds []string
-	var apiOnly bool
-	cmd := &cobra.Command{
-		Use:    "serve",
-		Short:  "Hold a local cluster until stopped (run by kbook cluster up)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
-			defer stop()
-			reg, closeProcs := openProcs(stderrLogger{})
-			defer closeProcs()
-			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLogger{}, Procs: reg}
-			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")
-	cmd.Flags().StringVar(&assetsDir, "assets", "", "directory with kube-apiserver and etcd")
-	cmd.Flags().StringArrayVar(&crds, "crds", nil, "CRDs to install")
-	cmd.Flags().StringVar(&k0rdent, "k0rdent", "", "k0rdent version whose plane to run")
-	cmd.Flags().BoolVar(&apiOnly, "k0rdent-api-only", false, "k0rdent APIs only")
-	return cmd
-}
-
 func newClusterDownCmd() *cobra.Command {
 	var name string
 	cmd := &cobra.Command{
@@ -259,21 +104,6 @@ func newClusterDownCmd() *cobra.Command {
 	return cmd
 }
 
-// clusterStatus is what kbook cluster status reports.
-type clusterStatus struct {
-	Name              string `json:"name"`
-	Backend           string `json:"backend"`
-	Running           bool   `json:"running"`
-	Server            string `json:"server"`
-	Kubeconfig        string `json:"kubeconfig"`
-	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
-	PID               int    `json:"pid,omitempty"`
-	Started           string `json:"started"`
-	Error             string `json:"error,omitempty"`
-	// Restarts are the k0rdent controllers' exits and restarts.
-	Restarts []plane.Restart `json:"restarts,omitempty"`
-}
-
 func newClusterStatusCmd() *cobra.Command {
 	var name, output string
 	cmd := &cobra.Command{
@@ -282,45 +112,12 @@ func newClusterStatusCmd() *cobra.Command {
 		Long:  "Show the cluster's backend, API server, kubeconfig and Kubernetes version.\n\nExit status: 0 running, 1 not running or not up, 2 bad flags.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := cluster.ReadState(cacheRoot(), name)
+			st, err := cluster.StatusOf(cmd.Context(), cacheRoot(), name)
 			if err != nil {
 				return &exitError{findings.ExitErrors, err}
 			}
-			st := clusterStatus{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID, Started: s.Started.Format(time.RFC3339)}
-			if s.PlaneLogs != "" {
-				if st.Restarts, err = plane.ReadRestarts(s.PlaneLogs); err != nil {
-					st.Error = err.Error()
-				}
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 20*time.Second)
-			defer cancel()
-			if c, err := cluster.Reuse(ctx, s); err != nil {
-				st.Error = err.Error()
-			} else {
-				st.Running = true
-				st.KubernetesVersion, _ = cluster.ServerVersion(c)
-			}
-			out := cmd.OutOrStdout()
-			switch output {
-			case "json":
-				data, _ := json.MarshalIndent(st, "", "  ")
-				fmt.Fprintln(out, string(data))
-			case "yaml":
-				data, _ := yaml.Marshal(st)
-				fmt.Fprint(out, string(data))
-			default:
-				state := "running"
-				if !st.Running {
-					state = "not running: " + st.Error
-				}
-				fmt.Fprintf(out, "cluster:    %s (%s)\nstatus:     %s\nserver:     %s\nkubernetes: %s\nkubeconfig: %s\nstarted:    %s\n",
-					st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
-				if s.PlaneLogs != "" {
-					fmt.Fprintf(out, "restarts:   %d (k0rdent controllers; logs in %s)\n", len(st.Restarts), s.PlaneLogs)
-					for _, r := range st.Restarts {
-						fmt.Fprintf(out, "  %s\n", r)
-					}
-				}
+			if err := cluster.WriteStatus(cmd.OutOrStdout(), output, st); err != nil {
+				return err
 			}
 			if !st.Running {
 				return &exitError{findings.ExitErrors, nil}

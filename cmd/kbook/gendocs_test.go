@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/clidocs"
 )
 
 // TestGeneratedDocsUpToDate fails when the CLI reference pages in
@@ -11,7 +13,7 @@ import (
 // `make docs` after changing a command.
 func TestGeneratedDocsUpToDate(t *testing.T) {
 	dir := t.TempDir()
-	if err := genDocs(newRootCmd(), dir); err != nil {
+	if err := clidocs.Commands(newRootCmd(), dir); err != nil {
 		t.Fatal(err)
 	}
 	const committed = "../../content/reference/cli"
@@ -23,13 +25,13 @@ func TestGeneratedDocsUpToDate(t *testing.T) {
 			t.Errorf("%s/%s is out of date: run make docs", committed, filepath.Base(g))
 		}
 	}
-	if got, _ := os.ReadFile("../../content/templates/rules.md"); string(got) != string(ruleCatalogue()) {
+	if got, _ := os.ReadFile("../../content/templates/rules.md"); string(got) != string(clidocs.TemplateRules()) {
 		t.Errorf("content/templates/rules.md is out of date: run make docs")
 	}
-	if got, _ := os.ReadFile("../../content/upgrades/rules.md"); string(got) != string(upgradeRuleCatalogue()) {
+	if got, _ := os.ReadFile("../../content/upgrades/rules.md"); string(got) != string(clidocs.UpgradeRules()) {
 		t.Errorf("content/upgrades/rules.md is out of date: run make docs")
 	}
-	if got, _ := os.ReadFile("../../content/providers/rules.md"); string(got) != string(providerRuleCatalogue()) {
+	if got, _ := os.ReadFile("../../content/providers/rules.md"); string(got) != string(clidocs.ProviderRules()) {
 		t.Errorf("content/providers/rules.md is out of date: run make docs")
 	}
 	have, _ := filepath.Glob(filepath.Join(committed, "kbook*.md"))

@@ -53,7 +53,7 @@ file:line; --out not empty).`,
 			}
 			rep, err := site.ImportMkDocs(dir, out)
 			if err != nil {
-				return usageError(siteError(dir, err))
+				return usageError(site.ErrorUnder(dir, err))
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "kbook import: wrote %s: %s, %s, %s\n", rep.Out, plural.Count(rep.Pages, "page"),

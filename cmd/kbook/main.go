@@ -49,6 +49,20 @@ func failure(err error) error {
 	return &exitError{findings.ExitErrors, err}
 }
 
+// exit maps a library's error to the exit-code table: bad input
+// (findings.InputError) 2, interrupted 130, any other failure 1.
+func exit(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case findings.IsInput(err):
+		return usageError(err)
+	case ctx.Err() != nil:
+		return &exitError{findings.ExitInterrupted, err}
+	}
+	return &exitError{findings.ExitErrors, err}
+}
+
 func main() {
 	// The wrapper that makes local servers die with kbook (package proc)
 	// is this binary too.

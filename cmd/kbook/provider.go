@@ -1,23 +1,12 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/plural"
-	"io"
-	"os"
-	"strings"
 
-	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/provider/conformance"
 	"github.com/k0rdent/kbook/internal/provider/scaffold"
-	"github.com/k0rdent/kbook/internal/schema"
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 func newProviderCmd() *cobra.Command {
@@ -143,7 +132,7 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 				return &exitError{findings.ExitErrors, err}
 			}
 			if output == "text" {
-				writeVariables(cmd.OutOrStdout(), res.Variables)
+				provider.WriteVariables(cmd.OutOrStdout(), res.Variables)
 			}
 			if code := provider.Registry.ExitCode(res.Report); code != findings.ExitOK {
 				return &exitError{code, nil}
@@ -158,26 +147,6 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
 	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
 	outputFlag(fl, &output, "text", "json", "sarif")
 	return cmd
-}
-
-func writeVariables(w io.Writer, vars []provider.Variable) {
-	if len(vars) == 0 {
-		return
-	}
-	var req, opt []string
-	for _, v := range vars {
-		if v.HasDefault {
-			opt = append(opt, fmt.Sprintf("%s (default %q)", v.Name, v.Default))
-		} else {
-			req = append(req, v.Name)
-		}
-	}
-	if len(req) > 0 {
-		fmt.Fprintf(w, "clusterctl variables to set: %s\n", strings.Join(req, ", "))
-	}
-	if len(opt) > 0 {
-		fmt.Fprintf(w, "clusterctl variables with defaults: %s\n", strings.Join(opt, ", "))
-	}
 }
 
 func newProviderManifestCmd() *cobra.Command {
@@ -197,23 +166,7 @@ against the ProviderTemplate and Management schemas as the API server would.`,
   kbook provider manifest ./cluster-api-provider-acme --repo acme-providers --crds crds/k0rdent --config acme-values.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(crds) > 0 {
-				v, err := schema.FromFiles(crds...)
-				if err != nil {
-					return usageError(err)
-				}
-				o.Schemas = v
-			}
-			if config != "" {
-				data, err := os.ReadFile(config)
-				if err != nil {
-					return usageError(err)
-				}
-				if err := yaml.Unmarshal(data, &o.Config); err != nil {
-					return usageError(fmt.Errorf("%s: %w", config, err))
-				}
-			}
-			m, err := provider.BuildManifest(args[0], o)
+			m, err := provider.ManifestFiles(args[0], o, crds, config)
 			if err != nil {
 				return usageError(err)
 			}
@@ -232,136 +185,4 @@ against the ProviderTemplate and Management schemas as the API server would.`,
 	fl.StringArrayVar(&crds, "crds", nil, "check the objects against k0rdent's CRDs in this `file or directory` (repeatable)")
 	fl.StringVar(&config, "config", "", "values `file` for the Management entry's config")
 	return cmd
-}
-
-func newProviderConformanceCmd() *cobra.Command {
-	var (
-		o          conformance.Options
-		co         cluster.Options
-		samples    []string
-		output     string
-		controller bool
-	)
-	cmd := &cobra.Command{
-		Use:   "conformance PATH...",
-		Short: "Check a provider live: CRDs, contract fields at CAPI's paths, RBAC aggregation",
-		Long: `Install the provider's CRDs (from the same inputs as provider validate) into a
-real API server - the embedded local one by default, or --kubeconfig - and
-check what an offline check cannot: a minimal object of each contract
-resource is created from its schema, the contract fields are written (status
-through the status subresource) and read back at the paths Cluster API reads
-for the CRD's labelled contract, and SubjectAccessReviews check that the
-provider's aggregated ClusterRoles give Cluster API's and kcm's managers what
-they need. With --controller the provider's controller must be running
-against the cluster: kbook waits for it to set providerID and readiness.
-
-The namespace, objects and roles kbook creates are deleted at the end; the
-CRDs stay installed (they are cluster-wide). Exit status: 0 all checks
-passed, 1 a check failed, 2 bad input.`,
-		Example: `  kbook provider conformance infrastructure-components.yaml ./chart
-  kbook provider conformance config/crd/bases --controller --sample machine.yaml --kubeconfig ~/.kube/dev`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := provider.Load(args, provider.RenderOptions{})
-			if err != nil {
-				return usageError(err)
-			}
-			o.Samples = map[string]*unstructured.Unstructured{}
-			for _, s := range samples {
-				data, err := os.ReadFile(s)
-				if err != nil {
-					return usageError(err)
-				}
-				var obj map[string]any
-				if err := yaml.Unmarshal(data, &obj); err != nil || obj["kind"] == nil {
-					return usageError(fmt.Errorf("%s: not a Kubernetes object: %v", s, err))
-				}
-				u := &unstructured.Unstructured{Object: obj}
-				o.Samples[u.GetKind()] = u
-			}
-			o.Controller = controller
-			co.Backend = cluster.Local
-			if co.Kubeconfig != "" || co.Context != "" {
-				co.Backend = cluster.Kubeconfig
-			}
-			co.Logger = stderrLogger{}
-			// The local API server dies with kbook, and a kill -9 is
-			// reaped by the next kbook (package proc).
-			reg, closeProcs := openProcs(stderrLogger{})
-			defer closeProcs()
-			co.Procs = reg
-			c, err := cluster.Up(cmd.Context(), co)
-			if err != nil {
-				return usageError(err)
-			}
-			// Stop even after Ctrl-C cancelled the command's context.
-			defer func() { _ = c.Stop(context.WithoutCancel(cmd.Context())) }()
-			o.Config = c.RESTConfig()
-			o.Logger = stderrLogger{}
-			res, err := conformance.Run(cmd.Context(), set, o)
-			if cmd.Context().Err() != nil {
-				return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted: the objects kbook created were deleted")}
-			}
-			if err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			out := cmd.OutOrStdout()
-			if output == "json" {
-				data, _ := json.MarshalIndent(res, "", "  ")
-				fmt.Fprintln(out, string(data))
-			} else {
-				for _, ch := range res.Checks {
-					line := fmt.Sprintf("%-4s %s", ch.Status, ch.Name)
-					if ch.Message != "" {
-						line += ": " + ch.Message
-					}
-					fmt.Fprintln(out, line)
-				}
-				for _, n := range res.Notes {
-					fmt.Fprintln(out, "note: "+n)
-				}
-				fmt.Fprintf(out, "%s, %d failed (on %s)\n", plural.Count(len(res.Checks), "check"), res.Failed(), c.Backend())
-			}
-			if res.Failed() > 0 {
-				return &exitError{findings.ExitErrors, nil}
-			}
-			return nil
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&co.Kubeconfig, "kubeconfig", "", "run against this cluster's `kubeconfig` instead of the embedded local API server")
-	fl.StringVar(&co.Context, "context", "", "kubeconfig `context`")
-	fl.BoolVar(&controller, "controller", false, "the provider's controller runs against the cluster: wait for it to set providerID and readiness")
-	fl.StringArrayVar(&samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
-	fl.DurationVar(&o.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
-	fl.StringVarP(&o.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
-	fl.BoolVar(&o.Keep, "keep", false, "leave the namespace, objects and roles kbook created")
-	outputFlag(fl, &output, "text", "json")
-	return cmd
-}
-
-// providerContractCheck loads the providers of template validate
-// --provider and returns the check it adds to each template's report
-// (KCM009), or a no-op without providers.
-func providerContractCheck(paths []string) (func(chart string, r *findings.Report) error, error) {
-	if len(paths) == 0 {
-		return func(string, *findings.Report) error { return nil }, nil
-	}
-	set, err := provider.Load(paths, provider.RenderOptions{})
-	if err != nil {
-		return nil, err
-	}
-	offer, err := set.Offers()
-	if err != nil {
-		return nil, err
-	}
-	return func(chart string, r *findings.Report) error {
-		fs, err := offer.CheckTemplate(chart)
-		if err != nil {
-			return err
-		}
-		r.Findings = append(r.Findings, fs...)
-		findings.Sort(r.Findings)
-		return nil
-	}, nil
 }

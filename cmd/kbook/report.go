@@ -28,15 +28,10 @@ Exit status: 0 merged and nothing failed, 1 a merged runbook failed, 2 bad input
 			if jsonOut == "" && junitOut == "" {
 				return usageError(fmt.Errorf("nothing to write: give --json FILE and/or --junit FILE"))
 			}
-			var reps []*report.Report
-			for _, a := range args {
-				r, err := report.ReadJSON(a)
-				if err != nil {
-					return usageError(err)
-				}
-				reps = append(reps, r)
+			merged, err := report.MergeFiles(args...)
+			if err != nil {
+				return usageError(err)
 			}
-			merged := report.Merge(reps...)
 			if jsonOut != "" {
 				if err := merged.WriteJSON(jsonOut); err != nil {
 					return &exitError{findings.ExitErrors, err}

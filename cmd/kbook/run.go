@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -74,25 +73,21 @@ started is stopped in every case.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&f.parallel, "parallel", "p", 0, "number of runbooks to run at once (default: the number of CPUs)")
 	fl.StringVar(&f.run, "run", "", "run only runbooks (and steps) matching `RUNBOOK[/STEP]` regular expressions")
 	fl.BoolVarP(&f.update, "update", "u", false, "rewrite expected-output blocks (compared with cmp) with the actual output")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "start no more runbooks after the first failure")
 	fl.StringVar(&f.shard, "shard", "", "run only shard `K/N` of the runbooks, balanced by recorded durations")
 	fl.StringVar(&f.timings, "timings", "", "balance shards with the durations in this JSON `report` (default: the cache's)")
 	fl.BoolVar(&f.noCache, "no-cache", false, "run every runbook, even if an identical run passed before")
-	fl.StringVar(&f.cacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
 	fl.StringVar(&f.junit, "junit", "", "write a JUnit XML report to `FILE`")
 	fl.StringVar(&f.json, "json", "", "write the JSON report to `FILE`")
 	fl.BoolVar(&f.keepWork, "keep-work", false, "keep each runbook's $WORK directory and print where it is")
-	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every command and its output")
-	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty or plain")
 	fl.BoolVar(&f.keep, "keep", false, "keep each runbook's namespace and the objects it created")
 	fl.BoolVar(&f.reuse, "reuse", false, "run against the cluster started with kbook cluster up (see --name)")
 	fl.StringVar(&f.cluster.name, "name", "", "with --reuse: the kbook cluster up `name` (default \"default\"); with --cluster kind: the kind cluster name (default \"kbook\")")
-	f.cluster.register(cmd, true)
+	f.registerRun(cmd)
+	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty or plain")
 	return cmd
 }
 

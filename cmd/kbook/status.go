@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/status"
@@ -47,48 +44,14 @@ Exit status: 0 shown, 2 bad input or the ClusterDeployment does not exist,
   kbook status dev-1 -o json | jq .causes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if watch && output == "json" {
-				return usageError(errors.New("--watch prints text: use -o json without --watch"))
-			}
-			c, err := live.connect()
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			tty := false
-			if f, ok := out.(interface{ Fd() uintptr }); ok {
-				tty = term.IsTerminal(int(f.Fd()))
-			}
-			show := func(tree *status.Tree, first bool) {
-				if watch && tty {
-					fmt.Fprint(out, "\033[H\033[2J")
-				} else if watch && !first {
-					fmt.Fprintf(out, "--- %s\n", time.Now().Format(time.RFC3339))
-				}
-				status.WriteText(out, tree, time.Now())
-			}
-			if watch {
-				err = status.Watch(cmd.Context(), c, c.Namespace, args[0], interval, show)
-			} else {
-				var tree *status.Tree
-				if tree, err = status.Collect(cmd.Context(), c, c.Namespace, args[0]); err == nil {
-					if output == "json" {
-						return status.WriteJSON(out, tree)
-					}
-					show(tree, true)
-				}
-			}
-			switch {
-			case cmd.Context().Err() != nil:
+			err := status.Show(cmd.Context(), status.ShowOptions{Kubeconfig: live.kubeconfig, Context: live.context, Namespace: live.namespace,
+				Name: args[0], Watch: watch, Interval: interval, Format: output, Out: cmd.OutOrStdout()})
+			if cmd.Context().Err() != nil {
 				// Ctrl-C ends --watch (and a read under way) as it ends
 				// every command: 130.
 				return &exitError{findings.ExitInterrupted, nil}
-			case err == nil:
-				return nil
-			case errors.Is(err, status.ErrNotFound):
-				return usageError(fmt.Errorf("ClusterDeployment %s not found in namespace %s", args[0], c.Namespace))
 			}
-			return &exitError{findings.ExitBadInput, err}
+			return exit(cmd.Context(), err)
 		},
 	}
 	live.add(cmd)

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
-	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/policy"
-	"github.com/k0rdent/kbook/internal/schema"
 	"github.com/k0rdent/kbook/internal/template"
-	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 )
 
 // addTemplateCommands adds the template commands built on the validator.
@@ -23,14 +17,9 @@ func addTemplateCommands(cmd *cobra.Command) {
 
 func newTemplateValidateCmd() *cobra.Command {
 	var (
-		opts       template.Options
-		depUpdate  bool
-		crds       []string
-		policies   []string
-		output     string
-		kubeconfig string
-		kubeCtx    string
-		providers  []string
+		r      template.Request
+		output string
+		kube   kubeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
@@ -58,56 +47,10 @@ parse, an unknown rule in --disable.`,
   kbook template validate ./acme-inventory --provider ./cluster-api-provider-inventory --provider infrastructure-components.yaml`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			switch {
-			case len(crds) > 0 && (kubeconfig != "" || kubeCtx != ""):
-				return usageError(fmt.Errorf("give --crds or --kubeconfig, not both"))
-			case len(crds) > 0:
-				if opts.Schemas, err = schema.FromFiles(crds...); err != nil {
-					return usageError(err)
-				}
-			case kubeconfig != "" || kubeCtx != "":
-				c, err := cluster.Up(cmd.Context(), cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: kubeconfig, Context: kubeCtx})
-				if err != nil {
-					return usageError(err)
-				}
-				if opts.Schemas, err = schema.FromCluster(cmd.Context(), c.RESTConfig()); err != nil {
-					return usageError(err)
-				}
-			}
-			var policyRules []string
-			for _, p := range policies {
-				pol, err := policy.Load(p)
-				if err != nil {
-					return usageError(err)
-				}
-				opts.Policies = append(opts.Policies, pol)
-				for _, r := range pol.Rules {
-					policyRules = append(policyRules, r.ID)
-				}
-			}
-			if err := template.Registry.CheckDisable(opts.Disable, policyRules...); err != nil {
-				return usageError(err)
-			}
-			checkProvider, err := providerContractCheck(providers)
+			r.Charts, r.Kubeconfig, r.Context, r.Log = args, kube.kubeconfig, kube.context, cmd.ErrOrStderr()
+			results, err := template.ValidateAll(cmd.Context(), r)
 			if err != nil {
-				return usageError(err)
-			}
-			var results []*findings.Report
-			for _, a := range args {
-				if depUpdate {
-					if err := scaffold.DependencyUpdate(a, cmd.ErrOrStderr()); err != nil {
-						return usageError(err)
-					}
-				}
-				r, err := template.Validate(a, opts)
-				if err == nil {
-					err = checkProvider(a, r)
-				}
-				if err != nil {
-					return usageError(err)
-				}
-				results = append(results, r)
+				return failure(err)
 			}
 			if err := findings.Write(cmd.OutOrStdout(), output, template.Registry, results...); err != nil {
 				return &exitError{findings.ExitErrors, err}
@@ -119,18 +62,17 @@ parse, an unknown rule in --disable.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
-	fl.StringArrayVar(&crds, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
-	fl.StringVar(&kubeconfig, "kubeconfig", "", "check objects against the CRDs served by this cluster's `kubeconfig`")
-	fl.StringVar(&kubeCtx, "context", "", "kubeconfig `context` for --kubeconfig")
-	fl.StringArrayVar(&providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
-	fl.StringArrayVar(&policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
-	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
-	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
-	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
-	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
+	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
+	fl.StringArrayVar(&r.CRDs, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
+	kube.register(fl)
+	fl.StringArrayVar(&r.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
+	fl.StringArrayVar(&r.Policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
+	fl.StringArrayVar(&r.Options.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
+	fl.StringArrayVar(&r.Options.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
+	fl.StringVar(&r.Options.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
+	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
 	outputFlag(fl, &output, "text", "json", "sarif")
-	fl.BoolVar(&depUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
+	fl.BoolVar(&r.DependencyUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
 	return cmd
 }
 
@@ -161,30 +103,7 @@ not parse), as template validate for the same chart.`,
 			if err != nil {
 				return failure(err)
 			}
-			out := cmd.OutOrStdout()
-			if output == "json" {
-				var list []any
-				for _, o := range objs {
-					list = append(list, o.Unstructured.Object)
-				}
-				data, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": list}, "", "  ")
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(out, string(data))
-				return nil
-			}
-			for i, o := range objs {
-				data, err := yaml.Marshal(o.Unstructured.Object)
-				if err != nil {
-					return err
-				}
-				if i > 0 {
-					fmt.Fprintln(out, "---")
-				}
-				fmt.Fprintf(out, "# Source: %s\n%s", o.Template, data)
-			}
-			return nil
+			return template.WriteObjects(cmd.OutOrStdout(), output, objs)
 		},
 	}
 	fl := cmd.Flags()

@@ -4,17 +4,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 func newTemplatePublishCmd() *cobra.Command {
 	var (
-		o                   helmrepo.PublishOptions
-		kubeconfig, context string
+		o    helmrepo.PublishOptions
+		kube kubeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "publish CHART",
@@ -49,19 +49,14 @@ Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
 			if err != nil {
 				return usageError(err)
 			}
-			rules := clientcmd.NewDefaultClientConfigLoadingRules()
-			rules.ExplicitPath = kubeconfig
-			cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
-			cfg, err := cc.ClientConfig()
+			kc, err := kubeconfig.Load(kube.kubeconfig, kube.context)
 			if err != nil {
-				return &exitError{findings.ExitErrors, fmt.Errorf("kubeconfig: %w", err)}
+				return &exitError{findings.ExitErrors, err}
 			}
 			if o.Namespace == "" {
-				if o.Namespace, _, err = cc.Namespace(); err != nil || o.Namespace == "" {
-					o.Namespace = "default"
-				}
+				o.Namespace = kc.Namespace
 			}
-			res, err := helmrepo.Publish(cmd.Context(), cfg, archive, o)
+			res, err := helmrepo.Publish(cmd.Context(), kc.Config, archive, o)
 			if errors.Is(err, helmrepo.ErrExists) {
 				return usageError(err)
 			}
@@ -81,7 +76,6 @@ Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
 	fl.StringVar(&o.Repo, "repo", helmrepo.DefaultRepoName, "`name` of the HelmRepository")
 	fl.StringVar(&o.URL, "repo-url", "", "`URL` of the kbook repository (default: the one serving the cluster)")
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the repository, a `duration` (default 10m0s)")
-	fl.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig `file` (default: $KUBECONFIG, ~/.kube/config)")
-	fl.StringVar(&context, "context", "", "kubeconfig `context`")
+	kube.register(fl)
 	return cmd
 }

@@ -1,13 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +8,6 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/status"
 	"github.com/k0rdent/kbook/internal/upgrade"
-	"github.com/k0rdent/kbook/internal/upgrade/window"
 )
 
 func newUpgradeCmd() *cobra.Command {
@@ -29,70 +21,6 @@ when it is safe and the maintenance window is open.`,
 	}
 	cmd.AddCommand(newUpgradeCheckCmd(), newUpgradeApplyCmd(), newUpgradeWindowCmd())
 	return cmd
-}
-
-// liveFlags are the flags of commands that read a management cluster.
-type liveFlags struct {
-	kubeconfig, kubeContext, namespace string
-	charts                             []string
-}
-
-func (l *liveFlags) add(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&l.kubeconfig, "kubeconfig", "", "path to the kubeconfig `file` (default $KUBECONFIG or ~/.kube/config)")
-	fl.StringVar(&l.kubeContext, "context", "", "kubeconfig `context` to use")
-	fl.StringVarP(&l.namespace, "namespace", "n", "", "`namespace` of the ClusterDeployment (default: the context's)")
-}
-
-func (l *liveFlags) addCharts(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&l.charts, "charts", nil, "look for the templates' charts in this `folder` (chart folders or .tgz; repeatable); else they are pulled from the templates' HelmRepository")
-}
-
-func (l *liveFlags) connect() (*status.Client, error) {
-	c, err := status.Connect(l.kubeconfig, l.kubeContext, l.namespace)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	return c, nil
-}
-
-// target connects and names the upgrade of deployment name to template
-// to; cleanup removes the charts pulled for it.
-func (l *liveFlags) target(name, to string, allowK8sChange bool) (*status.Client, upgrade.Target, func(), error) {
-	for _, d := range l.charts {
-		if _, err := os.Stat(d); err != nil {
-			return nil, upgrade.Target{}, nil, usageError(fmt.Errorf("--charts %s: %w", d, err))
-		}
-	}
-	c, err := l.connect()
-	if err != nil {
-		return nil, upgrade.Target{}, nil, err
-	}
-	// Charts pulled from HelmRepositories go into a directory the process
-	// registry removes, even when kbook is killed (by the next run).
-	reg, closeProcs := openProcs(stderrLogger{})
-	tmp, err := reg.MkdirTemp("charts-")
-	if err != nil {
-		closeProcs()
-		return nil, upgrade.Target{}, nil, err
-	}
-	t := upgrade.Target{Namespace: c.Namespace, Name: name, To: to, AllowK8sChange: allowK8sChange,
-		Charts: &upgrade.ChartFinder{Dirs: l.charts, TempDir: tmp}}
-	return c, t, func() { os.RemoveAll(tmp); closeProcs() }, nil
-}
-
-// liveError maps the errors of reading a live upgrade to exit codes.
-func liveError(err error) error {
-	var r *upgrade.Refusal
-	switch {
-	case errors.Is(err, context.Canceled):
-		return &exitError{findings.ExitInterrupted, errors.New("interrupted")}
-	case errors.As(err, &r):
-		return &exitError{findings.ExitErrors, err}
-	case errors.Is(err, upgrade.ErrBadTarget), errors.Is(err, status.ErrNotFound):
-		return usageError(errors.New(strings.TrimPrefix(err.Error(), upgrade.ErrBadTarget.Error()+": ")))
-	}
-	return &exitError{findings.ExitBadInput, err}
 }
 
 func newUpgradeCheckCmd() *cobra.Command {
@@ -140,50 +68,18 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
   kbook upgrade check dev-1 --to aws-standalone-cp-1-0-44 -o json | jq .findings`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if to == "" {
-				return usageError(errors.New("--to is required: the chart (offline) or ClusterTemplate (live) to upgrade to"))
+			r := live.request(args, to, allowK8sChange)
+			r.From, r.Config = from, config
+			if r.Deployment != "" {
+				procs, closeProcs := openProcs(stderrLogger{})
+				defer closeProcs()
+				r.Procs = procs
 			}
-			var rep *upgrade.Report
-			if len(args) == 0 {
-				if from == "" {
-					return usageError(errors.New("give a CLUSTERDEPLOYMENT to check live, or --from CHART to check offline"))
-				}
-				if len(live.charts) > 0 {
-					return usageError(errors.New("--charts is for live checks; offline, --from and --to are the charts"))
-				}
-				in := upgrade.Input{From: upgrade.Side{Chart: from}, To: upgrade.Side{Chart: to}, AllowK8sChange: allowK8sChange}
-				if config != "" {
-					cfg, err := upgrade.LoadConfig(config)
-					if err != nil {
-						return usageError(err)
-					}
-					in.Deployment, in.Services, in.Exposure = cfg.Deployment, cfg.Services, cfg.Exposure
-				}
-				if live.namespace != "" {
-					in.Deployment.Namespace = live.namespace
-				}
-				var err error
-				if rep, err = upgrade.Check(in); err != nil {
-					return usageError(err)
-				}
-			} else {
-				if from != "" || config != "" {
-					return usageError(errors.New("--from and --config are for offline checks: a live check reads the ClusterDeployment " + args[0]))
-				}
-				c, target, cleanup, err := live.target(args[0], to, allowK8sChange)
-				if err != nil {
-					return err
-				}
-				defer cleanup()
-				in, _, err := upgrade.LiveInput(cmd.Context(), c, target)
-				if err != nil {
-					return liveError(err)
-				}
-				if rep, err = upgrade.Check(in); err != nil {
-					return usageError(err)
-				}
+			rep, err := r.Check(cmd.Context())
+			if err != nil {
+				return exit(cmd.Context(), err)
 			}
-			if err := writeReport(cmd.OutOrStdout(), output, rep); err != nil {
+			if err := findings.Write(cmd.OutOrStdout(), output, upgrade.Registry, rep.FindingsReport()); err != nil {
 				return err
 			}
 			if code := upgrade.Registry.ExitCode(rep.FindingsReport()); code != findings.ExitOK {
@@ -201,10 +97,6 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
 	fl.BoolVar(&allowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
 	outputFlag(fl, &output, findings.Formats...)
 	return cmd
-}
-
-func writeReport(w io.Writer, output string, rep *upgrade.Report) error {
-	return findings.Write(w, output, upgrade.Registry, rep.FindingsReport())
 }
 
 func newUpgradeApplyCmd() *cobra.Command {
@@ -247,61 +139,17 @@ timed out, 2 bad input or error.`,
   kbook upgrade apply dev-1 --to aws-standalone-cp-1-0-44 --at next --exclude 2025-12-20/2026-01-05`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if to == "" {
-				return usageError(errors.New("--to is required: the ClusterTemplate to upgrade to"))
-			}
-			if o.Window != "" {
-				if _, err := window.Parse(o.Window); err != nil {
-					return usageError(fmt.Errorf("--window: %w", err))
-				}
-			}
-			loc := time.UTC
-			if w, err := window.Parse(o.Window); err == nil {
-				loc = w.Location()
-			}
-			for _, e := range o.Exclusions {
-				if _, err := window.ParseExclusion(e, loc); err != nil {
-					return usageError(fmt.Errorf("--exclude: %w", err))
-				}
-			}
-			switch at {
-			case "":
-			case "next":
-				o.AtNext = true
-			default:
-				t, err := window.ParseTime(at, loc)
-				if err != nil {
-					return usageError(fmt.Errorf("--at: %w", err))
-				}
-				if t.Before(time.Now()) {
-					return usageError(fmt.Errorf("--at %s is in the past", at))
-				}
-				o.At = t
-			}
-			c, target, cleanup, err := live.target(args[0], to, allowK8sChange)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			o.Target = target
-			o.Log = stderrLogger{}
-			res, err := upgrade.Apply(cmd.Context(), c, o)
-			w := cmd.OutOrStdout()
+			r := live.request(args, to, allowK8sChange)
+			procs, closeProcs := openProcs(stderrLogger{})
+			defer closeProcs()
+			r.Procs, o.Log = procs, stderrLogger{}
+			res, err := r.Apply(cmd.Context(), o, at)
 			if res != nil {
-				if werr := writeApply(w, output, res, err); werr != nil {
+				if werr := upgrade.WriteApply(cmd.OutOrStdout(), output, res, err); werr != nil {
 					return werr
 				}
 			}
-			if err != nil && cmd.Context().Err() != nil {
-				if res != nil && res.Applied {
-					return &exitError{findings.ExitInterrupted, fmt.Errorf("interrupted while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", target.Namespace, target.Name, to, target.Name, target.Namespace)}
-				}
-				return &exitError{findings.ExitInterrupted, errors.New("interrupted before the patch: nothing changed")}
-			}
-			if err != nil {
-				return liveError(err)
-			}
-			return nil
+			return exit(cmd.Context(), err)
 		},
 	}
 	live.add(cmd)
@@ -316,124 +164,6 @@ timed out, 2 bad input or error.`,
 	fl.BoolVar(&o.Wait, "wait", false, "follow the upgrade until the deployment is ready and up to date")
 	fl.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "how long --wait waits")
 	fl.BoolVar(&allowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
-	outputFlag(fl, &output, "text", "json")
-	return cmd
-}
-
-func writeApply(w io.Writer, output string, res *upgrade.Result, err error) error {
-	if output == "json" {
-		doc := struct {
-			*upgrade.Result
-			Refused string `json:"refused,omitempty"`
-		}{Result: res}
-		var r *upgrade.Refusal
-		if errors.As(err, &r) {
-			doc.Refused = r.Reason
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	}
-	if res.Report != nil {
-		if err := upgrade.WriteText(w, res.Report); err != nil {
-			return err
-		}
-	}
-	if res.Schedule != "" {
-		fmt.Fprintf(w, "Maintenance window: %s\n", res.Schedule)
-	}
-	if res.Patch != "" {
-		fmt.Fprintf(w, "Plan: set spec.template of the ClusterDeployment to %s\n", res.Report.To.Template)
-		fmt.Fprintf(w, "Patch (JSON merge patch): %s\n", res.Patch)
-	}
-	for _, wn := range res.Warnings {
-		fmt.Fprintf(w, "Warning from the API server: %s\n", wn)
-	}
-	switch {
-	case res.DryRun && err == nil:
-		fmt.Fprintln(w, "Server-side dry run: accepted, nothing changed")
-	case res.Applied:
-		fmt.Fprintln(w, "Applied")
-	}
-	if res.Status != nil {
-		status.WriteText(w, res.Status, time.Now())
-	}
-	return nil
-}
-
-func newUpgradeWindowCmd() *cobra.Command {
-	var (
-		exclusions []string
-		at, output string
-		count      int
-	)
-	cmd := &cobra.Command{
-		Use:   "window SPEC",
-		Short: "Show when a maintenance window opens",
-		Long: `Parse a maintenance window and say whether it is open at --at (default now) and
-when the next ones open: the same windows kbook upgrade apply obeys.
-
-SPEC is RECURRENCE START DURATION [ZONE]:
-  RECURRENCE  daily, days (sat,sun or mon-fri), or an RRULE subset like GKE's:
-              FREQ=DAILY|WEEKLY|MONTHLY with BYDAY (1SU, -1FR for MONTHLY),
-              BYMONTHDAY (-1 is the last day), INTERVAL and UNTIL
-  START       HH:MM, or YYYY-MM-DDTHH:MM: no window opens before that date
-              (and INTERVAL counts from it)
-  DURATION    elapsed time: 4h, 90m, 1d12h
-  ZONE        an IANA time zone (default UTC)
-
-Local times are resolved in the zone each day: a start the clocks skip
-(daylight saving begins) opens when the gap ends; a start that happens twice
-(it ends) opens the first time. Windows may cross midnight.
-
-Exit status: 0 open at --at, 1 closed, 2 bad input.`,
-		Example: `  kbook upgrade window "sat,sun 02:00 4h Europe/Berlin"
-  kbook upgrade window "mon-fri 22:00 3h America/New_York" --at 2025-11-02T05:00:00Z --count 3
-  kbook upgrade window "FREQ=MONTHLY;BYDAY=1SU 04:00 6h Europe/London" --exclude 2025-12-20/2026-01-05`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := window.Parse(args[0])
-			if err != nil {
-				return usageError(err)
-			}
-			s := window.Schedule{Window: w}
-			for _, e := range exclusions {
-				sp, err := window.ParseExclusion(e, w.Location())
-				if err != nil {
-					return usageError(fmt.Errorf("--exclude: %w", err))
-				}
-				s.Exclusions = append(s.Exclusions, sp)
-			}
-			t := time.Now()
-			if at != "" {
-				if t, err = window.ParseTime(at, w.Location()); err != nil {
-					return usageError(fmt.Errorf("--at: %w", err))
-				}
-			}
-			if count < 1 {
-				return usageError(fmt.Errorf("--count %d: want at least 1", count))
-			}
-			rep := s.Report(t, count)
-			out := cmd.OutOrStdout()
-			if output == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else {
-				window.WriteText(out, rep)
-			}
-			if !rep.Open {
-				return &exitError{findings.ExitErrors, nil}
-			}
-			return nil
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringArrayVar(&exclusions, "exclude", nil, "exclusion `period` START/END (repeatable)")
-	fl.StringVar(&at, "at", "", "the `time` to evaluate (RFC 3339, or YYYY-MM-DDTHH:MM in the window's zone; default now)")
-	fl.IntVar(&count, "count", 1, "how many next windows to list")
 	outputFlag(fl, &output, "text", "json")
 	return cmd
 }

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -17,27 +16,18 @@ func BenchmarkLocalStartK0rdent(b *testing.B) {
 	dir := benchAssets(b)
 	snaps := b.TempDir()
 	o := Options{Backend: Local, AssetsDir: dir, K0rdent: controllers.DefaultK0rdentVersion, K0rdentAPIOnly: true, SnapshotDir: snaps}
-	up := func(b *testing.B, o Options) {
-		c, err := Up(context.Background(), o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := c.Stop(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-	}
 	b.Run("no-snapshot", func(b *testing.B) {
 		o := o
 		o.NoSnapshot = true
 		for b.Loop() {
-			up(b, o)
+			benchUp(b, o)
 		}
 	})
 	b.Run("snapshot", func(b *testing.B) {
-		up(b, o) // saves the snapshot
+		benchUp(b, o) // saves the snapshot
 		b.ResetTimer()
 		for b.Loop() {
-			up(b, o)
+			benchUp(b, o)
 		}
 	})
 }

@@ -16,6 +16,18 @@ func benchAssets(b *testing.B) string {
 	return dir
 }
 
+// benchUp starts the cluster o describes and stops it.
+func benchUp(b *testing.B, o Options) {
+	b.Helper()
+	c, err := Up(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkLocalStart starts and stops the local API server with cached
 // binaries (the warm start every kbook run pays once), without and with
 // the k0rdent and Cluster API CRDs.

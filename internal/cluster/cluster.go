@@ -63,6 +63,10 @@ type Options struct {
 	// AssetsDir holds kube-apiserver and etcd for the local backend; empty:
 	// KUBEBUILDER_ASSETS or the kbook cache (see package binaries).
 	AssetsDir string
+	// AssetsFrom says where the local backend takes kube-apiserver and
+	// etcd from when neither AssetsDir nor KUBEBUILDER_ASSETS names them:
+	// "auto", "download" or "build" (see binaries.Source); empty: build.
+	AssetsFrom string
 	// KindImage is the kind node image; empty: kind's default.
 	KindImage string
 	// KeepCluster leaves a kind cluster kbook created in place.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
 
@@ -28,7 +29,7 @@ func Identity(o Options) (string, error) {
 	var id string
 	switch o.Backend {
 	case Local:
-		id = "local " + localServers(o.AssetsDir)
+		id = "local " + localServers(o.AssetsDir, o.AssetsFrom)
 		if r, err := o.k0rdentRelease(); err != nil {
 			return "", err
 		} else if r != nil {
@@ -37,11 +38,11 @@ func Identity(o Options) (string, error) {
 	case Kind:
 		id = "kind " + o.Name + " " + o.KindImage
 	case Kubeconfig:
-		cfg, _, name, err := loadKubeconfig(o.Kubeconfig, o.Context)
+		l, err := kubeconfig.Load(o.Kubeconfig, o.Context)
 		if err != nil {
 			return "", err
 		}
-		id = "kubeconfig " + name + " " + cfg.Host
+		id = "kubeconfig " + l.Context + " " + l.Config.Host
 	default:
 		return "", fmt.Errorf("unknown cluster backend %q (want %s)", o.Backend, strings.Join(Backends, ", "))
 	}
@@ -70,15 +71,23 @@ func crdHash(paths []string) (string, error) {
 }
 
 // localServers names the local backend's binaries: the pinned versions
-// when they come from kbook's own build, else (KUBEBUILDER_ASSETS
-// pointing elsewhere, say setup-envtest's) the files themselves.
-func localServers(dir string) string {
+// when they come from kbook's own build, the archive (name and sha512)
+// when downloaded, else (KUBEBUILDER_ASSETS pointing elsewhere, say
+// setup-envtest's) the files themselves. Before a first download the
+// pinned versions stand for it.
+func localServers(dir, from string) string {
 	pinned := "kube-apiserver " + binaries.KubernetesVersion + " etcd " + binaries.EtcdVersion
 	if dir == "" {
 		dir = os.Getenv(binaries.EnvAssets)
 	}
+	if dir == "" && from != "" {
+		dir = binaries.Cached(binaries.WithSource(binaries.Source(from)))
+	}
 	if dir == "" {
 		return pinned
+	}
+	if a := binaries.Downloaded(dir); a != "" {
+		return "envtest archive " + a
 	}
 	own, err := binaries.CacheDir()
 	if abs, aerr := filepath.Abs(dir); err == nil && aerr == nil && abs == own {

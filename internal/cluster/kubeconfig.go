@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // kubeconfigCluster is an existing cluster. kbook never stops or deletes it.
@@ -19,64 +18,20 @@ type kubeconfigCluster struct {
 	raw     []byte
 }
 
-// loadKubeconfig resolves a kubeconfig like kubectl: an explicit path, else
-// KUBECONFIG, else ~/.kube/config; an explicit context, else the current one.
-func loadKubeconfig(path, context string) (*rest.Config, clientcmdapi.Config, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	if path != "" {
-		rules.ExplicitPath = path
-	}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
-	raw, err := cc.RawConfig()
-	if err != nil {
-		return nil, raw, "", fmt.Errorf("load kubeconfig: %w", err)
-	}
-	name := context
-	if name == "" {
-		name = raw.CurrentContext
-	}
-	if name == "" {
-		return nil, raw, "", fmt.Errorf("kubeconfig %s has no current context: pass --context", describe(rules))
-	}
-	if _, ok := raw.Contexts[name]; !ok {
-		return nil, raw, "", fmt.Errorf("kubeconfig %s has no context %q", describe(rules), name)
-	}
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return nil, raw, "", fmt.Errorf("kubeconfig %s: %w", describe(rules), err)
-	}
-	return cfg, raw, name, nil
-}
-
-func describe(rules *clientcmd.ClientConfigLoadingRules) string {
-	if rules.ExplicitPath != "" {
-		return rules.ExplicitPath
-	}
-	return fmt.Sprint(rules.Precedence)
-}
-
 func upKubeconfig(ctx context.Context, o Options) (Cluster, error) {
-	cfg, raw, name, err := loadKubeconfig(o.Kubeconfig, o.Context)
+	l, err := kubeconfig.Load(o.Kubeconfig, o.Context)
 	if err != nil {
 		return nil, err
 	}
-	if err := ping(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("cluster of context %q: %w", name, err)
+	if err := ping(ctx, l.Config); err != nil {
+		return nil, fmt.Errorf("cluster of context %q: %w", l.Context, err)
 	}
 	// Keep only the chosen context, credentials inlined, for the runbooks.
-	min := *raw.DeepCopy()
-	min.CurrentContext = name
-	if err := clientcmdapi.MinifyConfig(&min); err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
-	}
-	if err := clientcmdapi.FlattenConfig(&min); err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
-	}
-	data, err := clientcmd.Write(min)
+	data, err := l.Minified()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, err
 	}
-	return &kubeconfigCluster{name: name, cfg: cfg, backend: Kubeconfig, raw: data}, nil
+	return &kubeconfigCluster{name: l.Context, cfg: l.Config, backend: Kubeconfig, raw: data}, nil
 }
 
 // ping checks that the API server answers, with a bounded wait.

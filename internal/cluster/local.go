@@ -34,7 +34,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	dir := o.AssetsDir
 	if dir == "" {
 		var err error
-		dir, err = binaries.Dir(ctx, binaries.WithLogger(log))
+		dir, err = binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(binaries.Source(o.AssetsFrom)))
 		if err != nil {
 			return nil, fmt.Errorf("local cluster: %w", err)
 		}
@@ -51,7 +51,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		planeCRDs []plane.CRD
 	)
 	if rel != nil {
-		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log)); err != nil {
+		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom)); err != nil {
 			return nil, err
 		}
 		if o.K0rdentAPIOnly {

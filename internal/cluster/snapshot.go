@@ -84,7 +84,7 @@ func snapshotFor(o Options, assetsDir string, planeCRDs []plane.CRD) (*snapshot,
 		fmt.Fprintln(h, line)
 	}
 	add(snapshotFormat, nil)
-	add("servers "+localServers(assetsDir), nil)
+	add("servers "+localServers(assetsDir, ""), nil)
 	files, err := CRDFiles(o.CRDs)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,7 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 	}
 	// Build the binaries here, with progress, before the background
 	// process needs them.
-	dir, err := binaries.Dir(ctx, binaries.WithLogger(log))
+	dir, err := binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(binaries.Source(o.Cluster.AssetsFrom)))
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 		if err != nil {
 			return nil, &findings.InputError{Err: err}
 		}
-		if _, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.Cluster.K0rdentAPIOnly), controllers.K0rdentLogger(log)); err != nil {
+		if _, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.Cluster.K0rdentAPIOnly), controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.Cluster.AssetsFrom)); err != nil {
 			return nil, err
 		}
 	}

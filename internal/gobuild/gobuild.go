@@ -2,11 +2,13 @@ package gobuild
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/k0rdent/kbook/internal/log"
 )
@@ -82,4 +84,26 @@ func Tail(s string, n int) string {
 		s = s[i+1:]
 	}
 	return "…\n" + s
+}
+
+// Lines is a Logger that keeps every message, for a caller that shows
+// progress later (and for tests that check what was said). The zero value
+// is ready; it is safe for concurrent use.
+type Lines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// Infof keeps one message.
+func (l *Lines) Infof(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+// String is the messages so far, one a line.
+func (l *Lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }

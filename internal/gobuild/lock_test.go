@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -96,19 +95,4 @@ func TestStill(t *testing.T) {
 }
 
 // recLogger records progress lines.
-type recLogger struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *recLogger) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *recLogger) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type recLogger = Lines

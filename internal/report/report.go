@@ -232,3 +232,17 @@ func Merge(reports ...*Report) *Report {
 	out.Sort()
 	return out
 }
+
+// MergeFiles reads the JSON reports in files (kbook run --json) and
+// merges them (Merge).
+func MergeFiles(files ...string) (*Report, error) {
+	var rs []*Report
+	for _, file := range files {
+		r, err := ReadJSON(file)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	}
+	return Merge(rs...), nil
+}

@@ -94,4 +94,11 @@ func TestJSONRoundTripAndMerge(t *testing.T) {
 	if _, err := ReadJSON(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("no error for a missing report")
 	}
+	mf, err := MergeFiles(filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"))
+	if err != nil || len(mf.Runbooks) != 2 || mf.Duration != m.Duration {
+		t.Errorf("MergeFiles: %v, %+v", err, mf)
+	}
+	if _, err := MergeFiles(filepath.Join(dir, "a.json"), filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("MergeFiles with a missing report: %v", err)
+	}
 }

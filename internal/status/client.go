@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,7 +16,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Client reads (and, for kbook upgrade apply, patches) the objects of a
@@ -31,32 +31,19 @@ type Client struct {
 	mapper meta.RESTMapper
 }
 
-// Connect loads the kubeconfig as kubectl does (--kubeconfig, else
-// $KUBECONFIG, else ~/.kube/config; --context, else the current context)
-// and returns a client; namespace overrides the context's namespace. It
-// does not contact the server.
-func Connect(kubeconfig, kubeContext, namespace string) (*Client, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: kubeContext}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	cfg, err := cc.ClientConfig()
+// Connect loads the kubeconfig as kubectl does (package
+// cluster/kubeconfig: --kubeconfig, else $KUBECONFIG, else ~/.kube/config;
+// --context, else the current context) and returns a client; namespace
+// overrides the context's namespace. It does not contact the server.
+func Connect(path, kubeContext, namespace string) (*Client, error) {
+	l, err := kubeconfig.Load(path, kubeContext)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, err
 	}
-	ns, _, err := cc.Namespace()
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+	if namespace == "" {
+		namespace = l.Namespace
 	}
-	if namespace != "" {
-		ns = namespace
-	}
-	raw, _ := cc.RawConfig()
-	name := kubeContext
-	if name == "" {
-		name = raw.CurrentContext
-	}
-	return NewClient(cfg, ns, name)
+	return NewClient(l.Config, namespace, l.Context)
 }
 
 // NewClient returns a client for cfg with a default namespace.

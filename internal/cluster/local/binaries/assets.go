@@ -55,6 +55,8 @@ type config struct {
 	cacheRoot string
 	kubectl   *bool // nil: only when no kubectl is on PATH
 	log       log.Logger
+	source    Source // "": Build
+	indexURL  string // "": download.IndexURL()
 }
 
 // WithCacheDir sets the cache root; the binaries go to
@@ -118,17 +120,20 @@ func (c *config) cacheDir() (string, error) {
 // Dir returns a directory holding kube-apiserver and etcd (and kubectl when
 // wanted, see WithKubectl), ready for KUBEBUILDER_ASSETS.
 //
-// If KUBEBUILDER_ASSETS is set, Dir checks and returns it. Otherwise it
-// returns the cache directory, first building the binaries into it with the
-// local Go toolchain if they are not all there (about ten minutes on two
-// cores, once). Concurrent callers, in this process or others, wait for one
-// build. Cancelling ctx stops the build and removes its temporary files.
+// If KUBEBUILDER_ASSETS is set, Dir checks and returns it. Otherwise the
+// source (see WithSource) decides: Build returns the cache directory, first
+// building the binaries into it with the local Go toolchain if they are not
+// all there (about ten minutes on two cores, once); Download returns the
+// download store's entry, fetching the released archive if needed
+// (seconds); Auto takes what the cache has, else downloads, else builds.
+// Concurrent callers, in this process or others, wait for one build or
+// download. Cancelling ctx stops it and removes its temporary files.
 func Dir(ctx context.Context, opts ...Option) (string, error) {
 	c := newConfig(opts)
 	if d := os.Getenv(EnvAssets); d != "" {
 		return fromEnv(d, c)
 	}
-	return c.ensureCache(ctx)
+	return c.fromSource(ctx)
 }
 
 // fromEnv checks the directory named by KUBEBUILDER_ASSETS.
@@ -171,7 +176,10 @@ func Available(opts ...Option) (dir, why string) {
 		return "", err.Error()
 	}
 	if !hasCore(d) {
-		return "", fmt.Sprintf("no local API server binaries in %s: set %s, or build them once with 'kbook cluster assets' (about ten minutes)", d, EnvAssets)
+		if dl := c.inCache(false); dl != "" {
+			return dl, ""
+		}
+		return "", fmt.Sprintf("no local API server binaries in %s: set %s, or fetch them once with 'kbook cluster assets' (a download, or about ten minutes' build)", d, EnvAssets)
 	}
 	return d, ""
 }

@@ -15,25 +15,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // recLogger records progress lines.
-type recLogger struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *recLogger) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf(format, args...))
-}
-
-func (l *recLogger) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+type recLogger = gobuild.Lines
 
 // writeExe writes an executable shell script.
 func writeExe(t *testing.T, p, script string) {

@@ -6,10 +6,20 @@
 // sigs.k8s.io/controller-runtime/pkg/envtest, which reads them from the
 // directory named by KUBEBUILDER_ASSETS.
 //
-// No prebuilt binary is downloaded. The sources of a tiny separate Go module
-// (kbook.local/envtest-assets, under src/) pin k8s.io/kubernetes and
-// go.etcd.io/etcd/server/v3; they are embedded in kbook and built with the
-// local Go toolchain on first use, then cached:
+// Where they come from is a Source (kbook's --assets-from): Build, Download
+// or Auto (what the cache has, else a download, else a build).
+//
+// Download takes setup-envtest's released archive of KubernetesVersion
+// (else the newest patch of its minor) from setup-envtest's index, checked
+// against the index's sha512, into setup-envtest's store layout under the
+// cache root (package download):
+//
+//	<cache root>/envtest/k8s/<major.minor.patch>-<goos>-<goarch>/
+//
+// Build needs no network but the Go module proxy. The sources of a tiny
+// separate Go module (kbook.local/envtest-assets, under src/) pin
+// k8s.io/kubernetes and go.etcd.io/etcd/server/v3; they are embedded in
+// kbook and built with the local Go toolchain on first use, then cached:
 //
 //	<cache root>/envtest/k8s-<KubernetesVersion>-etcd-<EtcdVersion>-<goos>-<goarch>/
 //	    kube-apiserver

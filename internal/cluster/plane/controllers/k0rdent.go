@@ -22,6 +22,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster/plane/images"
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/log"
 )
@@ -180,6 +181,8 @@ type k0rdentConfig struct {
 	cacheRoot string
 	log       log.Logger
 	apiOnly   bool
+	source    string         // FromBuild, FromDownload, FromAuto; "": FromBuild
+	images    images.Options // how FromDownload and FromAuto pull
 }
 
 // APIOnly says only the module trees are wanted (CRDs, webhooks, charts):
@@ -296,15 +299,25 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	}
 	start := time.Now()
 	var built []string
+	pl := c.newPuller(r, p)
 	for i, ctl := range r.Controllers {
 		target := p.Binary(ctl.Name)
 		if gobuild.CheckBinary(target) == "" {
 			continue // built by an earlier, interrupted run
 		}
-		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(r.Controllers), ctl.Estimate)
 		t0 := time.Now()
+		pulled, err := pl.pull(ctx, ctl, target)
+		if err != nil {
+			return p, fmt.Errorf("k0rdent assets: %w", err)
+		}
+		if pulled {
+			built = append(built, fmt.Sprintf("%s pulled %s", ctl.Name, time.Since(t0).Round(time.Second)))
+			continue
+		}
+		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(r.Controllers), ctl.Estimate)
+		t0 = time.Now()
 		stop := gobuild.Still(c.log, ctl.Name)
-		err := c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target)
+		err = c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target)
 		stop()
 		if err != nil {
 			return p, fmt.Errorf("k0rdent assets: %w", err)
@@ -312,6 +325,9 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 		took := time.Since(t0).Round(time.Second)
 		built = append(built, fmt.Sprintf("%s %s", ctl.Name, took))
 		c.log.Infof("built %s in %s", ctl.Name, took)
+	}
+	if err := pl.save(p); err != nil {
+		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
 	stamp := fmt.Sprintf("k0rdent %s\nplatform %s/%s\nbuilt %s (%s)\n%s\n", r.Version, runtime.GOOS, runtime.GOARCH,
 		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"))

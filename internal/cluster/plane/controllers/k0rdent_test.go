@@ -80,12 +80,17 @@ func TestK0rdentVersions(t *testing.T) {
 // TestK0rdentBuildSteps runs K0rdentDir with a fake go: the trees come from
 // go mod download's Dir, each controller is built once with nice, an
 // interrupted build keeps the binaries it finished, the stamps come last.
-func TestK0rdentBuildSteps(t *testing.T) {
+// fakeK0rdent puts a fake go first on PATH that "downloads" the release's
+// modules from a fake module cache (a file in each tree the plane reads)
+// and "builds" a script per controller, logging both to the returned file.
+func fakeK0rdent(t *testing.T) (r *K0rdentRelease, log, modCache string) {
+	t.Helper()
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("needs sh")
 	}
-	bin, modCache, cacheRoot := t.TempDir(), t.TempDir(), t.TempDir()
-	r, _ := K0rdent("")
+	bin := t.TempDir()
+	modCache = t.TempDir()
+	r, _ = K0rdent("")
 	for _, m := range r.Modules {
 		for _, tree := range m.Trees {
 			p := filepath.Join(modCache, m.Key, filepath.FromSlash(tree), "x.yaml")
@@ -97,7 +102,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 			}
 		}
 	}
-	log := filepath.Join(t.TempDir(), "go.log")
+	log = filepath.Join(t.TempDir(), "go.log")
 	writeExe(t, filepath.Join(bin, "go"), `#!/bin/sh
 PATH=/usr/bin:/bin
 test -f go.mod && test -f go.sum || { echo "not in a wrapper" >&2; exit 3; }
@@ -126,6 +131,12 @@ esac
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("FAKE_GO_LOG", log)
 	t.Setenv("FAKE_MODCACHE", modCache)
+	return r, log, modCache
+}
+
+func TestK0rdentBuildSteps(t *testing.T) {
+	r, log, _ := fakeK0rdent(t)
+	cacheRoot := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

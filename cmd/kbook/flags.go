@@ -1,0 +1,165 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/upgrade"
+)
+
+// The flag sets commands share, each defined once here with one help text.
+
+// outputFlag registers -o/--output, the one way every command takes an
+// output format: the value must be one of formats (the first is the
+// default), checked as the flag is parsed, so a bad -o exits 2 before
+// anything runs.
+func outputFlag(fl *pflag.FlagSet, p *string, formats ...string) {
+	*p = formats[0]
+	fl.VarP(&outputValue{p, formats}, "output", "o", "output format: "+findings.OneOf(formats))
+}
+
+type outputValue struct {
+	p       *string
+	formats []string
+}
+
+func (v *outputValue) String() string { return *v.p }
+func (v *outputValue) Type() string   { return "string" }
+
+func (v *outputValue) Set(s string) error {
+	if !slices.Contains(v.formats, s) {
+		// pflag says: invalid argument "xml" for "-o, --output" flag: ...
+		return errors.New("want " + findings.OneOf(v.formats))
+	}
+	*v.p = s
+	return nil
+}
+
+// kubeFlags are --kubeconfig and --context of an existing cluster, as
+// kubectl takes them (package cluster/kubeconfig loads them).
+type kubeFlags struct{ kubeconfig, context string }
+
+func (k *kubeFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)")
+	fl.StringVar(&k.context, "context", "", "kubeconfig `context` to use (default: its current context)")
+}
+
+func (k *kubeFlags) set() bool { return k.kubeconfig != "" || k.context != "" }
+
+// liveFlags are the flags of commands that read a management cluster.
+type liveFlags struct {
+	kubeFlags
+	namespace string
+	charts    []string
+}
+
+func (l *liveFlags) add(cmd *cobra.Command) {
+	l.register(cmd.Flags())
+	cmd.Flags().StringVarP(&l.namespace, "namespace", "n", "", "`namespace` of the ClusterDeployment (default: the context's)")
+}
+
+func (l *liveFlags) addCharts(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&l.charts, "charts", nil, "look for the templates' charts in this `folder` (chart folders or .tgz; repeatable); else they are pulled from the templates' HelmRepository")
+}
+
+// request is the upgrade args and these flags name.
+func (l *liveFlags) request(args []string, to string, allowK8sChange bool) upgrade.Request {
+	r := upgrade.Request{To: to, Namespace: l.namespace, Charts: l.charts, AllowK8sChange: allowK8sChange,
+		Kubeconfig: l.kubeconfig, Context: l.context}
+	if len(args) > 0 {
+		r.Deployment = args[0]
+	}
+	return r
+}
+
+// clusterFlags select a backend; kbook run, build, serve and cluster up
+// share them.
+type clusterFlags struct {
+	kubeFlags
+	backend     string
+	crds        []string
+	kindImage   string
+	keepCluster bool
+	name        string
+	k0rdent     string
+	k0rdentAPI  bool
+	noSnapshot  bool
+	assetsFrom  string
+}
+
+func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
+	fl := cmd.Flags()
+	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
+	if forRun {
+		def, usage = "auto", "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
+	}
+	fl.StringVar(&f.backend, "cluster", def, usage)
+	f.kubeFlags.register(fl)
+	fl.StringArrayVar(&f.crds, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
+	fl.StringVar(&f.kindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
+	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
+	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
+	fl.BoolVar(&f.noSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
+	fl.StringVar(&f.assetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
+}
+
+// options turns the flags into cluster options.
+func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.Options, error) {
+	b := f.backend
+	if b == "auto" {
+		b = cluster.Local
+		if cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context") {
+			b = cluster.Kubeconfig
+		}
+	}
+	switch b {
+	case cluster.Local, cluster.Kind, cluster.Kubeconfig:
+	default:
+		return cluster.Options{}, fmt.Errorf("--cluster %q: want auto, local, kind, kubeconfig or none", f.backend)
+	}
+	name := f.name
+	if b == cluster.Kind && name == "" {
+		name = cluster.DefaultKindName
+	}
+	if _, err := binaries.ParseSource(f.assetsFrom); err != nil {
+		return cluster.Options{}, err
+	}
+	if f.k0rdentAPI && f.k0rdent == "" {
+		return cluster.Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")
+	}
+	if f.k0rdent != "" {
+		if b != cluster.Local {
+			return cluster.Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
+		}
+		if _, err := controllers.K0rdent(f.k0rdent); err != nil {
+			return cluster.Options{}, fmt.Errorf("--k0rdent: %w", err)
+		}
+	}
+	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
+		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, NoSnapshot: f.noSnapshot, AssetsFrom: f.assetsFrom, Logger: log}, nil
+}
+
+// registerRun registers the flags of a runbook run that run, build and
+// serve share: parallelism, time limits, the cache, the environment and
+// the cluster.
+func (f *runFlags) registerRun(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.IntVarP(&f.parallel, "parallel", "p", 0, "number of runbooks to run at once (default: the number of CPUs)")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
+	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
+	f.progress = "auto"
+	f.cluster.register(cmd, true)
+}

@@ -1,0 +1,211 @@
+package binaries
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/cluster/local/download"
+	"github.com/k0rdent/kbook/internal/gobuild"
+)
+
+// Source says where Dir takes the binaries from when KUBEBUILDER_ASSETS is
+// not set.
+type Source string
+
+const (
+	// Build builds them from the pinned modules (the default: no network
+	// but the Go module proxy).
+	Build Source = "build"
+	// Download fetches the released envtest archive of KubernetesVersion
+	// (else the newest patch of its minor) from setup-envtest's index,
+	// checked against the index's sha512, into the store under the cache
+	// root (see package download). An archive already there is used
+	// without the network.
+	Download Source = "download"
+	// Auto uses binaries already in the cache (built or downloaded), else
+	// downloads them, else, when the download fails (offline, say), builds
+	// them, saying so.
+	Auto Source = "auto"
+)
+
+// Sources are the valid values of --assets-from, the default first.
+var Sources = []string{string(Auto), string(Download), string(Build)}
+
+// ParseSource checks a --assets-from value; "" is Auto.
+func ParseSource(s string) (Source, error) {
+	switch Source(s) {
+	case "":
+		return Auto, nil
+	case Auto, Download, Build:
+		return Source(s), nil
+	}
+	return "", fmt.Errorf("--assets-from %q: want %s", s, strings.Join(Sources, ", "))
+}
+
+// WithSource sets where the binaries come from (default Build). An
+// unknown value makes Dir fail.
+func WithSource(s Source) Option {
+	return func(c *config) { c.source = s }
+}
+
+// WithIndexURL sets setup-envtest's index for Download and Auto (default
+// download.IndexURL(): $KBOOK_ENVTEST_INDEX, else the controller-tools
+// index on GitHub).
+func WithIndexURL(u string) Option {
+	return func(c *config) { c.indexURL = u }
+}
+
+// store is the download store under the cache root.
+func (c *config) store() (download.Store, error) {
+	root, err := filepath.Abs(c.cacheRoot)
+	if err != nil {
+		return download.Store{}, fmt.Errorf("envtest assets: cache dir: %w", err)
+	}
+	return download.Store{Root: filepath.Join(root, "envtest")}, nil
+}
+
+// names are the binaries an entry must hold.
+func names(kubectl bool) []string {
+	n := []string{KubeAPIServer, Etcd}
+	if kubectl {
+		n = append(n, Kubectl)
+	}
+	return n
+}
+
+// downloaded returns the store entry of the pinned Kubernetes minor,
+// fetching it when the store lacks it.
+func (c *config) downloaded(ctx context.Context, kubectl bool) (string, error) {
+	st, err := c.store()
+	if err != nil {
+		return "", err
+	}
+	want := names(kubectl)
+	if d := st.Path(KubernetesVersion, runtime.GOOS, runtime.GOARCH); download.Complete(d, want...) {
+		return d, nil
+	}
+	cl := &download.Client{IndexURL: c.indexURL, Log: c.log}
+	ix, err := cl.Index(ctx)
+	if err != nil {
+		if d := st.Newest(KubernetesVersion, runtime.GOOS, runtime.GOARCH, want...); d != "" && ctx.Err() == nil {
+			c.log.Infof("%v: using %s, downloaded before", err, d)
+			return d, nil
+		}
+		return "", fmt.Errorf("envtest assets: download: %w", err)
+	}
+	it, exact, err := ix.Pick(KubernetesVersion, runtime.GOOS, runtime.GOARCH)
+	if err != nil {
+		return "", fmt.Errorf("envtest assets: download: %w", err)
+	}
+	if !exact {
+		c.log.Infof("the envtest index has no archive of Kubernetes %s for %s/%s: taking v%s, the newest patch of its minor", KubernetesVersion, runtime.GOOS, runtime.GOARCH, it.Version)
+	}
+	d, err := cl.Fetch(ctx, st, it)
+	if err != nil {
+		return "", fmt.Errorf("envtest assets: download: %w", err)
+	}
+	if kubectl {
+		if p := gobuild.CheckBinary(filepath.Join(d, Kubectl)); p != "" {
+			return "", fmt.Errorf("envtest assets: download: %s has no kubectl (%s) and none is on PATH", it.Name, p)
+		}
+	}
+	return d, nil
+}
+
+// inCache returns a directory already holding the binaries, built or
+// downloaded, or "".
+func (c *config) inCache(kubectl bool) string {
+	if dir, err := c.cacheDir(); err == nil && complete(dir, kubectl) {
+		return dir
+	}
+	return c.storeEntry(kubectl)
+}
+
+// storeEntry returns the download store's entry of the pinned version,
+// else of the newest patch of its minor, or "".
+func (c *config) storeEntry(kubectl bool) string {
+	st, err := c.store()
+	if err != nil {
+		return ""
+	}
+	want := names(kubectl)
+	if d := st.Path(KubernetesVersion, runtime.GOOS, runtime.GOARCH); download.Complete(d, want...) {
+		return d
+	}
+	return st.Newest(KubernetesVersion, runtime.GOOS, runtime.GOARCH, want...)
+}
+
+// fromSource is Dir without KUBEBUILDER_ASSETS.
+func (c *config) fromSource(ctx context.Context) (string, error) {
+	switch c.source {
+	case "", Build:
+		return c.ensureCache(ctx)
+	case Download:
+		d, err := c.downloaded(ctx, c.wantKubectl())
+		if err != nil {
+			return "", fmt.Errorf("%w (--assets-from build builds them from pinned Go modules instead)", err)
+		}
+		return d, nil
+	case Auto:
+		kubectl := c.wantKubectl()
+		if d := c.inCache(kubectl); d != "" {
+			return d, nil
+		}
+		d, err := c.downloaded(ctx, kubectl)
+		if err == nil {
+			return d, nil
+		}
+		if ctx.Err() != nil {
+			return "", err
+		}
+		c.log.Infof("could not download the local API server binaries (%v): building them from pinned Go modules instead", err)
+		return c.ensureCache(ctx)
+	}
+	_, err := ParseSource(string(c.source))
+	return "", fmt.Errorf("envtest assets: %w", err)
+}
+
+// Downloaded describes a directory of the download store by the archive
+// its stamp records ("" when dir is not one): what a result cache keys the
+// binaries by.
+func Downloaded(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, download.StampName))
+	if err != nil {
+		return ""
+	}
+	var archive, sum string
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "archive "); ok {
+			archive = v
+		}
+		if v, ok := strings.CutPrefix(line, "sha512 "); ok {
+			sum = v
+		}
+	}
+	if archive == "" || sum == "" {
+		return ""
+	}
+	return archive + " sha512 " + sum
+}
+
+// Cached returns the directory Dir would return for these options without
+// building or downloading anything (KUBEBUILDER_ASSETS aside), or "" when
+// Dir would have to.
+func Cached(opts ...Option) string {
+	c := newConfig(opts)
+	kubectl := c.wantKubectl()
+	switch c.source {
+	case "", Build:
+		if d, err := c.cacheDir(); err == nil && complete(d, kubectl) {
+			return d
+		}
+		return ""
+	case Download:
+		return c.storeEntry(kubectl)
+	}
+	return c.inCache(kubectl)
+}

@@ -1,0 +1,90 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"sigs.k8s.io/yaml"
+)
+
+// Status is what kbook cluster status reports of a cluster kbook cluster
+// up started.
+type Status struct {
+	Name              string `json:"name"`
+	Backend           string `json:"backend"`
+	Running           bool   `json:"running"`
+	Server            string `json:"server"`
+	Kubeconfig        string `json:"kubeconfig"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+	PID               int    `json:"pid,omitempty"`
+	Started           string `json:"started"`
+	Error             string `json:"error,omitempty"`
+	// Restarts are the k0rdent controllers' exits and restarts.
+	Restarts []plane.Restart `json:"restarts,omitempty"`
+	// PlaneLogs is the folder of the k0rdent controllers' logs ("": no
+	// plane).
+	PlaneLogs string `json:"-"`
+}
+
+// StatusOf reads the state of cluster name under root and asks its API
+// server (for at most 20 s) whether it runs and which Kubernetes version
+// it serves; a cluster that is not up is an error (ErrNoState).
+func StatusOf(ctx context.Context, root, name string) (*Status, error) {
+	s, err := ReadState(root, name)
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID,
+		Started: s.Started.Format(time.RFC3339), PlaneLogs: s.PlaneLogs}
+	if s.PlaneLogs != "" {
+		if st.Restarts, err = plane.ReadRestarts(s.PlaneLogs); err != nil {
+			st.Error = err.Error()
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if c, err := Reuse(ctx, s); err != nil {
+		st.Error = err.Error()
+	} else {
+		st.Running = true
+		st.KubernetesVersion, _ = ServerVersion(c)
+	}
+	return st, nil
+}
+
+// WriteStatus writes st as text, json or yaml.
+func WriteStatus(w io.Writer, format string, st *Status) error {
+	switch format {
+	case "json":
+		data, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(data))
+		return err
+	case "yaml":
+		data, err := yaml.Marshal(st)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	state := "running"
+	if !st.Running {
+		state = "not running: " + st.Error
+	}
+	fmt.Fprintf(w, "cluster:    %s (%s)\nstatus:     %s\nserver:     %s\nkubernetes: %s\nkubeconfig: %s\nstarted:    %s\n",
+		st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
+	if st.PlaneLogs != "" {
+		fmt.Fprintf(w, "restarts:   %d (k0rdent controllers; logs in %s)\n", len(st.Restarts), st.PlaneLogs)
+		for _, r := range st.Restarts {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+	}
+	return nil
+}

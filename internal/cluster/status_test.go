@@ -1,0 +1,44 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStatusOf: a cluster never brought up is ErrNoState; one whose
+// process is gone is reported not running, with why, in every format.
+func TestStatusOf(t *testing.T) {
+	root := t.TempDir()
+	if _, err := StatusOf(context.Background(), root, "none"); !errors.Is(err, ErrNoState) {
+		t.Fatalf("no state: %v, want ErrNoState", err)
+	}
+	// A pid no process has (the kernel's pid_max is at most 4194304).
+	s := &State{Name: "gone", Backend: Local, Server: "https://127.0.0.1:1", PID: 4194305, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if err := WriteState(root, s, []byte("apiVersion: v1\nkind: Config\n")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := StatusOf(context.Background(), root, "gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Running || !strings.Contains(st.Error, "is not running") || st.Started != "2026-01-02T03:04:05Z" {
+		t.Errorf("status %+v", st)
+	}
+	for format, want := range map[string]string{
+		"text": "cluster:    gone (local)\nstatus:     not running: " + st.Error + "\n",
+		"json": `"running": false`,
+		"yaml": "running: false\n",
+	} {
+		var b bytes.Buffer
+		if err := WriteStatus(&b, format, st); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s:\n%s\nwant %q in it", format, b.String(), want)
+		}
+	}
+}

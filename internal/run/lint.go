@@ -1,0 +1,113 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/plural"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/runner/kubecmd"
+	"github.com/k0rdent/kbook/internal/site"
+	sitelinks "github.com/k0rdent/kbook/internal/site/links"
+)
+
+// LintRegistry holds every rule kbook check reports: runbook lint, the
+// checks Run makes before it runs anything, and the links.
+var LintRegistry = findings.Join(runbook.Registry, runner.Registry, sitelinks.Registry)
+
+// Lint checks the runbooks of paths (default: runbooks) without running
+// them, as kbook check does: the checks Run makes before it runs anything,
+// runbook lint, and the links of the docs repository they belong to. A
+// folder without runbooks is no error. A runbook that does not parse is a
+// findings.InputError.
+func Lint(paths []string) (*findings.Report, error) {
+	if len(paths) == 0 {
+		paths = []string{"runbooks"}
+	}
+	// A docs repository without runbooks is fine: its runbooks folder may
+	// be missing or empty, as any folder given may be.
+	var runbookDirs []string
+	if root := site.FindRoot(paths); root != "" {
+		if cfg, err := site.LoadConfig(root); err == nil {
+			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, cfg.Runbooks)))
+		}
+	}
+	files, emptyProjects, err := site.ExpandRunbookPathsAllowEmpty(paths)
+	if err != nil {
+		return nil, input(err)
+	}
+	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs)
+	empty = append(emptyProjects, empty...)
+	if err != nil {
+		return nil, input(err)
+	}
+	r, err := runner.New(runner.Options{Cmds: kubecmd.Commands()})
+	if err != nil {
+		return nil, err
+	}
+	found := r.Check(rbs)
+	for _, rb := range rbs {
+		found = append(found, runbook.Lint(rb)...)
+	}
+	links, pages, err := docsLinks(paths)
+	if err != nil {
+		return nil, input(err)
+	}
+	return &findings.Report{
+		Findings: LintRegistry.Finish(append(found, links...), nil),
+		Detail:   linted{runbooks: len(rbs), empty: empty, pages: pages},
+	}, nil
+}
+
+// docsLinks checks the links of the docs repository the paths belong to;
+// pages describes what was checked for the summary line.
+func docsLinks(paths []string) (fs []findings.Finding, pages string, err error) {
+	root := site.FindRoot(paths)
+	if root == "" {
+		return nil, "", nil
+	}
+	p, err := site.Load(root)
+	if err != nil {
+		return nil, "", err
+	}
+	fs = site.CheckLinks(p, "")
+	for i := range fs {
+		fs[i].File = site.UnderDir(root, fs[i].File)
+	}
+	return fs, " and the links of " + plural.Count(len(p.Pages), "page"), nil
+}
+
+// linted is what Lint read: its summary line counts errors and warnings
+// always, "no problems" or not.
+type linted struct {
+	runbooks int
+	empty    []string // folders given that hold no runbooks
+	pages    string   // " and the links of N pages", or ""
+}
+
+func (linted) Head(io.Writer) {}
+func (linted) Tail(io.Writer) {}
+
+func (c linted) Summary(errors, warnings, infos int) string {
+	none := ""
+	if len(c.empty) > 0 {
+		none = " (no runbooks in " + strings.Join(c.empty, ", ") + ")"
+	}
+	s := fmt.Sprintf("checked %s%s%s: %s, %s", plural.Count(c.runbooks, "runbook"), none, c.pages,
+		plural.Count(errors, "error"), plural.Count(warnings, "warning"))
+	if infos > 0 {
+		s += ", " + plural.Count(infos, "info")
+	}
+	return s
+}
+
+func (c linted) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Runbooks int `json:"runbooks"`
+	}{c.runbooks})
+}

@@ -1,0 +1,60 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
+)
+
+// TestLint: kbook check's findings, its summary line and bad input.
+func TestLint(t *testing.T) {
+	docs := filepath.Join("testdata", "lint", "docs")
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		paths       []string
+		wantRules   []string
+		wantSummary string
+		wantInput   string
+	}{
+		{name: "lint and pre-run checks", paths: []string{filepath.Join(docs, "runbooks", "doc.md")},
+			wantRules: []string{"shell-not-run", "exec-undeclared"}, wantSummary: "checked 1 runbook and the links of 3 pages: 1 error, 1 warning"},
+		{name: "clean", paths: []string{filepath.Join(docs, "runbooks", "ok.md")},
+			wantSummary: "checked 1 runbook and the links of 3 pages: 0 errors, 0 warnings"},
+		{name: "folder without runbooks", paths: []string{empty},
+			wantSummary: "checked 0 runbooks (no runbooks in " + empty + "): 0 errors, 0 warnings"},
+		{name: "front matter that does not parse", paths: []string{filepath.Join("testdata", "lint", "bad-front-matter.md")},
+			wantInput: "bad-front-matter.md:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Lint(tc.paths)
+			if tc.wantInput != "" {
+				if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.wantInput) {
+					t.Fatalf("error %v, want bad input at %s", err, tc.wantInput)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, f := range rep.Findings {
+				rules = append(rules, f.Rule)
+			}
+			if !slices.Equal(rules, tc.wantRules) {
+				t.Errorf("rules %q, want %q", rules, tc.wantRules)
+			}
+			e, w, i := findings.Count(rep.Findings)
+			if got := rep.Detail.Summary(e, w, i); got != tc.wantSummary {
+				t.Errorf("summary %q, want %q", got, tc.wantSummary)
+			}
+		})
+	}
+}

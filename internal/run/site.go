@@ -1,0 +1,41 @@
+package run
+
+import (
+	"context"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/site"
+)
+
+// ForProject returns o for a run of p's runbooks (kbook build and serve):
+// the project's runbook paths, its kbook.yaml run.crds unless crdsGiven
+// (--crds), so that each version of an --all-versions build runs with its
+// own, and procs as the registry already open (nil: o's own).
+func ForProject(o Options, p *site.Project, crdsGiven bool, procs *proc.Registry) Options {
+	o.Paths = p.RunbookPaths()
+	if !crdsGiven {
+		o.Cluster.Options.CRDs = ProjectCRDs(p.Dir, p.Config.Run.CRDs)
+	}
+	if procs != nil {
+		o.OpenProcs = func(cluster.Logger) (*proc.Registry, func()) { return procs, func() {} }
+	}
+	return o
+}
+
+// ForSite runs the runbooks of o for a docs site, which shows failed
+// runbooks rather than stopping at them: failed says one failed. Bad
+// input is a findings.InputError, an interrupted run the context's cause.
+func ForSite(ctx context.Context, o Options) (rep *report.Report, failed bool, err error) {
+	rep, err = Run(ctx, o)
+	switch {
+	case err != nil:
+		return nil, false, err
+	case rep.Interrupted && context.Cause(ctx) != nil:
+		return nil, false, context.Cause(ctx)
+	case rep.Interrupted:
+		return nil, false, context.Canceled
+	}
+	return rep, rep.Summary().Failed > 0, nil
+}

@@ -1,0 +1,105 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/run"
+	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/site/serve"
+)
+
+// ServeOptions are kbook serve's settings.
+type ServeOptions struct {
+	// Dir is the docs repository (default ".").
+	Dir string
+	// Version is the version name the served site shows.
+	Version string
+	// Bind and Port are where to listen (port 0: any free one).
+	Bind string
+	Port int
+	// Run runs the runbooks at start and each again when it changes,
+	// with RunOptions (paths and, unless CRDsGiven, CRDs the project's).
+	Run         bool
+	RunOptions  run.Options
+	CRDsGiven   bool
+	HugoTimeout time.Duration
+	// Procs records the served folder and the servers (nil: untracked).
+	Procs *proc.Registry
+	// Stdout receives the address served, Stderr the rebuilds.
+	Stdout, Stderr io.Writer
+}
+
+// Serve builds the site of o.Dir into a folder of its own and serves it,
+// rebuilding and reloading open pages on every save, until ctx ends. Bad
+// input (a version name, a port, a busy address, a project that does not
+// load) is a findings.InputError before anything is served.
+func Serve(ctx context.Context, o ServeOptions) error {
+	if err := defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+		return err
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
+	}
+	proj, err := site.Load(o.Dir)
+	if err != nil {
+		return input(site.ErrorUnder(o.Dir, err))
+	}
+	// The served folder lives in kbook's process registry: the next kbook
+	// removes it if this one is killed.
+	out, err := o.Procs.MkdirTemp("kbook-serve-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(out)
+
+	search := site.FindPagefind(o.Dir)
+	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
+	live := &site.Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: o.Procs, HugoTimeout: o.HugoTimeout, Log: logf}
+	ro := run.ForProject(o.RunOptions, proj, o.CRDsGiven, o.Procs)
+	if o.Run {
+		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
+			ro := ro
+			ro.Paths, ro.CacheOnly = files, false
+			rep, _, err := run.ForSite(ctx, ro)
+			return rep, err
+		}
+	}
+	// The port is taken before the runbooks run: a busy one fails at once.
+	srv, err := serve.New(serve.Options{
+		Root:  o.Dir,
+		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
+		Dir:   out,
+		Addr:  net.JoinHostPort(o.Bind, strconv.Itoa(o.Port)),
+		Build: func(ctx context.Context, changed []string) error {
+			return site.ErrorUnder(o.Dir, live.Build(ctx, changed))
+		},
+		Log: logf,
+	})
+	if err != nil {
+		return input(err)
+	}
+	var rep *report.Report
+	if len(proj.Runbooks) > 0 {
+		ro.CacheOnly = !o.Run
+		if rep, _, err = run.ForSite(ctx, ro); err != nil {
+			srv.Close()
+			return err
+		}
+	}
+	live.SetResults(rep)
+	live.Rebuild = func() { srv.Rebuild() }
+	defer live.Wait()
+	if !search.Available() {
+		logf("note: %s", search.Why)
+	}
+	fmt.Fprintf(o.Stdout, "kbook serve: serving %s on %s (Ctrl-C to stop)\n", o.Dir, srv.URL())
+	return srv.Serve(ctx)
+}

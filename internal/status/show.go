@@ -1,0 +1,72 @@
+package status
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"golang.org/x/term"
+)
+
+// ShowOptions are kbook status's settings.
+type ShowOptions struct {
+	// Kubeconfig, Context and Namespace select the cluster and the
+	// namespace of the ClusterDeployment Name (package cluster/kubeconfig).
+	Kubeconfig, Context, Namespace string
+	Name                           string
+	// Watch redraws every Interval when something changed, until ctx ends.
+	Watch    bool
+	Interval time.Duration
+	// Format is text or json (not with Watch).
+	Format string
+	Out    io.Writer
+}
+
+// Show writes the status tree of a ClusterDeployment, once or, with
+// Watch, whenever it changes until ctx ends (then it returns ctx's error).
+// Bad options, a kubeconfig that does not load, a deployment that does
+// not exist and a cluster that cannot be read are a findings.InputError.
+func Show(ctx context.Context, o ShowOptions) error {
+	if o.Watch && o.Format == "json" {
+		return &findings.InputError{Err: errors.New("--watch prints text: use -o json without --watch")}
+	}
+	c, err := Connect(o.Kubeconfig, o.Context, o.Namespace)
+	if err != nil {
+		return &findings.InputError{Err: err}
+	}
+	tty := false
+	if f, ok := o.Out.(interface{ Fd() uintptr }); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	show := func(tree *Tree, first bool) {
+		if o.Watch && tty {
+			fmt.Fprint(o.Out, "\033[H\033[2J")
+		} else if o.Watch && !first {
+			fmt.Fprintf(o.Out, "--- %s\n", time.Now().Format(time.RFC3339))
+		}
+		WriteText(o.Out, tree, time.Now())
+	}
+	if o.Watch {
+		err = Watch(ctx, c, c.Namespace, o.Name, o.Interval, show)
+	} else {
+		var tree *Tree
+		if tree, err = Collect(ctx, c, c.Namespace, o.Name); err == nil {
+			if o.Format == "json" {
+				return WriteJSON(o.Out, tree)
+			}
+			show(tree, true)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotFound):
+		return &findings.InputError{Err: fmt.Errorf("ClusterDeployment %s not found in namespace %s", o.Name, c.Namespace)}
+	}
+	return &findings.InputError{Err: err}
+}

@@ -1,0 +1,248 @@
+package upgrade
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/status"
+	"github.com/k0rdent/kbook/internal/upgrade/window"
+)
+
+// Request is an upgrade check or apply as kbook upgrade's flags give it.
+type Request struct {
+	// Deployment is the ClusterDeployment of a live check or apply; ""
+	// checks offline, from the From and To charts.
+	Deployment string
+	// From (offline) is the current chart; To the target chart offline,
+	// the ClusterTemplate live.
+	From, To string
+	// Config (offline) is a ClusterDeployment or values file, with the
+	// ServiceTemplates and Management it uses as more documents.
+	Config string
+	// Namespace is the deployment's (live: default the context's).
+	Namespace      string
+	AllowK8sChange bool
+	// Charts are folders of the templates' charts (live); else they are
+	// pulled from the templates' HelmRepository into a folder of Procs.
+	Charts []string
+	// Kubeconfig and Context select the management cluster (live).
+	Kubeconfig, Context string
+	Procs               *proc.Registry
+}
+
+// ErrInterrupted is a live check or apply stopped by its context.
+var ErrInterrupted = errors.New("interrupted")
+
+// Check runs the check r asks for, offline or live. Bad flags and inputs
+// are a findings.InputError; an interrupted live read is ErrInterrupted.
+func (r Request) Check(ctx context.Context) (*Report, error) {
+	if r.To == "" {
+		return nil, input(errors.New("--to is required: the chart (offline) or ClusterTemplate (live) to upgrade to"))
+	}
+	if r.Deployment == "" {
+		return r.offline()
+	}
+	if r.From != "" || r.Config != "" {
+		return nil, input(errors.New("--from and --config are for offline checks: a live check reads the ClusterDeployment " + r.Deployment))
+	}
+	c, t, cleanup, err := r.connect()
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	in, _, err := LiveInput(ctx, c, t)
+	if err != nil {
+		return nil, liveError(err)
+	}
+	rep, err := Check(in)
+	if err != nil {
+		return nil, input(err)
+	}
+	return rep, nil
+}
+
+func (r Request) offline() (*Report, error) {
+	if r.From == "" {
+		return nil, input(errors.New("give a CLUSTERDEPLOYMENT to check live, or --from CHART to check offline"))
+	}
+	if len(r.Charts) > 0 {
+		return nil, input(errors.New("--charts is for live checks; offline, --from and --to are the charts"))
+	}
+	in := Input{From: Side{Chart: r.From}, To: Side{Chart: r.To}, AllowK8sChange: r.AllowK8sChange}
+	if r.Config != "" {
+		cfg, err := LoadConfig(r.Config)
+		if err != nil {
+			return nil, input(err)
+		}
+		in.Deployment, in.Services, in.Exposure = cfg.Deployment, cfg.Services, cfg.Exposure
+	}
+	if r.Namespace != "" {
+		in.Deployment.Namespace = r.Namespace
+	}
+	rep, err := Check(in)
+	if err != nil {
+		return nil, input(err)
+	}
+	return rep, nil
+}
+
+// connect connects to the management cluster and names the upgrade;
+// cleanup removes the charts pulled for it.
+func (r Request) connect() (*status.Client, Target, func(), error) {
+	for _, d := range r.Charts {
+		if _, err := os.Stat(d); err != nil {
+			return nil, Target{}, nil, input(fmt.Errorf("--charts %s: %w", d, err))
+		}
+	}
+	c, err := status.Connect(r.Kubeconfig, r.Context, r.Namespace)
+	if err != nil {
+		return nil, Target{}, nil, input(err)
+	}
+	// Charts pulled from HelmRepositories go into a directory the process
+	// registry removes, even when kbook is killed (by the next run).
+	tmp, err := r.Procs.MkdirTemp("charts-")
+	if err != nil {
+		return nil, Target{}, nil, err
+	}
+	t := Target{Namespace: c.Namespace, Name: r.Deployment, To: r.To, AllowK8sChange: r.AllowK8sChange,
+		Charts: &ChartFinder{Dirs: r.Charts, TempDir: tmp}}
+	return c, t, func() { os.RemoveAll(tmp) }, nil
+}
+
+// Apply checks when (--window, --exclude, --at: bad input before
+// anything is read), connects and applies the upgrade r names. The result
+// is returned with the error whenever there is one: a *Refusal (refused,
+// rejected, timed out), a findings.InputError, or ErrInterrupted with what
+// was left behind.
+func (r Request) Apply(ctx context.Context, o ApplyOptions, at string) (*Result, error) {
+	if r.To == "" {
+		return nil, input(errors.New("--to is required: the ClusterTemplate to upgrade to"))
+	}
+	if err := parseWhen(&o, at, time.Now()); err != nil {
+		return nil, input(err)
+	}
+	c, t, cleanup, err := r.connect()
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	o.Target = t
+	res, err := Apply(ctx, c, o)
+	switch {
+	case err != nil && ctx.Err() != nil && res != nil && res.Applied:
+		return res, fmt.Errorf("%w while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", ErrInterrupted, t.Namespace, t.Name, r.To, t.Name, t.Namespace)
+	case err != nil && ctx.Err() != nil:
+		return res, fmt.Errorf("%w before the patch: nothing changed", ErrInterrupted)
+	case err != nil:
+		return res, liveError(err)
+	}
+	return res, nil
+}
+
+// parseWhen checks the window and exclusions of o and sets when to apply
+// from at: "" now, "next" the next window, else a time after now.
+func parseWhen(o *ApplyOptions, at string, now time.Time) error {
+	loc := time.UTC
+	if o.Window != "" {
+		w, err := window.Parse(o.Window)
+		if err != nil {
+			return fmt.Errorf("--window: %w", err)
+		}
+		loc = w.Location()
+	}
+	for _, e := range o.Exclusions {
+		if _, err := window.ParseExclusion(e, loc); err != nil {
+			return fmt.Errorf("--exclude: %w", err)
+		}
+	}
+	switch at {
+	case "":
+	case "next":
+		o.AtNext = true
+	default:
+		t, err := window.ParseTime(at, loc)
+		if err != nil {
+			return fmt.Errorf("--at: %w", err)
+		}
+		if t.Before(now) {
+			return fmt.Errorf("--at %s is in the past", at)
+		}
+		o.At = t
+	}
+	return nil
+}
+
+// liveError classifies the errors of reading or applying a live upgrade:
+// a refusal stays one; a bad target or a missing object is bad input, as
+// is any other read error (a cluster that does not answer); an
+// interruption is ErrInterrupted.
+func liveError(err error) error {
+	var r *Refusal
+	switch {
+	case errors.Is(err, context.Canceled):
+		return ErrInterrupted
+	case errors.As(err, &r):
+		return err
+	case errors.Is(err, ErrBadTarget), errors.Is(err, status.ErrNotFound):
+		return input(errors.New(strings.TrimPrefix(err.Error(), ErrBadTarget.Error()+": ")))
+	}
+	return input(err)
+}
+
+func input(err error) error {
+	if findings.IsInput(err) {
+		return err
+	}
+	return &findings.InputError{Err: err}
+}
+
+// WriteApply writes what Apply did (res) and, in JSON, why it refused
+// (err) as text or json.
+func WriteApply(w io.Writer, format string, res *Result, err error) error {
+	if format == "json" {
+		doc := struct {
+			*Result
+			Refused string `json:"refused,omitempty"`
+		}{Result: res}
+		var r *Refusal
+		if errors.As(err, &r) {
+			doc.Refused = r.Reason
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	if res.Report != nil {
+		if err := WriteText(w, res.Report); err != nil {
+			return err
+		}
+	}
+	if res.Schedule != "" {
+		fmt.Fprintf(w, "Maintenance window: %s\n", res.Schedule)
+	}
+	if res.Patch != "" {
+		fmt.Fprintf(w, "Plan: set spec.template of the ClusterDeployment to %s\n", res.Report.To.Template)
+		fmt.Fprintf(w, "Patch (JSON merge patch): %s\n", res.Patch)
+	}
+	for _, wn := range res.Warnings {
+		fmt.Fprintf(w, "Warning from the API server: %s\n", wn)
+	}
+	switch {
+	case res.DryRun && err == nil:
+		fmt.Fprintln(w, "Server-side dry run: accepted, nothing changed")
+	case res.Applied:
+		fmt.Fprintln(w, "Applied")
+	}
+	if res.Status != nil {
+		status.WriteText(w, res.Status, time.Now())
+	}
+	return nil
+}
