@@ -99,8 +99,9 @@ lint:
 	@fmt=$$(gofmt -l cmd internal site); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-## docs: regenerate the CLI reference pages from the commands
+## docs: regenerate the CLI reference pages from the commands, and README.md's package table from the doc comments
 docs: build
+	$(GO) generate ./internal/layout
 	./$(BIN) gen-docs --rules content/templates/rules.md --provider-rules content/providers/rules.md --upgrade-rules content/upgrades/rules.md content/reference/cli
 
 ## bench: the speed issue's rows with the load and ratios against baselines of the same run (hack/bench-speed.sh), then all Go benchmarks; helm (the baseline of the template benchmark) is built into bin/ first

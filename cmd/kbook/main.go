@@ -1,6 +1,7 @@
 // Command kbook runs executable k0rdent runbooks and checks templates and
-// providers. The commands here only parse flags and print; the work is done
-// by the packages under internal/.
+// providers. The commands here parse flags, call the packages under
+// internal/ (README.md's package table says which owns what) and map their
+// results to exit codes; issue 16 moves the logic still here into them.
 package main
 
 import (

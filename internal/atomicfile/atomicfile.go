@@ -1,6 +1,3 @@
-// Package atomicfile writes files so that readers see either the old
-// content or the new, never half of it: runbooks rewritten by --update,
-// reports and cache entries.
 package atomicfile
 
 import (

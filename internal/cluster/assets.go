@@ -6,6 +6,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // Assets is kbook cluster assets: the folder of the local backend's
@@ -14,10 +15,8 @@ import (
 // and controllers (apiOnly: the modules alone); from says where binaries
 // not yet cached come from (--assets-from). An unknown release is a
 // findings.InputError.
-func Assets(ctx context.Context, k0rdent string, apiOnly bool, from binaries.Source, log Logger) (string, error) {
-	if log == nil {
-		log = nopLogger{}
-	}
+func Assets(ctx context.Context, k0rdent string, apiOnly bool, from binaries.Source, logger log.Logger) (string, error) {
+	log := log.Or(logger)
 	if k0rdent == "" {
 		return binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(from))
 	}

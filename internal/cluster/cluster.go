@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
 	"os"
 	"path/filepath"
@@ -44,14 +45,11 @@ type Cluster interface {
 	Stop(ctx context.Context) error
 }
 
-// Logger receives progress messages, one line each. Libraries never print.
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
+// Logger is log.Logger under the name the commands in cmd/kbook still
+// use for it; it is no second interface.
+//
+// Deprecated: use log.Logger (internal/log).
+type Logger = log.Logger
 
 // Options select and configure a backend.
 type Options struct {
@@ -63,7 +61,7 @@ type Options struct {
 	// install once the cluster is up.
 	CRDs []string
 	// AssetsDir holds kube-apiserver and etcd for the local backend; empty:
-	// KUBEBUILDER_ASSETS or the kbook cache (see package assets).
+	// KUBEBUILDER_ASSETS or the kbook cache (see package binaries).
 	AssetsDir string
 	// AssetsFrom says where the local backend takes kube-apiserver and
 	// etcd from when neither AssetsDir nor KUBEBUILDER_ASSETS names them:
@@ -89,7 +87,7 @@ type Options struct {
 	// SnapshotDir keeps those snapshots (default: <kbook cache>/snapshots).
 	SnapshotDir string
 	// Logger receives progress.
-	Logger Logger
+	Logger log.Logger
 	// Procs records the processes and temporary directories the local
 	// backend starts, so that they die with kbook and a later run reaps
 	// what a kill -9 left behind (see package proc); nil: untracked, and
@@ -97,15 +95,15 @@ type Options struct {
 	Procs *proc.Registry
 }
 
-func (o *Options) logger() Logger {
+func (o *Options) logger() log.Logger {
 	if o.Logger == nil {
-		return nopLogger{}
+		return log.NoopLogger{}
 	}
 	return o.Logger
 }
 
 // Log is the options' Logger, or one that drops everything.
-func (o *Options) Log() Logger { return o.logger() }
+func (o *Options) Log() log.Logger { return o.logger() }
 
 // Up starts (or connects to) the cluster the options describe and
 // installs the CRDs.
@@ -138,7 +136,7 @@ func Up(ctx context.Context, o Options) (Cluster, error) {
 
 // InstallCRDs installs the CustomResourceDefinitions found in paths (files
 // or directories of YAML) and waits until they are served.
-func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log Logger) error {
+func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log log.Logger) error {
 	if len(paths) == 0 {
 		return nil
 	}

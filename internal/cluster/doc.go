@@ -1,11 +1,14 @@
-// Package cluster owns the lifecycle of the Kubernetes clusters kbook works
-// with, behind one interface and three backends, in the manner of kind's
-// pkg/cluster:
+// Package cluster owns cluster lifecycle: one interface, three backends
+// (local envtest, kind, kubeconfig), `kbook cluster` state, status and
+// assets.
+//
+// It owns the lifecycle of the Kubernetes clusters kbook works with, behind
+// one interface and three backends, in the manner of kind's pkg/cluster:
 //
 //   - local: a real kube-apiserver and etcd started through
 //     controller-runtime's envtest control plane, with binaries from
 //     KUBEBUILDER_ASSETS or built once from pinned Go modules (package
-//     assets). No controllers run: it verifies schemas, CEL rules,
+//     binaries, internal/cluster/local/binaries). No controllers run: it verifies schemas, CEL rules,
 //     server-side dry-run, RBAC and status subresources, not
 //     reconciliation. The servers die with kbook, and their data and
 //     certificate directories are recorded so that a later run reaps them

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
 	kindlog "sigs.k8s.io/kind/pkg/log"
+
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // DefaultKindName is the kind cluster kbook creates unless told otherwise.
@@ -164,7 +166,7 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 	return c, nil
 }
 
-func newKindProvider(rt Runtime, log Logger) *kindcluster.Provider {
+func newKindProvider(rt Runtime, log log.Logger) *kindcluster.Provider {
 	return kindcluster.NewProvider(rt.option, kindcluster.ProviderWithLogger(kindLogger{log}))
 }
 
@@ -194,7 +196,7 @@ func contains(list []string, s string) bool {
 }
 
 // kindLogger adapts Logger to kind's logger: user-facing messages only.
-type kindLogger struct{ l Logger }
+type kindLogger struct{ l log.Logger }
 
 func (k kindLogger) Warn(m string)             { k.l.Infof("kind: %s", m) }
 func (k kindLogger) Warnf(f string, a ...any)  { k.l.Infof("kind: "+f, a...) }
@@ -205,7 +207,7 @@ func (k kindLogger) V(v kindlog.Level) kindlog.InfoLogger {
 }
 
 type kindInfo struct {
-	l  Logger
+	l  log.Logger
 	on bool
 }
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// localCluster is kube-apiserver + etcd (package localapi), optionally
+// localCluster is kube-apiserver + etcd (package local), optionally
 // with the k0rdent plane.
 type localCluster struct {
 	srv *local.Server

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -170,10 +171,8 @@ func planeLogs(c Cluster) string {
 // For a local cluster it stops the serve process, then whatever its
 // registry still names (the servers of a serve process that was killed)
 // and removes their directories.
-func Down(ctx context.Context, root string, s *State, log Logger) error {
-	if log == nil {
-		log = nopLogger{}
-	}
+func Down(ctx context.Context, root string, s *State, logger log.Logger) error {
+	log := log.Or(logger)
 	switch s.Backend {
 	case Local:
 		if s.PID > 0 && s.Alive() {

@@ -11,6 +11,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // UpOptions are kbook cluster up's: a named cluster that outlives the
@@ -32,10 +33,7 @@ type UpOptions struct {
 // findings.InputError; ctx cancelled stops the starting server and
 // returns ctx's error.
 func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
-	log := o.Cluster.Logger
-	if log == nil {
-		log = nopLogger{}
-	}
+	log := log.Or(o.Cluster.Logger)
 	if s, err := ReadState(o.Root, o.Name); err == nil {
 		if _, err := Reuse(ctx, s); err == nil {
 			log.Infof("cluster %q (%s) is already up", o.Name, s.Backend)
@@ -71,7 +69,7 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 	return serveDetached(ctx, o, dir, log)
 }
 
-func startKind(ctx context.Context, o UpOptions, log Logger) (*State, error) {
+func startKind(ctx context.Context, o UpOptions, log log.Logger) (*State, error) {
 	kindName := DefaultKindName
 	if o.Name != DefaultName {
 		kindName += "-" + o.Name
@@ -94,7 +92,7 @@ func startKind(ctx context.Context, o UpOptions, log Logger) (*State, error) {
 // serveDetached starts "kbook cluster serve" in the background with the
 // local backend's binaries in dir and waits until it has written its
 // state.
-func serveDetached(ctx context.Context, o UpOptions, dir string, log Logger) (*State, error) {
+func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger) (*State, error) {
 	stateDir := StateDir(o.Root, o.Name)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err

@@ -1,5 +1,3 @@
-// Package console shows the progress of a kbook run in a terminal: a live
-// status line on a TTY, plain lines elsewhere (CI logs), and the summary.
 package console
 
 import (

@@ -1,7 +1,13 @@
-// Package findings is the one vocabulary every kbook validator reports in:
-// template validate, provider validate, chain validate, upgrade check, and
-// kbook check (runbook lint, the runner's checks, links). No other package
-// has a finding type, writer, count or order of its own.
+// Package findings is the one findings vocabulary of every validator:
+// severities, findings, rule registries, text/JSON/SARIF writers, exit
+// codes.
+//
+// It is the one vocabulary every kbook validator reports in: template
+// validate, provider validate, chain validate, upgrade check, and kbook
+// check (runbook lint, the runner's checks, links). No other package has a
+// finding type or an order of findings of its own, and none writes or
+// counts findings but through this package: chain and upgrade put what they
+// report besides findings in a Report's Detail.
 //
 // A validator defines its rules once, in a Registry (ID, category, title, a
 // Markdown description that cites the k0rdent / Cluster API source the rule

@@ -9,12 +9,20 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/k0rdent/kbook/internal/log"
 )
 
-// Logger receives progress messages (one line each, no trailing newline).
-type Logger interface {
-	Infof(format string, args ...any)
-}
+// Logger is log.Logger under its former name here.
+//
+// Deprecated: use log.Logger (internal/log); kept so that branches written
+// against the old name still build after a merge.
+type Logger = log.Logger
+
+// Discard drops every message.
+//
+// Deprecated: use log.NoopLogger.
+var Discard Logger = log.NoopLogger{}
 
 // CheckBinary returns "" if p is an executable file, else what is wrong.
 func CheckBinary(p string) string {
@@ -77,13 +85,6 @@ func Tail(s string, n int) string {
 	}
 	return "…\n" + s
 }
-
-// Discard is a Logger that drops every message.
-var Discard Logger = discard{}
-
-type discard struct{}
-
-func (discard) Infof(string, ...any) {}
 
 // Lines is a Logger that keeps every message, for a caller that shows
 // progress later (and for tests that check what was said). The zero value

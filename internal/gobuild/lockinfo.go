@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // The first build takes minutes, and a second kbook process waits for it:
@@ -40,7 +42,7 @@ func (l *heldLock) Unlock() {
 
 // Logger returns a Logger that records every message in the lock file, as
 // what the holder is doing, before passing it on to log.
-func (l *heldLock) Logger(log Logger) Logger {
+func (l *heldLock) Logger(log log.Logger) log.Logger {
 	if l == nil || l.f == nil {
 		return log
 	}
@@ -62,7 +64,7 @@ func (l *heldLock) doing(what string) {
 
 type lockLogger struct {
 	l   *heldLock
-	log Logger
+	log log.Logger
 }
 
 func (g lockLogger) Infof(format string, args ...any) {
@@ -121,7 +123,7 @@ var stillEvery = time.Minute
 // Still prints "still building NAME (2m0s)…" to log every stillEvery until
 // stop is called (it returns once no more line can come): one build takes up to ten minutes, which must not look
 // hung (and a waiting process reads it from the lock, see heldLock.Logger).
-func Still(log Logger, name string) (stop func()) {
+func Still(log log.Logger, name string) (stop func()) {
 	done, exited := make(chan struct{}), make(chan struct{})
 	start := time.Now()
 	go func() {

@@ -1,9 +1,3 @@
-// Package helmrepo is kbook's in-process Helm chart repository: a plain
-// HTTP Helm repository (index.yaml plus chart archives) on 127.0.0.1,
-// backed by a directory, that Flux's source-controller reads like any
-// other HelmRepository. Charts are added in-process (Add) or uploaded by
-// another process with ChartMuseum's API (POST /api/charts, the archive as
-// the body), which is what `kbook template publish` does.
 package helmrepo
 
 import (

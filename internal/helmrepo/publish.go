@@ -13,24 +13,23 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // Where a cluster says which kbook repository serves it: the local k0rdent
 // plane writes the URL into this ConfigMap, and `kbook template publish`
 // reads it, so a runbook needs nothing but its kubeconfig.
 const (
-	LocatorNamespace = "kcm-system"
+	LocatorNamespace = k0rdent.SystemNamespace
 	LocatorName      = "kbook-helm-repository"
 	LocatorKey       = "url"
 	// DefaultRepoName is the HelmRepository publish makes sure of.
 	DefaultRepoName = "kbook-local"
-	// ManagedLabel marks sources kcm may use for templates.
-	ManagedLabel = "k0rdent.mirantis.com/managed"
 )
 
 // Locator is the ConfigMap that names the repository serving a cluster.
@@ -101,8 +100,6 @@ func LoadForPublish(path string) (*chart.Chart, []byte, error) {
 	return ch, archive, nil
 }
 
-var helmRepositoryGVR = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
-
 // Publish uploads a packaged chart to the kbook repository of the cluster
 // and makes sure a HelmRepository in the namespace points at it, labelled
 // for kcm, so a ClusterTemplate there can name the chart.
@@ -132,15 +129,15 @@ func Publish(ctx context.Context, cfg *rest.Config, archive []byte, o PublishOpt
 	if err != nil {
 		return nil, err
 	}
-	res := dc.Resource(helmRepositoryGVR).Namespace(o.Namespace)
+	res := dc.Resource(k0rdent.HelmRepositoryGVR).Namespace(o.Namespace)
 	out := &Published{Chart: ch.Metadata, URL: o.URL, Repo: o.Repo}
 	cur, err := res.Get(ctx, o.Repo, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		repo := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
+			"apiVersion": k0rdent.FluxSourceAPIVersion, "kind": k0rdent.KindHelmRepository,
 			"metadata": map[string]any{"name": o.Repo, "namespace": o.Namespace,
-				"labels": map[string]any{ManagedLabel: "true", "app.kubernetes.io/managed-by": "kbook"}},
+				"labels": map[string]any{k0rdent.ManagedLabel: "true", "app.kubernetes.io/managed-by": "kbook"}},
 			"spec": map[string]any{"url": o.URL, "interval": o.Interval},
 		}}
 		if _, err := res.Create(ctx, repo, metav1.CreateOptions{}); err != nil {
@@ -154,12 +151,12 @@ func Publish(ctx context.Context, cfg *rest.Config, archive []byte, o PublishOpt
 		if url != o.URL {
 			return nil, fmt.Errorf("HelmRepository %s/%s points at %s, not at the kbook repository %s: choose another --repo", o.Namespace, o.Repo, url, o.URL)
 		}
-		if cur.GetLabels()[ManagedLabel] != "true" {
+		if cur.GetLabels()[k0rdent.ManagedLabel] != "true" {
 			labels := cur.GetLabels()
 			if labels == nil {
 				labels = map[string]string{}
 			}
-			labels[ManagedLabel] = "true"
+			labels[k0rdent.ManagedLabel] = "true"
 			cur.SetLabels(labels)
 			if _, err := res.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 				return nil, fmt.Errorf("label HelmRepository %s/%s: %w", o.Namespace, o.Repo, err)
@@ -168,13 +165,9 @@ func Publish(ctx context.Context, cfg *rest.Config, archive []byte, o PublishOpt
 	}
 	// Flux reads the index again on its interval (10 minutes); ask for it
 	// now, as `flux reconcile source helm` does, so the new version is seen.
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, ReconcileRequestAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, k0rdent.FluxReconcileRequestAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
 	if _, err := res.Patch(ctx, o.Repo, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return nil, fmt.Errorf("refresh HelmRepository %s/%s: %w", o.Namespace, o.Repo, err)
 	}
 	return out, nil
 }
-
-// ReconcileRequestAnnotation asks a Flux controller to reconcile now
-// (fluxcd/pkg/apis/meta.ReconcileRequestAnnotation).
-const ReconcileRequestAnnotation = "reconcile.fluxcd.io/requestedAt"

@@ -1,10 +1,10 @@
 package helmvalues
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/fuzzseed"
 )
 
 // FuzzCompileSchema: any values.schema.json either compiles or fails with
@@ -12,15 +12,7 @@ import (
 // hostile seeds (deeply nested, self-referencing) must end in bounded
 // time, as the seed run of go test checks.
 func FuzzCompileSchema(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/*.json")
-	hostile, _ := filepath.Glob("testdata/hostile/*")
-	for _, s := range append(seeds, hostile...) {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	fuzzseed.Add(f, "testdata/*.json", "testdata/hostile/*")
 	f.Add([]byte(`{"$ref": "#"}`))
 	f.Add([]byte(`{"$ref": "https://example.com/schema.json"}`))
 	f.Add([]byte(strings.Repeat(`{"properties":{"a":`, 100) + "{}" + strings.Repeat("}}", 100)))

@@ -1,8 +1,3 @@
-// Package helmvalues handles Helm chart values the way Helm does, for the
-// validators that check them (template validate, upgrade check): a chart's
-// values.schema.json compiled as Helm compiles it, but offline; its
-// violations by a values tree flattened to one error per values path; the
-// subschemas that apply to one value; and deep copies of values trees.
 package helmvalues
 
 import (

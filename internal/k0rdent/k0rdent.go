@@ -1,16 +1,3 @@
-// Package k0rdent is kbook's one home for the vocabulary of k0rdent and the
-// Cluster API it drives: API groups and versions, kinds, the labels and
-// annotations kcm reads, provider name prefixes and kcm's namespace. Use
-// these constants instead of string literals, so that a name kcm changes is
-// changed in one place and every use can be found.
-//
-// The names follow kcm v1.11.4 (github.com/K0rdent/kcm, api/v1beta1/*.go)
-// and Cluster API v1.11+ (sigs.k8s.io/cluster-api, api/core/v1beta2); each
-// block says where. The package depends on the standard library and
-// k8s.io/apimachinery's schema types only, so any package may import it.
-//
-// The objects kbook writes for kcm (a ClusterTemplate and its
-// HelmRepository) are built by the sub-package manifest.
 package k0rdent
 
 import (
@@ -28,6 +15,12 @@ const (
 	Version         = "v1beta1"
 	APIVersion      = Group + "/" + Version
 	SystemNamespace = "kcm-system"
+	// ManagementName is the one Management object's name
+	// (api/v1beta1, ManagementName).
+	ManagementName = "kcm"
+	// TemplatesRepoName is the HelmRepository kcm's own templates come
+	// from (api/v1beta1, DefaultRepoName).
+	TemplatesRepoName = "kcm-templates"
 )
 
 // Kinds of k0rdent.mirantis.com/v1beta1 (api/v1beta1/*_types.go, the
@@ -95,6 +88,9 @@ const (
 	// ServiceTemplate supports, in Chart.yaml (api/v1beta1,
 	// ChartAnnotationKubernetesConstraint; spec.k8sConstraint wins).
 	K8sVersionConstraintAnnotation = Group + "/k8s-version-constraint"
+	// ComponentLabel names the kcm component an object belongs to
+	// (api/v1beta1, GenericComponentNameLabel).
+	ComponentLabel = Group + "/component"
 )
 
 // Cluster API groups (sigs.k8s.io/cluster-api and the providers' APIs).
@@ -106,11 +102,21 @@ const (
 	AddonsGroup         = "addons." + CAPIGroup
 	IPAMGroup           = "ipam." + CAPIGroup
 	RuntimeGroup        = "runtime." + CAPIGroup
+	// OperatorGroup is the cluster-api-operator's, whose provider objects
+	// a ProviderTemplate chart renders.
+	OperatorGroup = "operator." + CAPIGroup
+	// ClusterctlGroup is clusterctl's; ClusterctlAPIVersion the apiVersion
+	// clusterctl (v1.11 and later) requires of a provider's metadata.yaml.
+	ClusterctlGroup      = "clusterctl." + CAPIGroup
+	ClusterctlAPIVersion = ClusterctlGroup + "/v1alpha3"
 )
 
 // CAPI kinds kbook names.
 const (
-	KindCluster = "Cluster"
+	KindCluster           = "Cluster"
+	KindMachineDeployment = "MachineDeployment"
+	KindMachinePool       = "MachinePool"
+	KindMachine           = "Machine"
 )
 
 // Cluster API labels and annotations.
@@ -129,7 +135,23 @@ const (
 	// CAPIAggregateToManagerLabel ("true") aggregates a ClusterRole into
 	// the CAPI manager's role.
 	CAPIAggregateToManagerLabel = CAPIGroup + "/aggregate-to-manager"
+	// The labels CAPI puts on the objects of a cluster (api/core/v1beta2:
+	// ClusterNameLabel, MachineDeploymentNameLabel,
+	// MachineControlPlaneNameLabel, MachineControlPlaneLabel; exp:
+	// MachinePoolNameLabel).
+	ClusterNameLabel      = CAPIGroup + "/cluster-name"
+	DeploymentNameLabel   = CAPIGroup + "/deployment-name"
+	ControlPlaneNameLabel = CAPIGroup + "/control-plane-name"
+	ControlPlaneLabel     = CAPIGroup + "/control-plane"
+	PoolNameLabel         = CAPIGroup + "/pool-name"
+	// SkipPreflightChecksAnnotation lists the MachineSet preflight checks
+	// CAPI skips (api/core/v1beta2, MachineSetSkipPreflightChecksAnnotation).
+	SkipPreflightChecksAnnotation = "machineset." + CAPIGroup + "/skip-preflight-checks"
 )
+
+// ContractLabel is the CAPI contract label or annotation for an API or
+// contract version: cluster.x-k8s.io/v1beta2.
+func ContractLabel(version string) string { return ContractPrefix + version }
 
 // Provider names: a type prefix and a name, as clusterctl and kcm's
 // Management status spell them.
@@ -150,16 +172,35 @@ const (
 const (
 	SveltosGroup       = "lib.projectsveltos.io"
 	KindSveltosCluster = "SveltosCluster"
+	// SveltosProvider is the name kcm's Management and Release give
+	// Sveltos, and the namespace it runs in.
+	SveltosProvider = "projectsveltos"
 )
+
+// DockerProvider is the kcm name of CAPD's ProviderTemplate, the
+// infrastructure provider the local plane runs.
+const DockerProvider = "cluster-api-provider-docker"
 
 // Flux, which kcm drives to fetch and install charts.
 const (
 	FluxSourceGroup      = "source.toolkit.fluxcd.io"
-	FluxSourceAPIVersion = FluxSourceGroup + "/v1"
+	FluxSourceVersion    = "v1"
+	FluxSourceAPIVersion = FluxSourceGroup + "/" + FluxSourceVersion
 	FluxHelmGroup        = "helm.toolkit.fluxcd.io"
+	FluxHelmVersion      = "v2"
 	KindHelmRepository   = "HelmRepository"
 	KindHelmChart        = "HelmChart"
 	KindHelmRelease      = "HelmRelease"
+	// FluxReconcileRequestAnnotation asks a Flux controller to reconcile
+	// now (fluxcd/pkg/apis/meta, ReconcileRequestAnnotation).
+	FluxReconcileRequestAnnotation = "reconcile.fluxcd.io/requestedAt"
+)
+
+// The Flux resources kbook reads and writes.
+var (
+	HelmRepositoryGVR = schema.GroupVersionResource{Group: FluxSourceGroup, Version: FluxSourceVersion, Resource: "helmrepositories"}
+	HelmChartGVR      = schema.GroupVersionResource{Group: FluxSourceGroup, Version: FluxSourceVersion, Resource: "helmcharts"}
+	HelmReleaseGVR    = schema.GroupVersionResource{Group: FluxHelmGroup, Version: FluxHelmVersion, Resource: "helmreleases"}
 )
 
 // ImmutableDurations lists, per k0rdent kind, the duration fields of its

@@ -17,4 +17,11 @@ const (
 	UpgradeFromAnnotation = KbookDomain + "/upgrade-from"
 	// RunbookLabel names the runbook a namespace was made for.
 	RunbookLabel = KbookDomain + "/runbook"
+	// NudgeAnnotation asks a controller to reconcile an object now, as
+	// Flux's FluxReconcileRequestAnnotation does: kcm reconciles Releases
+	// and the Management on every update, and the local plane sets it.
+	NudgeAnnotation = KbookDomain + "/reconcile-requested-at"
+	// StubLabel ("true") marks the objects of the stand-in charts the
+	// local plane serves in place of the components it does not run.
+	StubLabel = KbookDomain + "/stand-in"
 )

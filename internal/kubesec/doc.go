@@ -1,8 +1,12 @@
-// Package kubesec reads the security-relevant parts of Kubernetes objects
-// given as unstructured data (map[string]any, as rendered charts and
-// decoded YAML give them), for every validator that applies a security
-// policy: template validate's SEC rules on rendered objects and provider
-// validate's on a provider's components.
+// Package kubesec reads what a security policy looks at in unstructured
+// objects (pod specs, images and registries, RBAC rules), for template and
+// provider validate alike.
+//
+// It reads the security-relevant parts of Kubernetes objects given as
+// unstructured data (map[string]any, as rendered charts and decoded YAML
+// give them), for every validator that applies a security policy: template
+// validate's SEC rules on rendered objects and provider validate's on a
+// provider's components.
 //
 //   - PodIssues finds what an embedded pod spec must not do (privileged or
 //     escalating containers, added capabilities, host namespaces, hostPath

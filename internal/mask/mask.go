@@ -1,9 +1,3 @@
-// Package mask removes secrets from captured command output before it is
-// stored in the cache, written to reports or shown on the site.
-//
-// A Masker is a list of named sanitisers applied in order; each is one small
-// value, so callers can add their own (kbook adds the values of secret-like
-// environment variables of every runbook).
 package mask
 
 import (

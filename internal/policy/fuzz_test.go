@@ -2,24 +2,17 @@ package policy
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/fuzzseed"
 )
 
 // FuzzParse: any policy file either parses or fails with an error naming
 // the file; never a panic.
 func FuzzParse(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/*.yaml")
-	more, _ := filepath.Glob("testdata/invalid/*.yaml")
-	for _, s := range append(seeds, more...) {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	fuzzseed.Add(f, "testdata/*.yaml", "testdata/invalid/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("fuzz.yaml", data); err != nil && !strings.Contains(err.Error(), "fuzz.yaml") {
 			t.Fatalf("error without the file: %v", err)

@@ -2,9 +2,7 @@ package proc
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -59,29 +57,8 @@ func descends(parent map[int]int, pid, ancestor int) bool {
 // group.
 func processTree() (parent, group map[int]int) {
 	parent, group = map[int]int{}, map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// stat is "pid (comm) state ppid pgrp ...": comm may hold spaces.
-		s := string(data)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgrp, _ := strconv.Atoi(f[2])
-		parent[pid], group[pid] = ppid, pgrp
+	for _, p := range procStats() {
+		parent[p.pid], group[p.pid] = p.ppid, p.pgrp
 	}
 	return parent, group
 }

@@ -1,7 +1,12 @@
-// Package proc owns the lifetime of what kbook starts outside its own
-// process: servers and controllers (kube-apiserver, etcd, and the k0rdent
-// plane's controllers) and the temporary directories they keep their keys
-// and data in. Nothing it records outlives kbook for long:
+// Package proc owns the lifetime of what kbook starts outside itself
+// (servers, controllers, their key and data directories): children that die
+// with kbook, a record of each, and the sweep that reaps what a `kill -9`
+// left.
+//
+// It owns the lifetime of what kbook starts outside its own process: servers
+// and controllers (kube-apiserver, etcd, and the k0rdent plane's
+// controllers) and the temporary directories they keep their keys and data
+// in. Nothing it records outlives kbook for long:
 //
 //   - Children die with kbook. Registry.Start runs a command in its own
 //     process group (so a terminal's Ctrl-C reaches kbook, which stops it

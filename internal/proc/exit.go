@@ -16,8 +16,33 @@ func ChildrenWith(arg string) []int {
 		return nil
 	}
 	self := os.Getpid()
-	entries, _ := os.ReadDir("/proc")
 	var out []int
+	for _, p := range procStats() {
+		if p.state == "Z" || p.ppid != self {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), arg) {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// procStat is what /proc/PID/stat says of a process.
+type procStat struct {
+	pid, ppid, pgrp int
+	state           string
+}
+
+// procStats reads /proc/*/stat: the processes this one can see (none
+// without procfs).
+func procStats() []procStat {
+	entries, _ := os.ReadDir("/proc")
+	var out []procStat
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -27,25 +52,19 @@ func ChildrenWith(arg string) []int {
 		if err != nil {
 			continue
 		}
+		// stat is "pid (comm) state ppid pgrp ...": comm may hold spaces.
 		s := string(data)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[0] == "Z" {
+		if len(f) < 3 {
 			continue
 		}
-		if ppid, _ := strconv.Atoi(f[1]); ppid != self {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		if strings.Contains(strings.ReplaceAll(string(cmdline), "\x00", " "), arg) {
-			out = append(out, pid)
-		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		out = append(out, procStat{pid: pid, ppid: ppid, pgrp: pgrp, state: f[0]})
 	}
 	return out
 }

@@ -3,12 +3,14 @@ package proc
 import (
 	"sync"
 	"syscall"
+
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // Logger receives the warnings and clean-up notes of Own and SweepLogged.
-type Logger interface {
-	Infof(format string, args ...any)
-}
+//
+// Deprecated: use log.Logger (internal/log), which it is.
+type Logger = log.Logger
 
 // current is the registry of this process Own opened, for KillAll.
 var current struct {

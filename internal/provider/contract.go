@@ -123,7 +123,7 @@ var capiGroups = []string{k0rdent.AddonsGroup, k0rdent.BootstrapGroup, k0rdent.C
 // (infrastructure.acme.io), or any group when the CRD carries a contract
 // label.
 func providerGroup(group string, labelled bool) bool {
-	if labelled || strings.HasSuffix(group, "cluster.x-k8s.io") {
+	if labelled || strings.HasSuffix(group, k0rdent.CAPIGroup) {
 		return true
 	}
 	for _, p := range []string{"infrastructure.", "controlplane.", "control-plane.", "bootstrap."} {

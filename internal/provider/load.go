@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 
@@ -216,7 +217,7 @@ func (s *Set) loadFile(f string) error {
 		return err
 	}
 	for _, o := range objs {
-		if o.Kind == "Metadata" && strings.HasPrefix(o.APIVersion, "clusterctl.cluster.x-k8s.io/") {
+		if o.Kind == "Metadata" && strings.HasPrefix(o.APIVersion, k0rdent.ClusterctlGroup+"/") {
 			s.Metadata = append(s.Metadata, o)
 			continue
 		}

@@ -152,8 +152,8 @@ func clusterScopedKind(group, kind string) bool {
 	switch group + "/" + kind {
 	case "/Namespace", "rbac.authorization.k8s.io/ClusterRole", "rbac.authorization.k8s.io/ClusterRoleBinding",
 		"apiextensions.k8s.io/CustomResourceDefinition", "admissionregistration.k8s.io/ValidatingWebhookConfiguration",
-		"admissionregistration.k8s.io/MutatingWebhookConfiguration", "k0rdent.mirantis.com/ProviderInterface",
-		"k0rdent.mirantis.com/ProviderTemplate", "k0rdent.mirantis.com/Management", "scheduling.k8s.io/PriorityClass",
+		"admissionregistration.k8s.io/MutatingWebhookConfiguration", k0rdent.Group + "/" + k0rdent.KindProviderInterface,
+		k0rdent.Group + "/" + k0rdent.KindProviderTemplate, k0rdent.Group + "/" + k0rdent.KindManagement, "scheduling.k8s.io/PriorityClass",
 		"storage.k8s.io/StorageClass", "apiregistration.k8s.io/APIService", "cert-manager.io/ClusterIssuer":
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // Variable is a clusterctl variable of a components file.
@@ -41,8 +42,8 @@ func (c *checker) checkClusterctl() {
 
 func (c *checker) checkMetadata() {
 	for _, m := range c.set.Metadata {
-		if m.APIVersion != "clusterctl.cluster.x-k8s.io/v1alpha3" {
-			c.at(RuleMetadata, m, findings.Path{"apiVersion"}, fmt.Sprintf("metadata.yaml has apiVersion %s: clusterctl (v1.11 and later) requires clusterctl.cluster.x-k8s.io/v1alpha3", m.APIVersion), "set apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3")
+		if m.APIVersion != k0rdent.ClusterctlAPIVersion {
+			c.at(RuleMetadata, m, findings.Path{"apiVersion"}, fmt.Sprintf("metadata.yaml has apiVersion %s: clusterctl (v1.11 and later) requires %s", m.APIVersion, k0rdent.ClusterctlAPIVersion), "set apiVersion: "+k0rdent.ClusterctlAPIVersion)
 		}
 		series := items(get(m.Root, "releaseSeries"))
 		if len(series) == 0 {

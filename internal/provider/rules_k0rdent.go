@@ -39,7 +39,7 @@ var operatorKinds = map[string]string{
 
 var providerNameRE = regexp.MustCompile(`^(infrastructure|bootstrap|control-plane|ipam|addon|runtime-extension)-[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 
-const operatorGroup = "operator.cluster.x-k8s.io"
+const operatorGroup = k0rdent.OperatorGroup
 
 // checkK0rdent runs the K0RDENT rules on each ProviderTemplate chart:
 // what kcm reads from it (api/v1beta1/templates_common.go getProvidersList,

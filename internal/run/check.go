@@ -13,6 +13,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -205,7 +206,7 @@ func checkCluster(ctx context.Context, c Cluster) (*runCluster, error) {
 }
 
 // target makes the run's cluster target; nil with no cluster.
-func (rc *runCluster) target(ctx context.Context, o *Options, log cluster.Logger, procs *proc.Registry) (*runtarget.Target, error) {
+func (rc *runCluster) target(ctx context.Context, o *Options, log log.Logger, procs *proc.Registry) (*runtarget.Target, error) {
 	if rc.none {
 		return nil, nil
 	}

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
-	"github.com/k0rdent/kbook/internal/cluster"
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -62,7 +62,7 @@ type Options struct {
 	Out io.Writer
 	// OpenProcs returns the registry of what the run starts and its close
 	// (kbook's reaps what earlier processes left first); nil: untracked.
-	OpenProcs func(log cluster.Logger) (*proc.Registry, func())
+	OpenProcs func(log log.Logger) (*proc.Registry, func())
 }
 
 // Run runs the runbooks of o.Paths and returns the report. Bad input (a

@@ -1,10 +1,10 @@
 package runbook
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/fuzzseed"
 )
 
 // FuzzParse checks that any input either parses or fails with a located
@@ -12,14 +12,7 @@ import (
 // script lines lie inside the file and rewriting a file block with its own
 // content gives back the source byte for byte.
 func FuzzParse(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/*.md")
-	for _, s := range seeds {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(data))
-	}
+	fuzzseed.Strings(f, "testdata/*.md")
 	f.Add("---\ntitle: x\n---\n```testscript\nexec echo\n```\n")
 	f.Add("- item\n\n  ```yaml file=a\n  x\n  ```\n")
 	f.Add("```\r\nx\r\n```\r\n")

@@ -10,6 +10,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/k0rdent/kbook/internal/textpos"
 )
 
 // StepLang is the fence language of executable steps.
@@ -35,7 +37,7 @@ func parseMarkdown(file string, src []byte) (*Runbook, error) {
 			body[i] = ' '
 		}
 	}
-	idx := newLineIndex(src)
+	idx := textpos.NewLines(src)
 	doc := md.Parser().Parse(text.NewReader(body))
 
 	var heading string
@@ -68,12 +70,12 @@ func parseMarkdown(file string, src []byte) (*Runbook, error) {
 }
 
 // newBlock records one fenced block with its source positions.
-func newBlock(file string, src []byte, idx lineIndex, n *ast.FencedCodeBlock) (*Block, error) {
+func newBlock(file string, src []byte, idx textpos.Lines, n *ast.FencedCodeBlock) (*Block, error) {
 	pos := n.Pos()
 	if pos < 0 {
 		return nil, errorf(file, 0, "internal error: fenced block without position")
 	}
-	open := idx.line(pos)
+	open := idx.Line(pos)
 	fence := fenceRun(src[pos:])
 	b := &Block{Line: open, Attrs: map[string]string{}}
 	if n.Info != nil {
@@ -84,7 +86,7 @@ func newBlock(file string, src []byte, idx lineIndex, n *ast.FencedCodeBlock) (*
 		}
 		b.Lang, b.Attrs, b.Flags = lang, attrs, flags
 	}
-	b.ContentStart = idx.start(open + 1)
+	b.ContentStart = idx.Start(open + 1)
 	if open+1 > len(idx) { // fence on the last line, nothing after it
 		b.ContentStart = len(src)
 	}
@@ -95,24 +97,24 @@ func newBlock(file string, src []byte, idx lineIndex, n *ast.FencedCodeBlock) (*
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		if i == 0 {
-			b.Prefix = string(src[idx.start(idx.line(seg.Start)):seg.Start])
+			b.Prefix = string(src[idx.Start(idx.Line(seg.Start)):seg.Start])
 		}
 		v := seg.Value(src)
 		v = bytes.TrimSuffix(v, []byte("\n"))
 		v = bytes.TrimSuffix(v, []byte("\r"))
 		content.Write(v)
 		content.WriteByte('\n')
-		last = idx.line(seg.Start)
+		last = idx.Line(seg.Start)
 	}
 	if lines.Len() == 0 {
-		b.Prefix = string(src[idx.start(open):pos])
+		b.Prefix = string(src[idx.Start(open):pos])
 	}
 	b.Content = content.String()
 	b.EndLine = last + 1
-	if b.EndLine > len(idx) || !isClosingFence(src[idx.start(b.EndLine):], fence) {
+	if b.EndLine > len(idx) || !isClosingFence(src[idx.Start(b.EndLine):], fence) {
 		return nil, errorf(file, open, "code fence %s is never closed (add a closing %s line at the same indentation)", fence, fence)
 	}
-	b.ContentEnd = idx.start(b.EndLine)
+	b.ContentEnd = idx.Start(b.EndLine)
 	return b, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/k0rdent/kbook/internal/textpos"
 )
 
 // Rewrite returns the runbook source with the content of the named files
@@ -78,7 +80,7 @@ func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
 var noEOLWord = regexp.MustCompile(`[ \t]+` + NoEOL + `\b`)
 
 func (r *Runbook) lineStart(n int) int {
-	return newLineIndex(r.Source).start(n)
+	return textpos.NewLines(r.Source).Start(n)
 }
 
 func (r *Runbook) rewriteTxtar(contents map[string]string) ([]byte, error) {

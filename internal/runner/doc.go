@@ -1,4 +1,5 @@
-// Package runner executes parsed runbooks with testscript outside `go test`.
+// Package runner runs runbooks with testscript outside `go test`:
+// per-command capture, timeouts, Ctrl-C, shards, `-run`.
 //
 // All steps of one runbook run in order as one testscript run (one $WORK,
 // one environment). The runner inserts an invisible marker command before

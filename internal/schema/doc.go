@@ -1,6 +1,9 @@
-// Package schema validates Kubernetes objects offline against the OpenAPI
-// schemas and CEL rules of CustomResourceDefinitions, the way the API server
-// would, so kbook can check rendered templates before they are installed.
+// Package schema validates objects offline against CRD schemas and CEL
+// rules, with the API server's own code.
+//
+// It validates Kubernetes objects offline against the OpenAPI schemas and
+// CEL rules of CustomResourceDefinitions, the way the API server would, so
+// kbook can check rendered templates before they are installed.
 //
 // It does not implement a validator of its own: it runs the code of
 // k8s.io/apiextensions-apiserver in the order the API server runs it when a

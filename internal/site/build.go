@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/version"
 )
@@ -27,7 +28,7 @@ type Options struct {
 	// LiveReload is the URL of serve's reload event stream ("" outside serve).
 	LiveReload string
 	// Logger receives warnings and progress; nil discards them.
-	Logger Logger
+	Logger log.Logger
 	// Dirs records the build's work folder while it exists, so that a
 	// killed build's is removed by the next kbook (proc.Registry does);
 	// nil: untracked.
@@ -51,16 +52,12 @@ type DirTracker interface {
 	ForgetDir(path string)
 }
 
-// Logger receives what a build has to say.
-type Logger interface {
-	Warn(msg string)
-	Info(msg string)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Warn(string) {}
-func (nopLogger) Info(string) {}
+// Logger is log.Logger under its former name here: a Logger with a
+// Warn(string) method gets the build's warnings apart (log.Warnf).
+//
+// Deprecated: use log.Logger (internal/log); kept so that branches written
+// against the old name still build after a merge.
+type Logger = log.Logger
 
 // Result describes a finished build.
 type Result struct {
@@ -82,10 +79,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no version to build")
 	}
-	log := opts.Logger
-	if log == nil {
-		log = nopLogger{}
-	}
+	logger := log.Or(opts.Logger)
 	if opts.Out == "" {
 		opts.Out = "public"
 	}
@@ -174,11 +168,11 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	res := &Result{Versions: g.verification, Hugo: time.Since(start)}
 	if ms := vs[0].Project.MkDocs; ms != nil && !opts.CheckOnly {
 		for _, n := range ms.Notes() {
-			log.Warn(n)
+			log.Warnf(logger, "%s", n)
 		}
 	}
 	for _, w := range warnings {
-		log.Warn(w)
+		log.Warnf(logger, "%s", w)
 	}
 	// What was written is what readers follow: relative links are made to
 	// resolve where each page is written, and every internal link of the
@@ -188,7 +182,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := linkFindingsError(fs, log); err != nil {
+		if err := linkFindingsError(fs, logger); err != nil {
 			return nil, err
 		}
 	}
@@ -230,7 +224,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if err := installShared(publish, opts.Out, names); err != nil {
 		return nil, err
 	}
-	if err := installMermaid(vs, opts.Out, log); err != nil {
+	if err := installMermaid(vs, opts.Out, logger); err != nil {
 		return nil, err
 	}
 	if err := writeRoot(opts.Out, cfg.BaseURL, list, cfg.DefaultAlias); err != nil {
@@ -324,7 +318,7 @@ func folders(existing []VersionEntry, vs []*Version) []string {
 // page of an MkDocs project draws a diagram: the theme's mkdocs.js loads it
 // on those pages only. Without the npm package (make site-tools) the
 // diagrams' source shows as text, said once.
-func installMermaid(vs []*Version, out string, log Logger) error {
+func installMermaid(vs []*Version, out string, logger log.Logger) error {
 	need := false
 	for _, v := range vs {
 		need = need || (v.Project.MkDocs != nil && v.Project.MkDocs.Mermaid)
@@ -334,7 +328,7 @@ func installMermaid(vs []*Version, out string, log Logger) error {
 	}
 	src := markdown.MermaidJS(markdown.DefaultNPMDir())
 	if src == "" {
-		log.Warn("mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm): diagrams show as their source")
+		log.Warnf(logger, "%s", "mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm): diagrams show as their source")
 		return nil
 	}
 	data, err := os.ReadFile(src)

@@ -1,8 +1,12 @@
-// Package site builds kbook's documentation site: it turns a docs
-// repository (kbook.yaml, content/, runbooks/, an optional site/ of layout
-// overrides) and the recorded results of its runbooks into a Hugo project
-// in a temporary directory, builds it with Hugo in-process, and installs
-// the result as one version folder of a versioned static site (mike's
+// Package site is `kbook build`: the docs site - runbook pages with captured
+// output and verification badges, Hugo in-process, versions, aliases,
+// search.
+//
+// It builds kbook's documentation site: it turns a docs repository
+// (kbook.yaml, content/, runbooks/, an optional site/ of layout overrides)
+// and the recorded results of its runbooks into a Hugo project in a
+// temporary directory, builds it with Hugo in-process, and installs the
+// result as one version folder of a versioned static site (mike's
 // versions.json, aliases, a root redirect).
 //
 // The theme is the embedded kbook theme (package site at the repository

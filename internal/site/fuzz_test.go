@@ -1,10 +1,10 @@
 package site
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/fuzzseed"
 )
 
 // FuzzLoadConfig: any input either loads or fails with an error naming the file;
@@ -12,23 +12,11 @@ import (
 // alias bomb: it must end, in bounded time and memory, as the seed run of
 // go test checks).
 func FuzzLoadConfig(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/docs/kbook.yaml")
-	hostile, _ := filepath.Glob("testdata/hostile/*")
-	for _, s := range append(seeds, hostile...) {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	fuzzseed.Add(f, "testdata/docs/kbook.yaml", "testdata/hostile/*")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		file := filepath.Join(dir, "kbook.yaml")
-		if err := os.WriteFile(file, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := LoadConfig(dir); err != nil && !strings.Contains(err.Error(), "kbook.yaml") {
-			t.Fatalf("error without the file: %v", err)
-		}
+		fuzzseed.ErrorNamesFile(t, "kbook.yaml", data, func(path string) error {
+			_, err := LoadConfig(filepath.Dir(path))
+			return err
+		})
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/site/links"
 )
@@ -111,15 +112,15 @@ func FindRoot(paths []string) string {
 
 // linkFindingsError logs the findings below error severity and returns
 // the errors as one *Error at the first (nil for none).
-func linkFindingsError(fs []findings.Finding, log Logger) error {
+func linkFindingsError(fs []findings.Finding, logger log.Logger) error {
 	var errs []findings.Finding
 	for _, f := range fs {
 		if f.Severity == findings.Error {
 			errs = append(errs, f)
 		} else if f.Severity == findings.Warning {
-			log.Warn(f.String())
+			log.Warnf(logger, "%s", f)
 		} else {
-			log.Info(f.String())
+			logger.Infof("%s", f)
 		}
 	}
 	if len(errs) == 0 {

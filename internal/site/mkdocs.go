@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -171,13 +172,9 @@ func mkdocsConfig(c *Config, mk *mkdocs.Project) {
 
 // variables are the macros' variables: mkdocs.yml's extra, then kbook.yaml's.
 func variables(extra, more map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range extra {
-		out[k] = v
-	}
-	for k, v := range more {
-		out[k] = v
-	}
+	out := make(map[string]any, len(extra)+len(more))
+	maps.Copy(out, extra)
+	maps.Copy(out, more)
 	return out
 }
 

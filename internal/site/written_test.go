@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"path"
@@ -153,4 +154,6 @@ func TestWrittenLinkPolicy(t *testing.T) {
 type recordLog struct{ warn, info []string }
 
 func (l *recordLog) Warn(m string) { l.warn = append(l.warn, m) }
-func (l *recordLog) Info(m string) { l.info = append(l.info, m) }
+func (l *recordLog) Infof(format string, args ...any) {
+	l.info = append(l.info, fmt.Sprintf(format, args...))
+}

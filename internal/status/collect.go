@@ -26,15 +26,15 @@ const (
 	kindCredential        = k0rdent.KindCredential
 	kindHelmRelease       = k0rdent.KindHelmRelease
 	kindCluster           = k0rdent.KindCluster
-	kindMachineDeployment = "MachineDeployment"
-	kindMachinePool       = "MachinePool"
-	kindMachine           = "Machine"
+	kindMachineDeployment = k0rdent.KindMachineDeployment
+	kindMachinePool       = k0rdent.KindMachinePool
+	kindMachine           = k0rdent.KindMachine
 
-	labelClusterName      = k0rdent.CAPIGroup + "/cluster-name"
-	labelDeploymentName   = k0rdent.CAPIGroup + "/deployment-name"
-	labelControlPlaneName = k0rdent.CAPIGroup + "/control-plane-name"
-	labelControlPlane     = k0rdent.CAPIGroup + "/control-plane"
-	labelPoolName         = k0rdent.CAPIGroup + "/pool-name"
+	labelClusterName      = k0rdent.ClusterNameLabel
+	labelDeploymentName   = k0rdent.DeploymentNameLabel
+	labelControlPlaneName = k0rdent.ControlPlaneNameLabel
+	labelControlPlane     = k0rdent.ControlPlaneLabel
+	labelPoolName         = k0rdent.PoolNameLabel
 
 	// UpgradeFromAnnotation is set by kbook upgrade apply to the template
 	// a deployment is upgraded from.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
 	"strings"
 	"time"
@@ -24,15 +25,6 @@ const (
 	WindowAnnotation     = k0rdent.WindowAnnotation
 	ExclusionsAnnotation = k0rdent.ExclusionsAnnotation
 )
-
-// Logger receives progress.
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
 
 // ApplyOptions configure Apply.
 type ApplyOptions struct {
@@ -55,7 +47,7 @@ type ApplyOptions struct {
 	Timeout time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
-	Log Logger
+	Log log.Logger
 	// Poll is how often --wait reads the status (2s when zero).
 	Poll time.Duration
 }
@@ -96,11 +88,8 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 	if now == nil {
 		now = time.Now
 	}
-	log := o.Log
-	if log == nil {
-		log = nopLogger{}
-		o.Log = log
-	}
+	log := log.Or(o.Log)
+	o.Log = log
 	res := &Result{DryRun: o.DryRun}
 	in, live, err := LiveInput(ctx, c, o.Target)
 	if err != nil {

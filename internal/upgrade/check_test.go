@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 func charts(name string) string { return filepath.Join("testdata", "charts", name) }
@@ -278,7 +279,7 @@ func TestSkipsPreflight(t *testing.T) {
 	} {
 		u := &unstructured.Unstructured{Object: map[string]any{}}
 		if tc.annotation != "" {
-			u.SetAnnotations(map[string]string{skipPreflightAnnotation: tc.annotation})
+			u.SetAnnotations(map[string]string{k0rdent.SkipPreflightChecksAnnotation: tc.annotation})
 		}
 		if got := skipsPreflight(u); got != tc.want {
 			t.Errorf("%q: %v, want %v", tc.annotation, got, tc.want)

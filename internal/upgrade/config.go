@@ -63,7 +63,7 @@ func LoadConfig(file string) (*Config, error) {
 			continue
 		}
 		switch head.Kind {
-		case "ClusterDeployment":
+		case k0rdent.KindClusterDeployment:
 			if sawDeployment || values != nil {
 				return nil, fmt.Errorf("%s:%d: a second ClusterDeployment or set of values: give one", name, n.Line)
 			}
@@ -71,13 +71,13 @@ func LoadConfig(file string) (*Config, error) {
 			if err := cfg.deployment(name, n); err != nil {
 				return nil, err
 			}
-		case "ServiceTemplate":
+		case k0rdent.KindServiceTemplate:
 			st, err := serviceTemplate(name, n)
 			if err != nil {
 				return nil, err
 			}
 			cfg.Services = append(cfg.Services, st)
-		case "Management", "Region":
+		case k0rdent.KindManagement, k0rdent.KindRegion:
 			ex, err := exposure(name, n, head.Kind)
 			if err != nil {
 				return nil, err

@@ -139,7 +139,7 @@ func (c *checker) coreObjects() map[objKey]string {
 			continue
 		}
 		switch k {
-		case "Cluster":
+		case k0rdent.KindCluster:
 			out[keyOf(u, ns)] = "the CAPI"
 			for field, what := range map[string]string{"infrastructureRef": "the infrastructure cluster", "controlPlaneRef": "the control plane"} {
 				ref, _, _ := unstructured.NestedMap(u.Object, "spec", field)
@@ -147,7 +147,7 @@ func (c *checker) coreObjects() map[objKey]string {
 					out[rk] = what
 				}
 			}
-		case "MachineDeployment", "MachinePool":
+		case k0rdent.KindMachineDeployment, k0rdent.KindMachinePool:
 			out[keyOf(u, ns)] = "the"
 		}
 	}
@@ -235,7 +235,7 @@ func cpVersion(u *unstructured.Unstructured) (kubeversion.Version, string) {
 func controlPlane(by map[objKey]template.Object, ns string) (*unstructured.Unstructured, bool) {
 	for _, o := range by {
 		u := o.Unstructured
-		if u.GroupVersionKind().Group == k0rdent.CAPIGroup && u.GetKind() == "Cluster" {
+		if u.GroupVersionKind().Group == k0rdent.CAPIGroup && u.GetKind() == k0rdent.KindCluster {
 			ref, _, _ := unstructured.NestedMap(u.Object, "spec", "controlPlaneRef")
 			if k, ok := refKey(ref, ns); ok {
 				if cp, ok := by[k]; ok {
@@ -258,7 +258,7 @@ func machineSets(by map[objKey]template.Object) []template.Object {
 	var out []template.Object
 	for _, o := range by {
 		u := o.Unstructured
-		if u.GroupVersionKind().Group == k0rdent.CAPIGroup && (u.GetKind() == "MachineDeployment" || u.GetKind() == "MachinePool") {
+		if u.GroupVersionKind().Group == k0rdent.CAPIGroup && (u.GetKind() == k0rdent.KindMachineDeployment || u.GetKind() == k0rdent.KindMachinePool) {
 			out = append(out, o)
 		}
 	}
@@ -305,7 +305,7 @@ func (c *checker) workers(oldBy, newBy map[objKey]template.Object) {
 			}
 		}
 		if !has {
-			if !oldV.IsZero() && !newV.IsZero() && oldV.Compare(newV) != 0 && u.GetKind() == "MachineDeployment" {
+			if !oldV.IsZero() && !newV.IsZero() && oldV.Compare(newV) != 0 && u.GetKind() == k0rdent.KindMachineDeployment {
 				c.add(findings.Finding{Rule: ruleWorkersBehind, File: c.to.path + "/" + o.Template,
 					Message: fmt.Sprintf("%s %s sets no spec.template.spec.version: the control plane moves from %s to %s, but CAPI does not roll the workers, whose machines keep %s (kcm #1389); set spec.template.spec.version from the same value as the control plane's", u.GetKind(), u.GetName(), oldV, newV, oldV)})
 				if p := kubeversion.CheckKubelet(newV, oldV); p != nil {
@@ -357,7 +357,7 @@ func (c *checker) rollouts(oldBy, newBy map[objKey]template.Object) {
 		}
 		u := n.Unstructured
 		r := Rollout{Object: describeObj(u), Replicas: replicas(u), Why: why}
-		if u.GetKind() == "MachinePool" {
+		if u.GetKind() == k0rdent.KindMachinePool {
 			r.Strategy = "the infrastructure provider replaces the pool's nodes"
 		} else {
 			r.Strategy = mdStrategy(u)
@@ -374,14 +374,11 @@ func (c *checker) rollouts(oldBy, newBy map[objKey]template.Object) {
 // annotations are copied to its MachineSets).
 func skipsPreflight(u *unstructured.Unstructured) bool {
 	skip := map[string]bool{}
-	for _, s := range strings.Split(u.GetAnnotations()[skipPreflightAnnotation], ",") {
+	for _, s := range strings.Split(u.GetAnnotations()[k0rdent.SkipPreflightChecksAnnotation], ",") {
 		skip[strings.TrimSpace(s)] = true
 	}
 	return skip["All"] || (skip["ControlPlaneIsStable"] && skip["KubernetesVersionSkew"])
 }
-
-// skipPreflightAnnotation is CAPI's MachineSetSkipPreflightChecksAnnotation.
-const skipPreflightAnnotation = "machineset.cluster.x-k8s.io/skip-preflight-checks"
 
 // machineTemplateChanges is CAPI's MachineTemplateUpToDate
 // (internal/controllers/machinedeployment/mdutil): version, bootstrap,

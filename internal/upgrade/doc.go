@@ -1,6 +1,10 @@
-// Package upgrade predicts what changing a ClusterDeployment's template
-// does, before anything changes, and applies the change when it is safe
-// and the maintenance window is open.
+// Package upgrade is `kbook upgrade check` and `apply`: both charts rendered
+// under one config, kcm's webhook answer, values against the new schema,
+// predicted rollouts, pins.
+//
+// It predicts what changing a ClusterDeployment's template does, before
+// anything changes, and applies the change when it is safe and the
+// maintenance window is open.
 //
 // In k0rdent an upgrade is a new spec.template on a ClusterDeployment.
 // What kcm checks then, read in kcm v1.11.4's source:

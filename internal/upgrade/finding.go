@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 )
 
 // Rule categories.
@@ -57,7 +58,7 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryVersions, cate
 	findings.Rule{ID: ruleSkew, Category: categoryVersions, Severity: findings.Error, Title: "Kubelet version skew",
 		Description: "Workers would run a kubelet newer than the API server, or more than three minor versions older (two before 1.28), in the new rendering or while the control plane is ahead of them."},
 	findings.Rule{ID: rulePinned, Category: categoryVersions, Severity: findings.Error, Title: "Pinned Kubernetes version",
-		Description: "The ClusterDeployment carries `kbook.k0rdent.io/pin-k8s-version` and the upgrade changes its Kubernetes version outside the pin. `--allow-k8s-change` lets it."},
+		Description: "The ClusterDeployment carries `" + k0rdent.PinAnnotation + "` and the upgrade changes its Kubernetes version outside the pin. `--allow-k8s-change` lets it."},
 	findings.Rule{ID: ruleServiceK8s, Category: categoryVersions, Severity: findings.Error, Title: "Service constraint excludes the new version",
 		Description: "A ServiceTemplate's `k8sConstraint` excludes the Kubernetes version the cluster runs after the upgrade. kcm checks only a declared template version; kbook checks the effective one."},
 	findings.Rule{ID: ruleVersionUnknown, Category: categoryVersions, Severity: findings.Warning, Title: "Kubernetes version not known",
@@ -89,5 +90,5 @@ var Registry = findings.NewRegistry([]string{categoryKCM, categoryVersions, cate
 	findings.Rule{ID: ruleRenderOld, Category: categoryObjects, Severity: findings.Warning, Title: "Current chart does not render",
 		Description: "The current chart does not render with the config (or neither does), so the objects are not compared: the config is likely incomplete; give the deployment's real config with `--config`."},
 	findings.Rule{ID: ruleProviderChange, Category: categoryProvider, Severity: findings.Warning, Title: "Provider or contract changes",
-		Description: "The target chart needs another provider or contract than the current one (`cluster.x-k8s.io/*` annotations)."},
+		Description: "The target chart needs another provider or contract than the current one (`" + k0rdent.ContractPrefix + "*` annotations)."},
 )

@@ -235,7 +235,7 @@ func (c *checker) services() {
 		if svc.Name == c.kcmRejected {
 			continue
 		}
-		why := "kcm does not check it: " + c.rep.To.Template + " declares no Kubernetes version (spec.k8sVersion or the k0rdent.mirantis.com/k8s-version annotation)"
+		why := "kcm does not check it: " + c.rep.To.Template + " declares no Kubernetes version (spec.k8sVersion or the " + k0rdent.K8sVersionAnnotation + " annotation)"
 		if to.Declared {
 			why = "kcm checks the template's declared version only"
 		}

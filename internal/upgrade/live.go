@@ -99,7 +99,7 @@ func liveSide(ctx context.Context, c *status.Client, t Target, name string, s *S
 		return fmt.Errorf("ClusterTemplate %s/%s: %w", t.Namespace, name, err)
 	}
 	if tpl == nil {
-		return fmt.Errorf("%w: ClusterTemplate %s not found in namespace %s (kcm would answer: the ClusterDeployment is invalid: clustertemplates.k0rdent.mirantis.com %q not found)", ErrBadTarget, name, t.Namespace, name)
+		return fmt.Errorf("%w: ClusterTemplate %s not found in namespace %s (kcm would answer: the ClusterDeployment is invalid: %s %q not found)", ErrBadTarget, name, t.Namespace, k0rdent.Resource("clustertemplates"), name)
 	}
 	s.Template = name
 	s.K8sVersion, _, _ = unstructured.NestedString(tpl.Object, "spec", "k8sVersion")
@@ -138,7 +138,7 @@ func chartOf(ctx context.Context, c *status.Client, tpl *unstructured.Unstructur
 		if rns, _ := ref["namespace"].(string); rns != "" {
 			ns = rns
 		}
-		if kind != "HelmChart" {
+		if kind != k0rdent.KindHelmChart {
 			return "", "", nil, fmt.Errorf("%w: ClusterTemplate %s/%s takes its chart from a %s: kbook reads charts from HelmCharts and chartSpec only; give the chart with --charts", ErrBadTarget, tpl.GetNamespace(), tpl.GetName(), kind)
 		}
 		hc, err := c.Get(ctx, k0rdent.FluxSourceGroup, k0rdent.KindHelmChart, ns, name)
@@ -154,7 +154,7 @@ func chartOf(ctx context.Context, c *status.Client, tpl *unstructured.Unstructur
 	}
 	var repo *Repository
 	if src, ok := spec["sourceRef"].(map[string]any); ok {
-		if kind, _ := src["kind"].(string); kind == "HelmRepository" {
+		if kind, _ := src["kind"].(string); kind == k0rdent.KindHelmRepository {
 			name, _ := src["name"].(string)
 			if hr, err := c.Get(ctx, k0rdent.FluxSourceGroup, k0rdent.KindHelmRepository, ns, name); err == nil && hr != nil {
 				u, _, _ := unstructured.NestedString(hr.Object, "spec", "url")
@@ -172,19 +172,19 @@ func exposureOf(ctx context.Context, c *status.Client, cd *unstructured.Unstruct
 	credName, _, _ := unstructured.NestedString(cd.Object, "spec", "credential")
 	cred, err := c.Get(ctx, k0rdent.Group, k0rdent.KindCredential, cd.GetNamespace(), credName)
 	if err != nil || cred == nil {
-		return nil, fmt.Sprintf("failed to validate required providers: failed to get %s/%s Credential: credentials.k0rdent.mirantis.com %q not found", cd.GetNamespace(), credName, credName)
+		return nil, fmt.Sprintf("failed to validate required providers: failed to get %s/%s Credential: %s %q not found", cd.GetNamespace(), credName, k0rdent.Resource("credentials"), credName)
 	}
-	kind, name := k0rdent.KindManagement, "kcm"
+	kind, name := k0rdent.KindManagement, k0rdent.ManagementName
 	if region, _, _ := unstructured.NestedString(cred.Object, "spec", "region"); region != "" {
-		kind, name = "Region", region
+		kind, name = k0rdent.KindRegion, region
 	}
 	parent, err := c.Get(ctx, k0rdent.Group, kind, "", name)
 	if err != nil || parent == nil {
-		what := "Management"
-		if kind == "Region" {
+		what := k0rdent.KindManagement
+		if kind == k0rdent.KindRegion {
 			what = name + " Region"
 		}
-		return nil, fmt.Sprintf("failed to validate required providers: failed to get parent object for %s/%s ClusterDeployment: failed to get %s: %s %q not found", cd.GetNamespace(), cd.GetName(), what, map[string]string{"Management": "managements.k0rdent.mirantis.com", "Region": "regions.k0rdent.mirantis.com"}[kind], name)
+		return nil, fmt.Sprintf("failed to validate required providers: failed to get parent object for %s/%s ClusterDeployment: failed to get %s: %s %q not found", cd.GetNamespace(), cd.GetName(), what, map[string]string{k0rdent.KindManagement: k0rdent.Resource("managements"), k0rdent.KindRegion: k0rdent.Resource("regions")}[kind], name)
 	}
 	ex := &Exposure{Parent: kind + " " + name}
 	ex.Providers, _, _ = unstructured.NestedStringSlice(parent.Object, "status", "availableProviders")

@@ -1,6 +1,8 @@
-// Package inventory_test checks the example provider as its users would:
-// kbook provider validate on the release's components, metadata.yaml and
-// the ProviderTemplate chart, and kbook provider conformance with the
+// Package inventory_test checks the example provider as its users would
+// (provider validate, and conformance with its controller running).
+//
+// kbook provider validate runs on the release's components, metadata.yaml
+// and the ProviderTemplate chart, and kbook provider conformance with the
 // provider's controller running.
 package inventory_test
 

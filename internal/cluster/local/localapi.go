@@ -1,17 +1,3 @@
-// Package local runs a Kubernetes API server - etcd and kube-apiserver
-// from a directory of binaries (package assets) - as children that die
-// with their process and are recorded in a proc.Registry, with key and data
-// directories inside that registry: a killed process leaves nothing that
-// the next sweep (proc.Sweep) does not reap. envtest's own
-// k8s_test_framework_* and envtest-serving-certs-* temporary directories,
-// which outlive a killed process with the server's private keys, are never
-// made. The local cluster backend (package cluster) and the tests' shared
-// API server (package apitest) both start it.
-//
-// A program whose registry wraps the binaries must call proc.RunWrapper
-// first thing (see proc.Registry.Wrap). TestLocalTracked in package cluster
-// checks it through the local backend: the servers recorded, nothing in
-// TMPDIR, nothing left after Stop.
 package local
 
 import (

@@ -8,21 +8,11 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
-)
-
-// k0rdent names the bootstrap uses, as kcm defines them
-// (api/v1beta1: ManagementName, DefaultRepoName; the chart's namespace).
-const (
-	SystemNamespace  = "kcm-system"
-	ManagementName   = "kcm"
-	TemplatesRepo    = "kcm-templates"
-	SveltosNamespace = "projectsveltos"
-	// StubLabel marks the objects of stub charts.
-	StubLabel = "kbook.k0rdent.io/stand-in"
 )
 
 // KubeadmProvider is kbook's stand-in component for the kubeadm bootstrap
@@ -46,7 +36,7 @@ type Bootstrap struct {
 }
 
 // Providers the Management enables: the ones whose controllers run here.
-var managedProviders = []string{"cluster-api-provider-docker", KubeadmProvider, "projectsveltos"}
+var managedProviders = []string{k0rdent.DockerProvider, KubeadmProvider, k0rdent.SveltosProvider}
 
 // LoadBootstrap builds the bootstrap of a release from its kcm module:
 // files/release.yaml and files/templates/*.yaml of the kcm-templates chart
@@ -84,7 +74,7 @@ func LoadBootstrap(p controllers.K0rdentPaths, r *controllers.K0rdentRelease) (*
 		if err != nil {
 			return nil, err
 		}
-		if o.GetKind() != "ProviderTemplate" || !wanted[o.GetName()] {
+		if o.GetKind() != k0rdent.KindProviderTemplate || !wanted[o.GetName()] {
 			continue
 		}
 		chartName, _, _ := unstructured.NestedString(o.Object, "spec", "helm", "chartSpec", "chart")
@@ -114,19 +104,19 @@ func LoadBootstrap(p controllers.K0rdentPaths, r *controllers.K0rdentRelease) (*
 			APIVersion: "v2", Name: KubeadmProvider, Version: capi, AppVersion: "v" + capi, Type: "application",
 			Description: "kbook stand-in: exposes the Cluster API kubeadm bootstrap and control-plane providers, whose controllers the local plane runs",
 			Annotations: map[string]string{
-				"cluster.x-k8s.io/provider": "bootstrap-kubeadm, control-plane-kubeadm",
-				"cluster.x-k8s.io/v1beta1":  "v1beta1",
-				"cluster.x-k8s.io/v1beta2":  "v1beta2",
+				k0rdent.ProviderLabel:            k0rdent.BootstrapProviderPrefix + "kubeadm, " + k0rdent.ControlPlaneProviderPrefix + "kubeadm",
+				k0rdent.ContractLabel("v1beta1"): "v1beta1",
+				k0rdent.ContractLabel("v1beta2"): "v1beta2",
 			},
 		},
 		Templates: []*chart.File{stubTemplate(KubeadmProvider)},
 	})
 	b.ProviderTemplates = append(b.ProviderTemplates, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "k0rdent.mirantis.com/v1beta1", "kind": "ProviderTemplate",
+		"apiVersion": k0rdent.APIVersion, "kind": k0rdent.KindProviderTemplate,
 		"metadata": map[string]any{"name": kname},
 		"spec": map[string]any{"helm": map[string]any{"chartSpec": map[string]any{
 			"chart": KubeadmProvider, "version": capi, "interval": "10m0s",
-			"sourceRef": map[string]any{"kind": "HelmRepository", "name": TemplatesRepo},
+			"sourceRef": map[string]any{"kind": k0rdent.KindHelmRepository, "name": k0rdent.TemplatesRepoName},
 		}}},
 	}})
 
@@ -139,8 +129,8 @@ func LoadBootstrap(p controllers.K0rdentPaths, r *controllers.K0rdentRelease) (*
 		providers = append(providers, pr)
 	}
 	b.Management = &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "k0rdent.mirantis.com/v1beta1", "kind": "Management",
-		"metadata": map[string]any{"name": ManagementName},
+		"apiVersion": k0rdent.APIVersion, "kind": k0rdent.KindManagement,
+		"metadata": map[string]any{"name": k0rdent.ManagementName},
 		"spec": map[string]any{
 			"release":   rel.GetName(),
 			"core":      map[string]any{"kcm": map[string]any{}, "capi": map[string]any{}},
@@ -181,7 +171,7 @@ kind: ConfigMap
 metadata:
   name: {{ .Release.Name }}-kbook-stand-in
   labels:
-    ` + StubLabel + `: "true"
+    ` + k0rdent.StubLabel + `: "true"
 data:
   chart: "{{ .Chart.Name }}-{{ .Chart.Version }}"
   note: "kbook's local k0rdent plane installs this instead of ` + name + `: its controllers run as local processes"

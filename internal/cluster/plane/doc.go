@@ -1,8 +1,12 @@
 // Package plane runs the real k0rdent management plane as local processes
-// beside the local API server: kcm, Flux source-controller and
-// helm-controller, Cluster API core, kubeadm bootstrap and control plane,
-// and CAPD with its in-memory backend, each built from the Go modules of
-// the chosen k0rdent release by package controllers (internal/cluster/plane/controllers).
+// (`--k0rdent`): CRDs and webhooks from the release's modules, a supervisor,
+// kcm's bootstrap.
+//
+// It runs the real k0rdent management plane as local processes beside the
+// local API server: kcm, Flux source-controller and helm-controller, Cluster
+// API core, kubeadm bootstrap and control plane, and CAPD with its in-memory
+// backend, each built from the Go modules of the chosen k0rdent release by
+// package controllers (internal/cluster/plane/controllers).
 //
 // Start installs the release's CRDs (kcm's chart CRDs, Flux's and
 // Sveltos' config/crd/bases, the Cluster API CRDs as their kustomizations

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -18,13 +19,13 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/log"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -32,15 +33,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
-
-// Logger receives progress, one line each.
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
 
 // Options configure Start.
 type Options struct {
@@ -63,7 +55,7 @@ type Options struct {
 	CRDsInstalled bool
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
-	Logger   Logger
+	Logger   log.Logger
 	// Restart is how controllers that exit are restarted (zero:
 	// DefaultRestartPolicy).
 	Restart RestartPolicy
@@ -95,7 +87,7 @@ type ports struct {
 // Management is ready. On error everything started is stopped.
 func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if o.Logger == nil {
-		o.Logger = nopLogger{}
+		o.Logger = log.NoopLogger{}
 	}
 	if o.Timeout == 0 {
 		o.Timeout = 3 * time.Minute
@@ -156,7 +148,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if err != nil {
 		return p, err
 	}
-	for _, ns := range []string{SystemNamespace} {
+	for _, ns := range []string{k0rdent.SystemNamespace} {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return p, fmt.Errorf("namespace %s: %w", ns, err)
@@ -337,13 +329,13 @@ func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
 				"--health-addr=" + addr(h), "--metrics-addr=0", "--events-addr=", "--watch-all-namespaces=true",
 				"--requeue-dependency=" + requeueDependency, "--log-level=info", "--log-encoding=console",
 			}
-			sp.Env = []string{"RUNTIME_NAMESPACE=" + SystemNamespace}
+			sp.Env = []string{"RUNTIME_NAMESPACE=" + k0rdent.SystemNamespace}
 		case controllers.HelmController:
 			sp.Args = []string{
 				"--health-addr=" + addr(h), "--metrics-addr=0", "--events-addr=", "--watch-all-namespaces=true",
 				"--requeue-dependency=" + requeueDependency, "--log-level=info", "--log-encoding=console",
 			}
-			sp.Env = []string{"RUNTIME_NAMESPACE=" + SystemNamespace}
+			sp.Env = []string{"RUNTIME_NAMESPACE=" + k0rdent.SystemNamespace}
 		case controllers.KCM:
 			sp.Args = []string{
 				"--templates-repo-url=" + repoURL,
@@ -351,12 +343,12 @@ func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
 				"--create-access-management=true",
 				"--enable-webhook=true", "--webhook-port=" + strconv.Itoa(pt.webhook[c.Name]), "--webhook-cert-dir=" + certs.Dir,
 				"--health-probe-bind-address=" + addr(h), "--metrics-bind-address=0",
-				"--leader-election-namespace=" + SystemNamespace,
+				"--leader-election-namespace=" + k0rdent.SystemNamespace,
 				"--flux-enabled=true", "--enable-sveltos-ctrl=true",
 				"--capi-cluster-poll-interval=" + capiPollInterval,
 				"--zap-devel=false",
 			}
-			sp.Env = []string{"POD_NAMESPACE=" + SystemNamespace, "KCM_NAME=kcm-controller-manager", "HELM_RELEASE_NAME=kcm"}
+			sp.Env = []string{"POD_NAMESPACE=" + k0rdent.SystemNamespace, "KCM_NAME=kcm-controller-manager", "HELM_RELEASE_NAME=kcm"}
 			sp.Ready = all(httpReady(h, "/readyz"), tlsReady(pt.webhook[c.Name], certs.CA))
 		default: // the Cluster API managers
 			sp.Args = []string{
@@ -534,12 +526,9 @@ func upsert(ctx context.Context, name string, create, del func() error) error {
 }
 
 var (
-	releaseGVR        = k0rdent.GVR("releases")
-	ptGVR             = k0rdent.GVR("providertemplates")
-	managementGVR     = k0rdent.GVR("managements")
-	helmReleaseGVR    = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
-	helmRepositoryGVR = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
-	helmChartGVR      = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmcharts"}
+	releaseGVR    = k0rdent.GVR("releases")
+	ptGVR         = k0rdent.GVR("providertemplates")
+	managementGVR = k0rdent.GVR("managements")
 )
 
 // bootstrap creates the Release and its ProviderTemplates, waits until
@@ -554,14 +543,14 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	// label, the templates' owner), each of which would otherwise cost a
 	// requeue: kcm's rate limiter waits 5 s before every retry.
 	release := b.Release.DeepCopy()
-	release.SetLabels(merge(release.GetLabels(), map[string]string{componentLabel: "kcm"}))
+	release.SetLabels(merge(release.GetLabels(), map[string]string{k0rdent.ComponentLabel: "kcm"}))
 	rel, err := createOrGet(ctx, dc.Resource(releaseGVR), release)
 	if err != nil {
 		return fmt.Errorf("Release %s: %w", b.Release.GetName(), err)
 	}
 	for _, t := range b.ProviderTemplates {
 		t = t.DeepCopy()
-		t.SetLabels(merge(t.GetLabels(), map[string]string{componentLabel: "kcm"}))
+		t.SetLabels(merge(t.GetLabels(), map[string]string{k0rdent.ComponentLabel: "kcm"}))
 		t.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: k0rdent.APIVersion, Kind: k0rdent.KindRelease, Name: rel.GetName(), UID: rel.GetUID()}})
 		if _, err := createOrGet(ctx, dc.Resource(ptGVR), t); err != nil {
 			return fmt.Errorf("ProviderTemplate %s: %w", t.GetName(), err)
@@ -593,7 +582,7 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	// kcm re-reads the components' HelmReleases every 10 s; each one that
 	// becomes ready lets the next start. Once helm-controller has
 	// installed the first, ask for a reconcile every second instead.
-	hr := dc.Resource(helmReleaseGVR).Namespace(SystemNamespace)
+	hr := dc.Resource(k0rdent.HelmReleaseGVR).Namespace(k0rdent.SystemNamespace)
 	var lastNudge time.Time
 	nudgeOnReady := func() {
 		if time.Since(lastNudge) < time.Second {
@@ -606,12 +595,12 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 		for _, o := range list.Items {
 			if conditionTrue(&o, "Ready") {
 				lastNudge = time.Now()
-				_ = nudge(ctx, dc.Resource(managementGVR), ManagementName)
+				_ = nudge(ctx, dc.Resource(managementGVR), k0rdent.ManagementName)
 				return
 			}
 		}
 	}
-	if err := waitFor(ctx, dc.Resource(managementGVR), ManagementName, func(o *unstructured.Unstructured) (bool, string) {
+	if err := waitFor(ctx, dc.Resource(managementGVR), k0rdent.ManagementName, func(o *unstructured.Unstructured) (bool, string) {
 		nudgeOnReady()
 		comps, _, _ := unstructured.NestedMap(o.Object, "status", "components")
 		var pending []string
@@ -624,7 +613,7 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 		}
 		return conditionTrue(o, "Ready") && len(comps) > 0 && len(pending) == 0, strings.Join(pending, "; ") + " " + conditionMessages(o)
 	}); err != nil {
-		return fmt.Errorf("Management %s: %w", ManagementName, err)
+		return fmt.Errorf("Management %s: %w", k0rdent.ManagementName, err)
 	}
 	return nil
 }
@@ -639,54 +628,42 @@ func (p *Plane) prefetch(ctx context.Context, b *Bootstrap) error {
 	if err != nil {
 		return err
 	}
-	managed := map[string]any{"k0rdent.mirantis.com/managed": "true"}
+	managed := map[string]any{k0rdent.ManagedLabel: "true"}
 	repo := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
-		"metadata": map[string]any{"name": TemplatesRepo, "namespace": SystemNamespace, "labels": managed},
+		"apiVersion": k0rdent.FluxSourceAPIVersion, "kind": k0rdent.KindHelmRepository,
+		"metadata": map[string]any{"name": k0rdent.TemplatesRepoName, "namespace": k0rdent.SystemNamespace, "labels": managed},
 		"spec":     map[string]any{"type": "default", "url": p.repo.URL(), "interval": "10m0s"},
 	}}
-	if _, err := createOrGet(ctx, dc.Resource(helmRepositoryGVR).Namespace(SystemNamespace), repo); err != nil {
-		return fmt.Errorf("HelmRepository %s: %w", TemplatesRepo, err)
+	if _, err := createOrGet(ctx, dc.Resource(k0rdent.HelmRepositoryGVR).Namespace(k0rdent.SystemNamespace), repo); err != nil {
+		return fmt.Errorf("HelmRepository %s: %w", k0rdent.TemplatesRepoName, err)
 	}
 	for _, t := range b.ProviderTemplates {
 		spec, _, _ := unstructured.NestedMap(t.Object, "spec", "helm", "chartSpec")
 		hc := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
-			"metadata": map[string]any{"name": t.GetName(), "namespace": SystemNamespace, "labels": managed},
+			"apiVersion": k0rdent.FluxSourceAPIVersion, "kind": k0rdent.KindHelmChart,
+			"metadata": map[string]any{"name": t.GetName(), "namespace": k0rdent.SystemNamespace, "labels": managed},
 			"spec":     spec,
 		}}
-		if _, err := createOrGet(ctx, dc.Resource(helmChartGVR).Namespace(SystemNamespace), hc); err != nil {
+		if _, err := createOrGet(ctx, dc.Resource(k0rdent.HelmChartGVR).Namespace(k0rdent.SystemNamespace), hc); err != nil {
 			return fmt.Errorf("HelmChart %s: %w", t.GetName(), err)
 		}
 	}
 	return nil
 }
 
-// componentLabel is the label kcm puts on the objects it manages
-// (kcmv1.GenericComponentNameLabel).
-const componentLabel = "k0rdent.mirantis.com/component"
-
-// NudgeAnnotation asks a controller to reconcile an object now, as
-// Flux's reconcile.fluxcd.io/requestedAt does: kcm reconciles Releases and
-// the Management on every update.
-const NudgeAnnotation = "kbook.k0rdent.io/reconcile-requested-at"
-
 func nudge(ctx context.Context, r dynamic.NamespaceableResourceInterface, name string) error {
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, NudgeAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, k0rdent.NudgeAnnotation, time.Now().UTC().Format(time.RFC3339Nano))
 	if _, err := r.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("annotate %s: %w", name, err)
 	}
 	return nil
 }
 
+// merge returns a new map of a's entries, then b's.
 func merge(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	out := make(map[string]string, len(a)+len(b))
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }
 

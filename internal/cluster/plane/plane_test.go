@@ -281,7 +281,7 @@ func TestPlane(t *testing.T) {
 	if r, _, _ := unstructured.NestedBool(rel.Object, "status", "ready"); !r {
 		t.Errorf("release not ready: %v", rel.Object["status"])
 	}
-	mgmt, err := dc.Resource(managementGVR).Get(ctx, ManagementName, metav1.GetOptions{})
+	mgmt, err := dc.Resource(managementGVR).Get(ctx, k0rdent.ManagementName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestPlane(t *testing.T) {
 		}
 	}
 	cs, _ := kubernetes.NewForConfig(cfg)
-	cms, err := cs.CoreV1().ConfigMaps(SystemNamespace).List(ctx, metav1.ListOptions{LabelSelector: StubLabel + "=true"})
+	cms, err := cs.CoreV1().ConfigMaps(k0rdent.SystemNamespace).List(ctx, metav1.ListOptions{LabelSelector: k0rdent.StubLabel + "=true"})
 	if err != nil || len(cms.Items) < 3 {
 		t.Errorf("stub charts not installed by helm-controller: %v %v", cms, err)
 	}

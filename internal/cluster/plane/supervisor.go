@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
@@ -71,7 +72,7 @@ type Supervisor struct {
 	launch Launcher
 	env    []string
 	policy RestartPolicy
-	log    Logger
+	log    log.Logger
 
 	mu       sync.Mutex
 	procs    []*supervised
@@ -173,7 +174,7 @@ func WithRestartPolicy(rp RestartPolicy) SupervisorOption {
 }
 
 // WithLogger receives one line per exit and restart, with the log tail.
-func WithLogger(l Logger) SupervisorOption {
+func WithLogger(l log.Logger) SupervisorOption {
 	return func(s *Supervisor) {
 		if l != nil {
 			s.log = l
@@ -199,7 +200,7 @@ func NewSupervisor(logDir string, env []string, launch Launcher, opts ...Supervi
 		launch = Registry(nil)
 	}
 	s := &Supervisor{logDir: logDir, launch: launch, env: env, crashes: make(chan Crash, 16),
-		policy: DefaultRestartPolicy, log: nopLogger{}, stopCh: make(chan struct{}), notify: make(chan Restart, 64)}
+		policy: DefaultRestartPolicy, log: log.NoopLogger{}, stopCh: make(chan struct{}), notify: make(chan Restart, 64)}
 	for _, o := range opts {
 		o(s)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -85,7 +86,7 @@ func renderChartWebhooks(dir string) ([]byte, error) {
 		}
 	}
 	values := map[string]any{"admissionWebhook": map[string]any{"enabled": true}}
-	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "kcm", Namespace: SystemNamespace}, chartutil.DefaultCapabilities)
+	vals, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "kcm", Namespace: k0rdent.SystemNamespace}, chartutil.DefaultCapabilities)
 	if err != nil {
 		return nil, err
 	}

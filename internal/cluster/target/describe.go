@@ -99,7 +99,7 @@ func managementK0rdent(ctx context.Context, cfg *rest.Config, k *report.K0rdent)
 	if err != nil {
 		return k
 	}
-	m, err := dc.Resource(managementGVR).Get(ctx, plane.ManagementName, metav1.GetOptions{})
+	m, err := dc.Resource(managementGVR).Get(ctx, k0rdent.ManagementName, metav1.GetOptions{})
 	if err != nil {
 		return k
 	}

@@ -1,11 +1,14 @@
-// Package target adapts a cluster (package cluster) to the runbook
-// runner (package runner): a Target implements runner.Target.
+// Package target is a cluster for the runner: conditions, a namespace per
+// runbook, cleanup, diagnostics.
+//
+// It adapts a cluster (package cluster) to the runbook runner (package
+// runner): a Target implements runner.Target.
 //
 // A Target starts its cluster on first use, so a run whose runbooks all
 // come from the cache or need no cluster (see Needs) never starts one. It
 // serves the [cluster], [local], [kind], [kubeconfig], [k0rdent] and
 // [api:RESOURCE.GROUP] conditions, and gives each runbook a Session: its
 // own namespace, a kubeconfig whose context defaults to it, a client for
-// kbook's Kubernetes commands (package kube), diagnostics when it fails,
+// kbook's Kubernetes commands (package kubecmd), diagnostics when it fails,
 // and cleanup of what it created, in and outside its namespace.
 package target

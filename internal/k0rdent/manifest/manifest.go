@@ -1,6 +1,3 @@
-// Package manifest builds the k0rdent objects that install a chart as a
-// template: the ClusterTemplate that points kcm at the chart, and the Flux
-// HelmRepository it is pulled from (`kbook template manifest`).
 package manifest
 
 import (

@@ -1,22 +1,3 @@
-// Package conformance checks a Cluster API provider against a
-// live API server (kbook provider conformance): it installs the
-// provider's CRDs, creates a minimal object of each contract resource from
-// its schema, writes the contract fields (status through the status
-// subresource) and reads them back at the paths Cluster API reads for the
-// CRD's labelled contract, and checks with SubjectAccessReviews that the
-// provider's aggregated ClusterRoles give Cluster API's and kcm's managers
-// what they need.
-//
-// # Aggregation
-//
-// ClusterRole aggregation is done by kube-controller-manager, which the
-// local backend does not run. kbook creates an aggregated ClusterRole per
-// manager (selector: the aggregation label) and waits a few seconds for a
-// controller to fill it; when none does, kbook computes the aggregation
-// itself (the union of the rules of the labelled ClusterRoles, as the
-// clusterrole-aggregation controller would) and says so in the report.
-// The SubjectAccessReviews are answered by the API server's real RBAC
-// authorizer either way.
 package conformance
 
 import (
@@ -26,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
 	"reflect"
 	"slices"
@@ -87,15 +70,6 @@ func (r *Result) Failed() int {
 	return n
 }
 
-// Logger receives progress, one line each.
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
-
 // Options configure Run.
 type Options struct {
 	// Config is an admin client configuration of the cluster.
@@ -117,13 +91,13 @@ type Options struct {
 	// always stay installed: they are cluster-wide, and other users of the
 	// cluster may rely on them once they exist.
 	Keep   bool
-	Logger Logger
+	Logger log.Logger
 }
 
 // Run checks the provider in the set against the cluster.
 func Run(ctx context.Context, set *provider.Set, o Options) (*Result, error) {
 	if o.Logger == nil {
-		o.Logger = nopLogger{}
+		o.Logger = log.NoopLogger{}
 	}
 	o.Timeout = cmp.Or(o.Timeout, 2*time.Minute)
 	resources, err := set.ContractResources()
@@ -498,7 +472,7 @@ func hasField(v *apiextensionsv1.CustomResourceDefinitionVersion, path []string)
 // with SubjectAccessReviews, what Cluster API's and kcm's managers may do.
 func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractResource) error {
 	var capiNeeds, kcmNeeds []need
-	capiGroups := []string{"addons.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "infrastructure.cluster.x-k8s.io"}
+	capiGroups := []string{k0rdent.AddonsGroup, k0rdent.BootstrapGroup, k0rdent.ControlPlaneGroup, k0rdent.InfrastructureGroup}
 	for _, cr := range resources {
 		if !slices.Contains(capiGroups, cr.Group) {
 			capiNeeds = append(capiNeeds, need{cr.Kind, cr.Group, cr.Plural, []string{"get", "list", "watch", "create", "update", "patch", "delete"}})
@@ -516,7 +490,7 @@ func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractRes
 		if err := o.Decode(&cr); err != nil {
 			return err
 		}
-		if cr.Labels["cluster.x-k8s.io/aggregate-to-manager"] == "true" || cr.Labels["k0rdent.mirantis.com/aggregate-to-manager"] == "true" {
+		if cr.Labels[k0rdent.CAPIAggregateToManagerLabel] == "true" || cr.Labels[k0rdent.AggregateToManagerLabel] == "true" {
 			roles = append(roles, cr)
 		}
 	}
@@ -538,8 +512,8 @@ func (r *runner) checkRBAC(ctx context.Context, resources []provider.ContractRes
 		who, label string
 		needs      []need
 	}{
-		{"Cluster API's manager", "cluster.x-k8s.io/aggregate-to-manager", capiNeeds},
-		{"kcm's manager", "k0rdent.mirantis.com/aggregate-to-manager", kcmNeeds},
+		{"Cluster API's manager", k0rdent.CAPIAggregateToManagerLabel, capiNeeds},
+		{"kcm's manager", k0rdent.AggregateToManagerLabel, kcmNeeds},
 	} {
 		if len(m.needs) == 0 {
 			continue

@@ -1,22 +1,3 @@
-// Package scaffold writes the skeleton of a k0rdent ProviderTemplate
-// chart for a custom Cluster API infrastructure provider (kbook provider
-// init): Chart.yaml with the annotations kcm reads, the
-// cluster-api-operator InfrastructureProvider, the ProviderInterface, the
-// ClusterRoles aggregated to Cluster API's and kcm's managers and a
-// credential resource template.
-//
-// With Options.Controller it writes a Go provider around the chart (in
-// chart/): a controller-runtime module with an InfraCluster, InfraMachine,
-// InfraMachineTemplate and InfraClusterTemplate per the Cluster API v1beta2
-// contract, their reconcilers, the CRDs, deepcopy functions and manager
-// ClusterRole controller-gen generates from them (committed, so the
-// project builds without it), the release's components and clusterctl
-// metadata.yaml, and a Makefile. The module requires the
-// controller-runtime and Kubernetes libraries kbook's example provider is
-// built with (ControllerRuntimeVersion, KubernetesVersion); its go.mod and
-// go.sum are what go mod tidy writes for them.
-//
-// Either result passes kbook provider validate as written.
 package scaffold
 
 import (
@@ -29,15 +10,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/provider"
-	"github.com/k0rdent/kbook/internal/template/scaffold"
+	"github.com/k0rdent/kbook/internal/skeleton"
 )
 
 // skeleton holds the chart; .tmpl files are Go templates with [[ ]]
 // delimiters, so Helm's {{ }} pass through.
 //
 //go:embed all:skeleton
-var skeleton embed.FS
+var skeletonFS embed.FS
 
 // Options configure Init.
 type Options struct {
@@ -107,7 +89,7 @@ func Init(o Options) (string, []string, error) {
 		return "", nil, fmt.Errorf("provider name %q: use lower-case letters, digits and dashes (at most 32), as in infrastructure-<name>", o.Name)
 	}
 	if o.Group == "" {
-		o.Group = "infrastructure.cluster.x-k8s.io"
+		o.Group = k0rdent.InfrastructureGroup
 	}
 	if o.APIVersion == "" {
 		o.APIVersion = "v1alpha1"
@@ -164,22 +146,17 @@ func Init(o Options) (string, []string, error) {
 	if o.Dir == "" {
 		o.Dir = "cluster-api-provider-" + o.Name
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return o.Dir, names, scaffold.WriteTree(o.Dir, files)
+	return o.Dir, skeleton.Names(files), skeleton.Write(o.Dir, files)
 }
 
 // render returns the files of the skeleton: the chart alone, or the
 // controller project with the chart in chart/.
 func render(data map[string]string, controller bool) (map[string][]byte, error) {
-	chart, err := scaffold.RenderTree(skeleton, "skeleton/chart", data)
+	chart, err := skeleton.Render(skeletonFS, "skeleton/chart", data)
 	if err != nil || !controller {
 		return chart, err
 	}
-	tree, err := scaffold.RenderTree(skeleton, "skeleton/controller", data)
+	tree, err := skeleton.Render(skeletonFS, "skeleton/controller", data)
 	if err != nil {
 		return nil, err
 	}

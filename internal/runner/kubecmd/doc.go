@@ -1,5 +1,5 @@
-// Package kubecmd provides Kubernetes-aware testscript commands and diagnostics
-// for runbooks.
+// Package kubecmd provides `await`, `assert` and `error` for runbooks, and
+// diagnostics of failed runbooks.
 //
 // It talks to the API server with client-go (a dynamic client and a
 // discovery-backed REST mapper); it never shells out to kubectl.

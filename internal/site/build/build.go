@@ -1,9 +1,3 @@
-// Package build is kbook build as a library: it loads a docs repository
-// (or every version kbook.yaml lists, from git worktrees), checks links
-// and templates before anything runs, gets the runbook results from a run
-// in process (package run) or from reports, and builds the versioned site
-// with Hugo (package site). kbook build and serve call it; kbook serve's
-// live loop is Serve.
 package build
 
 import (
@@ -264,7 +258,7 @@ func CheckLinks(p *site.Project, out string, built []*site.Version, ref string, 
 	}
 	if log != nil {
 		for _, w := range site.LinkWarnings(fs) {
-			log.Info(w.String())
+			log.Infof("%s", w)
 		}
 	}
 	if err := site.LinkError(fs); err != nil {

@@ -1,8 +1,3 @@
-// Package links checks the internal links of a docs repository before
-// anything is built: every link between pages, to a heading anchor, to a
-// runbook step (#step-N) and to other versions of the site must resolve,
-// or the finding names the source file and line. kbook build fails on
-// them; kbook check reports them.
 package links
 
 import (
@@ -18,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/textpos"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -293,7 +289,7 @@ func parse(p *Page) *parsed {
 	}
 	src, offset := stripFrontMatter(p.Source)
 	doc := md.Parser().Parse(text.NewReader(src))
-	lines := newLines(src)
+	lines := textpos.NewLines(src)
 	seen := map[string]int{}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -407,25 +403,9 @@ func stripFrontMatter(src []byte) ([]byte, int) {
 	return src, 0
 }
 
-type lineStarts []int
-
-func newLines(src []byte) lineStarts {
-	ls := lineStarts{0}
-	for i, c := range src {
-		if c == '\n' {
-			ls = append(ls, i+1)
-		}
-	}
-	return ls
-}
-
-func (ls lineStarts) line(off int) int {
-	return sort.Search(len(ls), func(i int) bool { return ls[i] > off })
-}
-
 // lineOf finds the source line of a link: the destination's first
 // occurrence after the start of the link's block.
-func lineOf(n ast.Node, src []byte, ls lineStarts, dest []byte) int {
+func lineOf(n ast.Node, src []byte, ls textpos.Lines, dest []byte) int {
 	start := 0
 	for p := n.Parent(); p != nil; p = p.Parent() {
 		if p.Type() == ast.TypeBlock && p.Lines().Len() > 0 {
@@ -434,10 +414,10 @@ func lineOf(n ast.Node, src []byte, ls lineStarts, dest []byte) int {
 		}
 	}
 	if i := bytes.Index(src[start:], append([]byte("("), dest...)); i >= 0 {
-		return ls.line(start + i + 1)
+		return ls.Line(start + i + 1)
 	}
 	if i := bytes.Index(src[start:], dest); i >= 0 {
-		return ls.line(start + i)
+		return ls.Line(start + i)
 	}
-	return ls.line(start)
+	return ls.Line(start)
 }

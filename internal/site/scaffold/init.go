@@ -1,7 +1,3 @@
-// Package scaffold scaffolds a docs repository for kbook init docs:
-// kbook.yaml, a home page, a guide, a first runbook and the GitHub Actions
-// workflow that runs the runbooks, builds every version and publishes the
-// site to GitHub Pages.
 package scaffold
 
 import (
@@ -10,15 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/template"
+
+	"github.com/k0rdent/kbook/internal/skeleton"
 )
 
 //go:embed all:skeleton
-var skeleton embed.FS
+var skeletonFS embed.FS
 
 // Options describe the repository to make.
 type Options struct {
@@ -34,11 +30,11 @@ func Files(o Options) (map[string][]byte, error) {
 		o.KbookVersion = "latest"
 	}
 	out := map[string][]byte{}
-	err := fs.WalkDir(skeleton, "skeleton", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(skeletonFS, "skeleton", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		src, err := fs.ReadFile(skeleton, p)
+		src, err := fs.ReadFile(skeletonFS, p)
 		if err != nil {
 			return err
 		}
@@ -71,30 +67,12 @@ func Write(dir string, o Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var exist []string
-	for _, n := range names {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
-			exist = append(exist, filepath.Join(dir, n))
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+	if err := skeleton.WriteInto(dir, files); err != nil {
+		var ee *skeleton.ExistError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("%s already exists: kbook init docs writes nothing over existing files", strings.Join(ee.Paths, ", "))
 		}
+		return nil, err
 	}
-	if len(exist) > 0 {
-		return nil, fmt.Errorf("%s already exists: kbook init docs writes nothing over existing files", strings.Join(exist, ", "))
-	}
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return nil, err
-		}
-	}
-	return names, nil
+	return skeleton.Names(files), nil
 }

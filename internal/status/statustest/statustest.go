@@ -1,8 +1,3 @@
-// Package statustest writes fixture objects and their status into a real
-// API server for tests of kbook status and kbook upgrade: objects from a
-// multi-document YAML file, then status from a YAML map of Kind/name to the
-// status to write through the status subresource, as the controllers
-// would.
 package statustest
 
 import (
@@ -20,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/status"
 )
 
@@ -101,11 +97,11 @@ func WriteStatus(t *testing.T, c *status.Client, ns, statusFile string) {
 }
 
 var groups = map[string]string{
-	"ClusterDeployment": "k0rdent.mirantis.com", "ClusterTemplate": "k0rdent.mirantis.com",
-	"Credential": "k0rdent.mirantis.com", "Management": "k0rdent.mirantis.com",
-	"ServiceTemplate": "k0rdent.mirantis.com", "HelmRelease": "helm.toolkit.fluxcd.io",
-	"Cluster": "cluster.x-k8s.io", "MachineDeployment": "cluster.x-k8s.io", "Machine": "cluster.x-k8s.io",
-	"DockerCluster": "infrastructure.cluster.x-k8s.io", "K0sControlPlane": "controlplane.cluster.x-k8s.io",
+	k0rdent.KindClusterDeployment: k0rdent.Group, k0rdent.KindClusterTemplate: k0rdent.Group,
+	k0rdent.KindCredential: k0rdent.Group, k0rdent.KindManagement: k0rdent.Group,
+	k0rdent.KindServiceTemplate: k0rdent.Group, k0rdent.KindHelmRelease: k0rdent.FluxHelmGroup,
+	k0rdent.KindCluster: k0rdent.CAPIGroup, k0rdent.KindMachineDeployment: k0rdent.CAPIGroup, k0rdent.KindMachine: k0rdent.CAPIGroup,
+	"DockerCluster": k0rdent.InfrastructureGroup, "K0sControlPlane": k0rdent.ControlPlaneGroup,
 }
 
 // Group returns the API group of a fixture kind.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/skeleton"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
@@ -109,7 +110,7 @@ func Extend(o ExtendOptions) (dir string, files []string, err error) {
 		".helmignore":               []byte(".git/\n*.swp\nREADME.md\n"),
 		"README.md":                 []byte(wrapperReadme(o.Name, md)),
 	}
-	return o.Dir, sortedKeys(out), WriteTree(o.Dir, out)
+	return o.Dir, skeleton.Names(out), skeleton.Write(o.Dir, out)
 }
 
 // wrapperChart writes the wrapper's Chart.yaml in the usual key order.

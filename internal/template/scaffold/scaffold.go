@@ -1,21 +1,13 @@
-// Package scaffold writes new k0rdent ClusterTemplate charts: from a
-// skeleton per provider set (kbook template init), or as a wrapper that
-// layers an organisation's requirements on an existing template without
-// copying it (kbook template init --extend).
 package scaffold
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
-	"text/template"
+
+	"github.com/k0rdent/kbook/internal/skeleton"
 )
 
 // skeletons holds one chart skeleton per provider set. Files ending in
@@ -95,87 +87,12 @@ func Init(o Options) (dir string, files []string, err error) {
 		"K0sVersion": o.K8sVersion + "+k0s.0",
 	}
 	root := path.Join("skeletons", prov.Name)
-	out, err := RenderTree(skeletons, root, data)
+	out, err := skeleton.Render(skeletons, root, data)
 	if err != nil {
 		return "", nil, err
 	}
 	if o.Dir == "" {
 		o.Dir = o.Name
 	}
-	return o.Dir, sortedKeys(out), WriteTree(o.Dir, out)
-}
-
-// RenderTree reads the skeleton below root in fsys: files ending in .tmpl
-// are Go templates with [[ ]] delimiters (so Helm's {{ }} pass through),
-// executed with data and written without the suffix; others are copied.
-// The result maps root-relative names to contents.
-func RenderTree(fsys fs.FS, root string, data any) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		content, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimPrefix(p, root+"/")
-		if strings.HasSuffix(rel, ".tmpl") {
-			rel = strings.TrimSuffix(rel, ".tmpl")
-			t, err := template.New(rel).Delims("[[", "]]").Option("missingkey=error").Parse(string(content))
-			if err != nil {
-				return fmt.Errorf("skeleton %s: %w", p, err)
-			}
-			var buf bytes.Buffer
-			if err := t.Execute(&buf, data); err != nil {
-				return fmt.Errorf("skeleton %s: %w", p, err)
-			}
-			content = buf.Bytes()
-		}
-		out[rel] = content
-		return nil
-	})
-	return out, err
-}
-
-// WriteTree creates dir with the files, through a temporary directory
-// beside it and one rename, so a failure leaves nothing half-written.
-func WriteTree(dir string, files map[string][]byte) error {
-	if _, err := os.Lstat(dir); err == nil {
-		return fmt.Errorf("%s already exists: choose another directory or remove it", dir)
-	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp) // a no-op after the rename
-	for name, content := range files {
-		p := filepath.Join(tmp, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, content, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	return nil
-}
-
-func sortedKeys(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return o.Dir, skeleton.Names(out), skeleton.Write(o.Dir, out)
 }

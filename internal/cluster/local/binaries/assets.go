@@ -15,6 +15,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/gobuild"
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // The pinned versions; they must agree with src/go.mod.txt (a test checks).
@@ -47,22 +48,13 @@ const stampName = ".kbook-complete"
 //go:embed src
 var srcFS embed.FS
 
-// Logger receives progress messages (one line each, no trailing newline).
-type Logger interface {
-	Infof(format string, args ...any)
-}
-
-type nopLogger struct{}
-
-func (nopLogger) Infof(string, ...any) {}
-
 // Option configures Dir.
 type Option func(*config)
 
 type config struct {
 	cacheRoot string
 	kubectl   *bool // nil: only when no kubectl is on PATH
-	log       Logger
+	log       log.Logger
 	source    Source // "": Build
 	indexURL  string // "": download.IndexURL()
 }
@@ -82,7 +74,7 @@ func WithKubectl(want bool) Option {
 }
 
 // WithLogger sends progress (what is being built, how long it took) to l.
-func WithLogger(l Logger) Option {
+func WithLogger(l log.Logger) Option {
 	return func(c *config) {
 		if l != nil {
 			c.log = l
@@ -91,7 +83,7 @@ func WithLogger(l Logger) Option {
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{log: nopLogger{}}
+	c := &config{log: log.NoopLogger{}}
 	for _, o := range opts {
 		o(c)
 	}

@@ -1,4 +1,7 @@
-// Package binaries owns locating and building the local API server binaries
+// Package binaries locates or builds the local backend's kube-apiserver,
+// etcd and kubectl: KUBEBUILDER_ASSETS, or built once from pinned modules.
+//
+// It owns locating and building the local API server binaries
 // (kube-apiserver, etcd and kubectl) that envtest runs, from
 // sigs.k8s.io/controller-runtime/pkg/envtest, which reads them from the
 // directory named by KUBEBUILDER_ASSETS.

@@ -21,6 +21,8 @@ import (
 
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"sigs.k8s.io/yaml"
+
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // DefaultIndexURL is setup-envtest's index of released envtest archives.
@@ -169,9 +171,6 @@ func validate(it Item) error {
 	return nil
 }
 
-// Logger receives progress messages (one line each, no trailing newline).
-type Logger = gobuild.Logger
-
 // Client fetches the index and archives.
 type Client struct {
 	// IndexURL is the index; empty: IndexURL().
@@ -180,7 +179,7 @@ type Client struct {
 	// without a byte (an offline machine fails at once: no DNS, or refused).
 	HTTP *http.Client
 	// Log receives progress; nil: none.
-	Log Logger
+	Log log.Logger
 }
 
 func (c *Client) http() *http.Client {
@@ -192,12 +191,7 @@ func (c *Client) http() *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-func (c *Client) log() Logger {
-	if c.Log == nil {
-		return gobuild.Discard
-	}
-	return c.Log
-}
+func (c *Client) log() log.Logger { return log.Or(c.Log) }
 
 func (c *Client) indexURL() string {
 	if c.IndexURL != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster/plane/images"
 	"github.com/k0rdent/kbook/internal/gobuild"
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // The k0rdent management plane's controllers, by binary name.
@@ -178,14 +179,11 @@ type K0rdentOption func(*k0rdentConfig)
 
 type k0rdentConfig struct {
 	cacheRoot string
-	log       Logger
+	log       log.Logger
 	apiOnly   bool
 	source    string         // FromBuild, FromDownload, FromAuto; "": FromBuild
 	images    images.Options // how FromDownload and FromAuto pull
 }
-
-// Logger receives progress messages (one line each, no trailing newline).
-type Logger = gobuild.Logger
 
 // APIOnly says only the module trees are wanted (CRDs, webhooks, charts):
 // no controller is built.
@@ -197,7 +195,7 @@ func K0rdentCacheDir(root string) K0rdentOption {
 }
 
 // K0rdentLogger sends progress to l.
-func K0rdentLogger(l Logger) K0rdentOption {
+func K0rdentLogger(l log.Logger) K0rdentOption {
 	return func(c *k0rdentConfig) {
 		if l != nil {
 			c.log = l
@@ -218,7 +216,7 @@ func K0rdentPathsFor(r *K0rdentRelease, opts ...K0rdentOption) (K0rdentPaths, er
 }
 
 func newK0rdentConfig(opts []K0rdentOption) *k0rdentConfig {
-	c := &k0rdentConfig{log: gobuild.Discard}
+	c := &k0rdentConfig{log: log.NoopLogger{}}
 	for _, o := range opts {
 		o(c)
 	}

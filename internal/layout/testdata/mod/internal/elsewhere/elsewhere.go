@@ -1,0 +1,2 @@
+// Package elsewhere has its doc comment outside doc.go.
+package elsewhere

@@ -1,0 +1,4 @@
+package good
+
+// F is documented, the package is not here.
+func F() {}

@@ -1,0 +1,2 @@
+// Package testsonly_test is a package of tests only.
+package testsonly_test

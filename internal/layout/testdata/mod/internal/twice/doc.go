@@ -1,0 +1,2 @@
+// Package twice has one doc comment here.
+package twice

@@ -1,0 +1,2 @@
+// Package twice has another here.
+package twice

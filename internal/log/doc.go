@@ -1,0 +1,9 @@
+// Package log is the one Logger every kbook library reports progress and
+// warnings through, in the manner of sigs.k8s.io/kind/pkg/log: libraries
+// never print; a command passes a Logger that does, a test one that
+// records, and a nil Logger means NoopLogger.
+//
+// A Logger takes one line a call (no trailing newline) with Infof. A
+// Logger that also has Warn shows warnings apart; Warnf sends a warning to
+// Warn when the Logger has it, else to Infof with a "warning: " prefix.
+package log

@@ -1,0 +1,46 @@
+package log
+
+import "fmt"
+
+// Logger receives a library's progress messages, one line each, without a
+// trailing newline.
+type Logger interface {
+	Infof(format string, args ...any)
+}
+
+// Warner is a Logger that shows warnings apart from progress.
+type Warner interface {
+	Logger
+	Warn(msg string)
+}
+
+// NoopLogger drops every message.
+type NoopLogger struct{}
+
+// Infof drops the message.
+func (NoopLogger) Infof(string, ...any) {}
+
+// Warn drops the warning.
+func (NoopLogger) Warn(string) {}
+
+// Or returns l, or NoopLogger when l is nil, so a library can log without
+// checking.
+func Or(l Logger) Logger {
+	if l == nil {
+		return NoopLogger{}
+	}
+	return l
+}
+
+// Warnf sends a warning to l: to its Warn if it is a Warner, else to Infof
+// as "warning: MESSAGE". A nil l drops it.
+func Warnf(l Logger, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	switch w := l.(type) {
+	case nil:
+	case Warner:
+		w.Warn(msg)
+	default:
+		l.Infof("warning: %s", msg)
+	}
+}
