@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"slices"
 	"strings"
 	"time"
@@ -116,7 +117,7 @@ func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 }
 
 // options turns the flags into cluster options.
-func (f *clusterFlags) options(cmd *cobra.Command, log cluster.Logger) (cluster.Options, error) {
+func (f *clusterFlags) options(cmd *cobra.Command, log log.Logger) (cluster.Options, error) {
 	b := f.backend
 	if b == "auto" {
 		b = cluster.Local

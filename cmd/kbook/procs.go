@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"os"
 	"path/filepath"
 
@@ -14,10 +15,10 @@ import (
 func procsRoot() string { return filepath.Join(cacheRoot(), "procs") }
 
 // openProcs opens this process's registry of what it starts (proc.Own).
-func openProcs(log proc.Logger) (*proc.Registry, func()) { return proc.Own(procsRoot(), log) }
+func openProcs(log log.Logger) (*proc.Registry, func()) { return proc.Own(procsRoot(), log) }
 
 // sweepProcs reaps what earlier kbook processes left behind.
-func sweepProcs(log proc.Logger) { proc.SweepLogged(procsRoot(), log) }
+func sweepProcs(log log.Logger) { proc.SweepLogged(procsRoot(), log) }
 
 // forceExit is the second Ctrl-C: kill everything kbook started, remove
 // its directories, exit.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -99,7 +100,7 @@ func (f *runFlags) options(cmd *cobra.Command, args []string) (run.Options, erro
 		CacheDirSet: cmd.Flags().Changed("cache-dir"), Timeout: f.timeout, JSON: f.json, JUnit: f.junit,
 		KeepWork: f.keepWork, Env: f.env, Verbose: f.verbose, Progress: f.progress, Keep: f.keep,
 		CacheOnly: f.cacheOnly, Out: cmd.OutOrStdout(),
-		OpenProcs: func(l cluster.Logger) (*proc.Registry, func()) { return openProcs(l) }}
+		OpenProcs: func(l log.Logger) (*proc.Registry, func()) { return openProcs(l) }}
 	c, err := f.clusterOptions(cmd)
 	o.Cluster = c
 	return o, err

@@ -45,12 +45,6 @@ type Cluster interface {
 	Stop(ctx context.Context) error
 }
 
-// Logger is log.Logger under the name the commands in cmd/kbook still
-// use for it; it is no second interface.
-//
-// Deprecated: use log.Logger (internal/log).
-type Logger = log.Logger
-
 // Options select and configure a backend.
 type Options struct {
 	// Backend is Local, Kind or Kubeconfig.

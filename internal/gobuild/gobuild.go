@@ -9,20 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-
-	"github.com/k0rdent/kbook/internal/log"
 )
-
-// Logger is log.Logger under its former name here.
-//
-// Deprecated: use log.Logger (internal/log); kept so that branches written
-// against the old name still build after a merge.
-type Logger = log.Logger
-
-// Discard drops every message.
-//
-// Deprecated: use log.NoopLogger.
-var Discard Logger = log.NoopLogger{}
 
 // CheckBinary returns "" if p is an executable file, else what is wrong.
 func CheckBinary(p string) string {

@@ -7,11 +7,6 @@ import (
 	"github.com/k0rdent/kbook/internal/log"
 )
 
-// Logger receives the warnings and clean-up notes of Own and SweepLogged.
-//
-// Deprecated: use log.Logger (internal/log), which it is.
-type Logger = log.Logger
-
 // current is the registry of this process Own opened, for KillAll.
 var current struct {
 	mu  sync.Mutex
@@ -24,7 +19,7 @@ var current struct {
 // servers call it first. close stops what is still recorded and removes
 // the registry. Without a registry (an unwritable cache), kbook still
 // runs, untracked: reg is nil and log says so.
-func Own(root string, log Logger) (reg *Registry, close func()) {
+func Own(root string, log log.Logger) (reg *Registry, close func()) {
 	SweepLogged(root, log)
 	reg, err := Open(root)
 	if err != nil {
@@ -47,7 +42,7 @@ func Own(root string, log Logger) (reg *Registry, close func()) {
 
 // SweepLogged reaps what earlier kbook processes left under root, saying
 // what it cleaned up.
-func SweepLogged(root string, log Logger) {
+func SweepLogged(root string, log log.Logger) {
 	reaped, err := Sweep(root)
 	for _, r := range reaped {
 		log.Infof("kbook: cleaned up after kbook (pid %d), which ended without cleaning up: %s", r.Owner.PID, r)

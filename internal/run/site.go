@@ -2,8 +2,8 @@ package run
 
 import (
 	"context"
+	"github.com/k0rdent/kbook/internal/log"
 
-	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/site"
@@ -19,7 +19,7 @@ func ForProject(o Options, p *site.Project, crdsGiven bool, procs *proc.Registry
 		o.Cluster.Options.CRDs = ProjectCRDs(p.Dir, p.Config.Run.CRDs)
 	}
 	if procs != nil {
-		o.OpenProcs = func(cluster.Logger) (*proc.Registry, func()) { return procs, func() {} }
+		o.OpenProcs = func(log.Logger) (*proc.Registry, func()) { return procs, func() {} }
 	}
 	return o
 }

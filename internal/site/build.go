@@ -52,13 +52,6 @@ type DirTracker interface {
 	ForgetDir(path string)
 }
 
-// Logger is log.Logger under its former name here: a Logger with a
-// Warn(string) method gets the build's warnings apart (log.Warnf).
-//
-// Deprecated: use log.Logger (internal/log); kept so that branches written
-// against the old name still build after a merge.
-type Logger = log.Logger
-
 // Result describes a finished build.
 type Result struct {
 	// Versions are the versions built, with their verification rows.

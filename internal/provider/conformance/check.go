@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"io"
 	"os"
 
@@ -31,7 +32,7 @@ type Request struct {
 	Options Options
 	// Log receives the cluster's progress; Procs records the local
 	// servers (nil: untracked).
-	Log   cluster.Logger
+	Log   log.Logger
 	Procs *proc.Registry
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"io"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ type Options struct {
 	// untracked).
 	Procs *proc.Registry
 	// Logger receives the build's warnings and progress.
-	Logger site.Logger
+	Logger log.Logger
 	// Stdout receives what was written, Stderr notes and warnings.
 	Stdout, Stderr io.Writer
 }
@@ -247,7 +248,7 @@ func Results(ctx context.Context, proj *site.Project, reports []string, noRun bo
 // at its file:line (bad input); warnings go to log. built are the versions
 // this run builds; ref, when set, names the files as git does
 // (v0.1:content/a.md), for a version built from a worktree.
-func CheckLinks(p *site.Project, out string, built []*site.Version, ref string, log site.Logger) error {
+func CheckLinks(p *site.Project, out string, built []*site.Version, ref string, log log.Logger) error {
 	fs := site.CheckLinks(p, out, built...)
 	for i := range fs {
 		if ref != "" {
