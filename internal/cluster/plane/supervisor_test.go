@@ -286,6 +286,13 @@ func TestFreePorts(t *testing.T) {
 // TestCAPDPortTaken: a second plane on the machine is refused before it
 // starts anything, naming the port and what to check.
 func TestCAPDPortTaken(t *testing.T) {
+	// It holds CAPD's port a moment: a plane another test binary starts
+	// meanwhile (go test ./... runs packages in parallel) would fail.
+	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(capdDebugPort)) // even one address blocks CAPD's
 
 	if err != nil {
