@@ -2,10 +2,12 @@ package target
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -140,7 +142,10 @@ func TestSession(t *testing.T) {
 		}
 	}
 
-	// What a runbook might leave behind.
+	// What a runbook might leave behind. The other namespace is numbered:
+	// the last step below leaves it Terminating (no namespace controller
+	// here), and a second run (go test -count=2) makes it again.
+	other := fmt.Sprintf("session-other-%d", others.Add(1))
 	cs := kubernetes.NewForConfigOrDie(c.RESTConfig())
 	mustCreate := func(err error) {
 		t.Helper()
@@ -150,9 +155,9 @@ func TestSession(t *testing.T) {
 	}
 	_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "in-ns"}}, metav1.CreateOptions{})
 	mustCreate(err)
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "session-other"}}, metav1.CreateOptions{})
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}, metav1.CreateOptions{})
 	mustCreate(err)
-	_, err = cs.CoreV1().ConfigMaps("session-other").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Finalizers: []string{"example.com/never"}}}, metav1.CreateOptions{})
+	_, err = cs.CoreV1().ConfigMaps(other).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Finalizers: []string{"example.com/never"}}}, metav1.CreateOptions{})
 	mustCreate(err)
 	_, err = cs.CoreV1().ConfigMaps("default").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "session-left"}}, metav1.CreateOptions{})
 	mustCreate(err)
@@ -173,17 +178,20 @@ func TestSession(t *testing.T) {
 	}
 	_, err = cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	gone("runbook namespace", err)
-	_, err = cs.CoreV1().Namespaces().Get(ctx, "session-other", metav1.GetOptions{})
-	gone("namespace session-other", err)
+	_, err = cs.CoreV1().Namespaces().Get(ctx, other, metav1.GetOptions{})
+	gone("namespace "+other, err)
 	_, err = cs.CoreV1().ConfigMaps("default").Get(ctx, "session-left", metav1.GetOptions{})
 	gone("configmap default/session-left", err)
 	_, err = cs.RbacV1().ClusterRoles().Get(ctx, "session-role", metav1.GetOptions{})
 	gone("clusterrole session-role", err)
 	// The namespace can be made again at once: it was finalized, not left Terminating.
-	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "session-other"}}, metav1.CreateOptions{})
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}, metav1.CreateOptions{})
 	mustCreate(err)
-	_ = cs.CoreV1().Namespaces().Delete(ctx, "session-other", metav1.DeleteOptions{})
+	_ = cs.CoreV1().Namespaces().Delete(ctx, other, metav1.DeleteOptions{})
 }
+
+// others numbers TestSession's other namespaces.
+var others atomic.Int64
 
 // TestKeep leaves everything in place.
 func TestKeep(t *testing.T) {
