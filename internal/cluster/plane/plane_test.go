@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -237,6 +238,9 @@ func (l *lifecycle) deploy(tb testing.TB, tmpl, name string) {
 	}
 }
 
+// planeTests numbers TestPlane's namespaces.
+var planeTests atomic.Int64
+
 // TestPlane starts the real plane and checks the bootstrap (Release,
 // ProviderTemplates, Management components installed by helm-controller),
 // a template made valid by kcm, a cluster made Ready by CAPI and kcm, a
@@ -285,7 +289,9 @@ func TestPlane(t *testing.T) {
 	}
 
 	// A template and a cluster.
-	l := newLifecycle(t, p, cfg, "plane-test")
+	// Numbered: the namespace outlives the test on this binary's API
+	// server, and a second run (go test -count=2) makes its own.
+	l := newLifecycle(t, p, cfg, fmt.Sprintf("plane-test-%d", planeTests.Add(1)))
 	tmpl := l.publish(t, "acme-mem")
 	t.Logf("ClusterTemplate valid in %s", l.wait(t, ctGVR, tmpl, 2*time.Minute, valid))
 	l.deploy(t, tmpl, "dev-1")
