@@ -37,7 +37,10 @@ func Lint(paths []string) (*findings.Report, error) {
 			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, cfg.Runbooks)))
 		}
 	}
-	files, emptyProjects, err := site.ExpandRunbookPathsAllowEmpty(paths)
+	// One Load of an MkDocs project given serves its runbook pages and
+	// its links.
+	l := new(site.Loader)
+	files, emptyProjects, err := l.ExpandRunbookPathsAllowEmpty(paths)
 	if err != nil {
 		return nil, input(err)
 	}
@@ -54,7 +57,7 @@ func Lint(paths []string) (*findings.Report, error) {
 	for _, rb := range rbs {
 		found = append(found, runbook.Lint(rb)...)
 	}
-	links, pages, err := docsLinks(paths)
+	links, pages, err := docsLinks(paths, l)
 	if err != nil {
 		return nil, input(err)
 	}
@@ -66,12 +69,12 @@ func Lint(paths []string) (*findings.Report, error) {
 
 // docsLinks checks the links of the docs repository the paths belong to;
 // pages describes what was checked for the summary line.
-func docsLinks(paths []string) (fs []findings.Finding, pages string, err error) {
+func docsLinks(paths []string, l *site.Loader) (fs []findings.Finding, pages string, err error) {
 	root := site.FindRoot(paths)
 	if root == "" {
 		return nil, "", nil
 	}
-	p, err := site.Load(root)
+	p, err := l.Load(root)
 	if err != nil {
 		return nil, "", err
 	}

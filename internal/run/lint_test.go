@@ -8,9 +8,12 @@ import (
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/site"
 )
 
-// TestLint: kbook check's findings, its summary line and bad input.
+// TestLint: kbook check's findings, its summary line, bad input, and
+// that a docs repository is loaded once (an MkDocs project's runbook
+// pages and its links come from one Load, which translates every page).
 func TestLint(t *testing.T) {
 	docs := filepath.Join("testdata", "lint", "docs")
 	empty := filepath.Join(t.TempDir(), "empty")
@@ -23,18 +26,23 @@ func TestLint(t *testing.T) {
 		wantRules   []string
 		wantSummary string
 		wantInput   string
+		wantLoads   int64
 	}{
 		{name: "lint and pre-run checks", paths: []string{filepath.Join(docs, "runbooks", "doc.md")},
-			wantRules: []string{"shell-not-run", "exec-undeclared"}, wantSummary: "checked 1 runbook and the links of 3 pages: 1 error, 1 warning"},
+			wantRules: []string{"shell-not-run", "exec-undeclared"}, wantSummary: "checked 1 runbook and the links of 3 pages: 1 error, 1 warning", wantLoads: 1},
 		{name: "clean", paths: []string{filepath.Join(docs, "runbooks", "ok.md")},
-			wantSummary: "checked 1 runbook and the links of 3 pages: 0 errors, 0 warnings"},
+			wantSummary: "checked 1 runbook and the links of 3 pages: 0 errors, 0 warnings", wantLoads: 1},
+		{name: "MkDocs project", paths: []string{filepath.Join("testdata", "lint", "mkdocs")},
+			wantRules: []string{"link-broken"}, wantSummary: "checked 1 runbook and the links of 2 pages: 0 errors, 1 warning", wantLoads: 1},
 		{name: "folder without runbooks", paths: []string{empty},
 			wantSummary: "checked 0 runbooks (no runbooks in " + empty + "): 0 errors, 0 warnings"},
 		{name: "front matter that does not parse", paths: []string{filepath.Join("testdata", "lint", "bad-front-matter.md")},
 			wantInput: "bad-front-matter.md:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			loads := site.LoadCount()
 			rep, err := Lint(tc.paths)
+			loads = site.LoadCount() - loads
 			if tc.wantInput != "" {
 				if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.wantInput) {
 					t.Fatalf("error %v, want bad input at %s", err, tc.wantInput)
@@ -50,6 +58,9 @@ func TestLint(t *testing.T) {
 			}
 			if !slices.Equal(rules, tc.wantRules) {
 				t.Errorf("rules %q, want %q", rules, tc.wantRules)
+			}
+			if loads != tc.wantLoads {
+				t.Errorf("%d loads of the docs repository, want %d", loads, tc.wantLoads)
 			}
 			e, w, i := findings.Count(rep.Findings)
 			if got := rep.Detail.Summary(e, w, i); got != tc.wantSummary {

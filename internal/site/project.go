@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
@@ -75,12 +76,20 @@ func PageURL(path string) string {
 	return strings.ToLower(base) + "/"
 }
 
+// loads counts the calls of Load.
+var loads atomic.Int64
+
+// LoadCount is how many times Load was called in this process: tests
+// and benchmarks see with it that a command loads a project once.
+func LoadCount() int64 { return loads.Load() }
+
 // Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
 // an MkDocs project (a folder with mkdocs.yml, and optionally kbook.yaml
 // beside it for versions and run settings).
 // Any problem is returned as an *Error or a *runbook.Error naming the
 // file and line.
 func Load(dir string) (*Project, error) {
+	loads.Add(1)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, &Error{File: ".", Msg: "no such directory: give the docs repository (kbook init docs DIR makes one)"}
 	}
@@ -239,7 +248,7 @@ func (p *Project) RunbookPaths() []string {
 // front matter no runbook has). A project without runbooks is an error
 // naming it.
 func ExpandRunbookPaths(paths []string) ([]string, error) {
-	out, empty, err := ExpandRunbookPathsAllowEmpty(paths)
+	out, empty, err := new(Loader).ExpandRunbookPathsAllowEmpty(paths)
 	if err == nil && len(empty) > 0 {
 		return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages with %s blocks)", empty[0], runbook.StepLang)
 	}
@@ -248,13 +257,15 @@ func ExpandRunbookPaths(paths []string) ([]string, error) {
 
 // ExpandRunbookPathsAllowEmpty is ExpandRunbookPaths for kbook check: an
 // MkDocs project without runbooks is no error, it is returned in empty.
-func ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []string, err error) {
+// The projects are loaded through l, so that kbook check's link check
+// takes the same Load.
+func (l *Loader) ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []string, err error) {
 	for _, path := range paths {
 		if fi, err := os.Stat(path); err != nil || !fi.IsDir() || mkdocs.Find(path) == "" {
 			out = append(out, path)
 			continue
 		}
-		p, err := Load(path)
+		p, err := l.Load(path)
 		if err != nil {
 			return nil, nil, relError(path, err)
 		}
@@ -265,4 +276,36 @@ func ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []string, err erro
 		out = append(out, p.RunbookPaths()...)
 	}
 	return out, empty, nil
+}
+
+// Loader loads each docs repository once. kbook check needs an MkDocs
+// project twice, for its runbook pages and for its links, and Load of one
+// reads and translates every page. The zero Loader is ready; it is not
+// safe for concurrent use.
+type Loader struct {
+	projects map[string]*Project // by absolute folder
+}
+
+// Load is Load, once per folder: a later call for the same folder (by
+// absolute path) returns what the first read, with Dir the folder as
+// given this time (the rest is shared: callers do not change it).
+func (l *Loader) Load(dir string) (*Project, error) {
+	key, err := filepath.Abs(dir)
+	if err != nil {
+		key = dir
+	}
+	if p, ok := l.projects[key]; ok {
+		c := *p
+		c.Dir = dir
+		return &c, nil
+	}
+	p, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if l.projects == nil {
+		l.projects = map[string]*Project{}
+	}
+	l.projects[key] = p
+	return p, nil
 }

@@ -23,24 +23,26 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func client(t *testing.T, ns string) *status.Client {
+// client returns a client of a new namespace named after prefix, and the
+// namespace's name.
+func client(t *testing.T, prefix string) (*status.Client, string) {
 	t.Helper()
 	statustest.Skip(t, crdDirs, 3)
 	cfg := server.Config(t)
-	statustest.Namespace(t, cfg, ns, nil)
+	ns := statustest.Namespace(t, cfg, prefix, nil)
 	c, err := status.NewClient(cfg, ns, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, ns
 }
 
 // TestCollect: a deployment in the middle of an upgrade whose Helm upgrade
 // failed to render, with one worker machine failing.
 func TestCollect(t *testing.T) {
-	c := client(t, "status-collect")
-	statustest.Apply(t, c, "status-collect", "testdata/objects.yaml", "testdata/status.yaml")
-	tree, err := status.Collect(context.Background(), c, "status-collect", "dev-1")
+	c, ns := client(t, "status-collect")
+	statustest.Apply(t, c, ns, "testdata/objects.yaml", "testdata/status.yaml")
+	tree, err := status.Collect(context.Background(), c, ns, "dev-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +88,9 @@ func TestCollect(t *testing.T) {
 
 // TestCauses: what is missing or not ready before anything installs.
 func TestCauses(t *testing.T) {
-	c := client(t, "status-causes")
-	statustest.Apply(t, c, "status-causes", "testdata/broken.yaml", "testdata/broken-status.yaml")
-	tree, err := status.Collect(context.Background(), c, "status-causes", "dev-2")
+	c, ns := client(t, "status-causes")
+	statustest.Apply(t, c, ns, "testdata/broken.yaml", "testdata/broken-status.yaml")
+	tree, err := status.Collect(context.Background(), c, ns, "dev-2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestCauses(t *testing.T) {
 			t.Errorf("no cause %q in\n%s", want, got)
 		}
 	}
-	if _, err := status.Collect(context.Background(), c, "status-causes", "nope"); !errors.Is(err, status.ErrNotFound) {
+	if _, err := status.Collect(context.Background(), c, ns, "nope"); !errors.Is(err, status.ErrNotFound) {
 		t.Errorf("missing deployment: %v", err)
 	}
 }
@@ -112,9 +114,9 @@ func TestPrintExample(t *testing.T) {
 	if os.Getenv("KBOOK_PRINT") == "" {
 		t.Skip("set KBOOK_PRINT=1 to print the tree")
 	}
-	c := client(t, "status-print")
-	statustest.Apply(t, c, "status-print", "testdata/objects.yaml", "testdata/status.yaml")
-	tree, err := status.Collect(context.Background(), c, "status-print", "dev-1")
+	c, ns := client(t, "status-print")
+	statustest.Apply(t, c, ns, "testdata/objects.yaml", "testdata/status.yaml")
+	tree, err := status.Collect(context.Background(), c, ns, "dev-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +127,8 @@ func TestPrintExample(t *testing.T) {
 // TestWatch: the tree is shown once, again when an object changes, and
 // not for ages alone; Watch ends with its context.
 func TestWatch(t *testing.T) {
-	c := client(t, "status-watch")
-	statustest.Apply(t, c, "status-watch", "testdata/objects.yaml", "testdata/status.yaml")
+	c, ns := client(t, "status-watch")
+	statustest.Apply(t, c, ns, "testdata/objects.yaml", "testdata/status.yaml")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	type shown struct {
@@ -136,7 +138,7 @@ func TestWatch(t *testing.T) {
 	trees := make(chan shown, 10)
 	done := make(chan error, 1)
 	go func() {
-		done <- status.Watch(ctx, c, "status-watch", "dev-1", 50*time.Millisecond, func(tree *status.Tree, first bool) {
+		done <- status.Watch(ctx, c, ns, "dev-1", 50*time.Millisecond, func(tree *status.Tree, first bool) {
 			trees <- shown{tree, first}
 		})
 	}()
@@ -148,7 +150,7 @@ func TestWatch(t *testing.T) {
 	if n := len(trees); n != 0 {
 		t.Fatalf("%d redraws without a change", n)
 	}
-	statustest.WriteStatus(t, c, "status-watch", "testdata/watch-status.yaml")
+	statustest.WriteStatus(t, c, ns, "testdata/watch-status.yaml")
 	select {
 	case s := <-trees:
 		if s.first {

@@ -34,11 +34,11 @@ func TestMain(m *testing.M) {
 
 // setup writes a deployment on acme-k0s-1-0-0 that kcm offers
 // acme-k0s-1-1-0, as kcm would have left it, in a namespace of its own.
-func setup(t *testing.T, ns string, nsAnnotations map[string]string) (*status.Client, upgrade.Target) {
+func setup(t *testing.T, prefix string, nsAnnotations map[string]string) (*status.Client, upgrade.Target) {
 	t.Helper()
 	statustest.Skip(t, crdDirs, 3)
 	cfg := server.Config(t)
-	statustest.Namespace(t, cfg, ns, nsAnnotations)
+	ns := statustest.Namespace(t, cfg, prefix, nsAnnotations)
 	c, err := status.NewClient(cfg, ns, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestApplyAt(t *testing.T) {
 		t.Errorf("the refusal waited %s", time.Since(start))
 	}
 
-	ri, err := c.Resource("k0rdent.mirantis.com", "ClusterDeployment", "upgrade-apply-at")
+	ri, err := c.Resource("k0rdent.mirantis.com", "ClusterDeployment", target.Namespace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestApplyAt(t *testing.T) {
 	if d := time.Since(start); d < wait {
 		t.Errorf("--at waited %s, want %s", d, wait)
 	}
-	if got := template(t, c, "upgrade-apply-at"); got != "acme-k0s-1-0-0" {
+	if got := template(t, c, target.Namespace); got != "acme-k0s-1-0-0" {
 		t.Errorf("template %s after the refusal", got)
 	}
 }

@@ -120,10 +120,12 @@ func TestDiagnoseWithoutCluster(t *testing.T) {
 	}
 }
 
-// testClient returns a client in a new namespace of the envtest server.
-func testClient(t *testing.T, ctx context.Context, ns string) *Client {
+// testClient returns a client in a new namespace of the envtest server,
+// named prefix and a number (newNamespaceName).
+func testClient(t *testing.T, ctx context.Context, prefix string) *Client {
 	t.Helper()
 	cfg := needCluster(t)
+	ns := newNamespaceName(prefix)
 	c, err := NewClient(ctx, cfg, ns)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +160,7 @@ func TestAwaitHonoursContext(t *testing.T) {
 func TestNegatedAwaitFailsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	c := testClient(t, ctx, "go-await-neg")
-	a, err := parseAwaitArgs(strings.Fields("--timeout=20s --for=jsonpath={.status.phase}=Active ns/go-await-neg"), true)
+	a, err := parseAwaitArgs(strings.Fields("--timeout=20s --for=jsonpath={.status.phase}=Active ns/"+c.Namespace), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +169,7 @@ func TestNegatedAwaitFailsAtOnce(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("! await took %s to fail", d)
 	}
-	want := "expected jsonpath={.status.phase}=Active not to be met within 20s, but it is: namespace/go-await-neg ({.status.phase} = Active)"
+	want := "expected jsonpath={.status.phase}=Active not to be met within 20s, but it is: namespace/" + c.Namespace + " ({.status.phase} = Active)"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
@@ -194,7 +196,7 @@ func TestDiagnoseEvents(t *testing.T) {
 	out := Diagnose(ctx, c, []ObjectRef{{"v1", "ConfigMap", c.Namespace, "cm"}, {"example.com/v1", "Nope", c.Namespace, "x"}})
 	lines := strings.Split(out, "\n")
 	want := []string{
-		"Events in namespace go-diagnose (newest last):",
+		"Events in namespace " + c.Namespace + " (newest last):",
 		"  (5 older events not shown)",
 		"  10:06:00 Normal  Step06 configmap/cm: step 6",
 		"  10:07:00 Normal  Step07 configmap/cm: step 7",
@@ -205,8 +207,8 @@ func TestDiagnoseEvents(t *testing.T) {
 		}
 	}
 	for _, s := range []string{
-		"  10:55:00 Normal  Step55 configmap/cm: step 55\n\nconfigmap/cm (namespace go-diagnose):\n  not found\n",
-		"nope.example.com/x (namespace go-diagnose):\n  cannot resolve: no matches for kind \"Nope\" in version \"example.com/v1\" (is its CustomResourceDefinition installed?)\n",
+		"  10:55:00 Normal  Step55 configmap/cm: step 55\n\nconfigmap/cm (namespace " + c.Namespace + "):\n  not found\n",
+		"nope.example.com/x (namespace " + c.Namespace + "):\n  cannot resolve: no matches for kind \"Nope\" in version \"example.com/v1\" (is its CustomResourceDefinition installed?)\n",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("output lacks %q:\n%s", s, out)

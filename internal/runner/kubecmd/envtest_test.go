@@ -1,7 +1,9 @@
 package kubecmd
 
 import (
+	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/apitest"
@@ -36,4 +38,16 @@ func needCRDs(t *testing.T) *rest.Config {
 		t.Skip("integration test: needs the reference CRDs in shared/crds/k0rdent and shared/crds/capi beside the repository root")
 	}
 	return cfg
+}
+
+// namespaces numbers the namespaces the tests create.
+var namespaces atomic.Int64
+
+// newNamespaceName returns prefix and a number no other call in this test
+// binary gets. The tests create their namespaces under such names so that
+// they pass run again in the same binary (go test -count=2): the API
+// server runs no namespace controller, so a namespace a run deleted stays
+// Terminating and its name cannot be created again.
+func newNamespaceName(prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, namespaces.Add(1))
 }

@@ -23,8 +23,8 @@ import (
 )
 
 // TestScripts runs testdata/script/*.txtar against the envtest API server,
-// each in a namespace of its own named after the script
-// (script-await-crd for await_crd.txtar), exported as $NS.
+// each in a namespace of its own named after the script and numbered
+// (script-await-crd-1 for await_crd.txtar), exported as $NS.
 func TestScripts(t *testing.T) {
 	cfg := needCRDs(t)
 	testscript.Run(t, testscript.Params{
@@ -57,7 +57,7 @@ type helper struct {
 
 func clusterSetup(cfg *rest.Config) func(*testscript.Env) error {
 	return func(env *testscript.Env) error {
-		ns := strings.ReplaceAll(strings.ToLower(filepath.Base(env.WorkDir)), "_", "-")
+		ns := newNamespaceName(strings.ReplaceAll(strings.ToLower(filepath.Base(env.WorkDir)), "_", "-"))
 		ctx, cancel := context.WithCancel(context.Background())
 		env.Defer(cancel)
 		dyn, err := dynamic.NewForConfig(cfg)

@@ -3,8 +3,10 @@ package statustest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,16 +21,26 @@ import (
 	"github.com/k0rdent/kbook/internal/status"
 )
 
-// Namespace creates a namespace for a test and deletes it afterwards.
-func Namespace(t *testing.T, cfg *rest.Config, name string, annotations map[string]string) {
+// Namespace creates a namespace for a test, named prefix and a number no
+// other call in this test binary gets, and deletes it afterwards; it
+// returns the name. The number is what lets a test run again in the same
+// binary (go test -count=2): the local API server runs no namespace
+// controller, so a deleted namespace stays Terminating for good and its
+// name cannot be created again.
+func Namespace(t *testing.T, cfg *rest.Config, prefix string, annotations map[string]string) string {
 	t.Helper()
+	name := fmt.Sprintf("%s-%d", prefix, namespaces.Add(1))
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations}}
 	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	return name
 }
+
+// namespaces numbers the namespaces Namespace creates.
+var namespaces atomic.Int64
 
 // Apply creates the objects of objectsFile in namespace ns (namespaced
 // kinds), then writes the status of statusFile ("" for none).
