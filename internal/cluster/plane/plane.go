@@ -576,7 +576,7 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	}); err != nil {
 		return fmt.Errorf("Release %s: %w", rel.GetName(), err)
 	}
-	if _, err := createOrGet(ctx, dc.Resource(managementGVR), b.Management); err != nil {
+	if err := createManagement(ctx, dc.Resource(managementGVR), b.Management); err != nil {
 		return fmt.Errorf("Management: %w", err)
 	}
 	// kcm re-reads the components' HelmReleases every 10 s; each one that
@@ -673,6 +673,33 @@ func createOrGet(ctx context.Context, r dynamic.ResourceInterface, o *unstructur
 		return r.Get(ctx, o.GetName(), metav1.GetOptions{})
 	}
 	return got, err
+}
+
+// createManagement creates the Management once kcm's webhook admits it.
+// The webhook reads the Release through kcm's informer cache
+// (internal/webhook/management_webhook.go, validateRelease), which can
+// still hold the Release from before it became Ready when the API server
+// already says Ready: under load that lag refused the Management with
+// "release ... status is not ready". That refusal is retried until the
+// cache catches up or ctx ends; any other error returns at once.
+func createManagement(ctx context.Context, r dynamic.ResourceInterface, m *unstructured.Unstructured) error {
+	for {
+		_, err := createOrGet(ctx, r, m)
+		if err == nil || !releaseNotReadyYet(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (kcm's webhook still saw the Release not ready when %w)", err, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// releaseNotReadyYet reports whether err is kcm's webhook refusing a
+// Management because the Release it names is not ready (in its cache).
+func releaseNotReadyYet(err error) bool {
+	return strings.Contains(err.Error(), "admission webhook") && strings.Contains(err.Error(), "status is not ready")
 }
 
 // waitFor polls a cluster-scoped object until done says so.

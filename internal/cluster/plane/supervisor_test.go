@@ -308,3 +308,20 @@ func TestCAPDPortTaken(t *testing.T) {
 		t.Errorf("capdPortFree() on a free port = %v", err)
 	}
 }
+
+// TestReleaseNotReadyYet: only kcm's webhook refusing the Management for a
+// Release its cache still sees not ready is retried.
+func TestReleaseNotReadyYet(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{errors.New(`admission webhook "validation.management.k0rdent.mirantis.com" denied the request: release "kcm-1-11-0" status is not ready`), true},
+		{errors.New(`admission webhook "validation.management.k0rdent.mirantis.com" denied the request: provider x is required`), false},
+		{errors.New(`connection refused`), false},
+	} {
+		if got := releaseNotReadyYet(tc.err); got != tc.want {
+			t.Errorf("releaseNotReadyYet(%q) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
