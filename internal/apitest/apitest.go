@@ -127,7 +127,7 @@ func (s *Server) start() {
 	s.reg, s.srv = reg, srv
 	cfg := srv.Config()
 	if len(s.crdDirs) > 0 {
-		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: s.crdDirs, ErrorIfPathMissing: true}); err != nil {
+		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: s.crdDirs, ErrorIfPathMissing: true, MaxTime: 2 * time.Minute}); err != nil {
 			s.err = fmt.Errorf("install the CRDs in [%s]: %w", strings.Join(s.crdDirs, ", "), err)
 			return
 		}
