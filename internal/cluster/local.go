@@ -124,7 +124,7 @@ func (c *localCluster) startServer(ctx context.Context, o Options, opts ...local
 	}
 	done := make(chan started, 1)
 	go func() {
-		srv, err := local.Start(c.dir, o.Procs, opts...)
+		srv, err := local.Start(c.dir, o.Procs, append([]local.Option{local.WithLogger(o.logger())}, opts...)...)
 		done <- started{srv, err}
 	}()
 	select {
@@ -161,7 +161,10 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 		begin := time.Now()
 		err = c.startServer(ctx, o, local.WithData(func(dataDir string) error { return snap.restore(m, dataDir) }))
 		if err == nil {
-			_, err = servedCRDs(ctx, c.cfg, m.CRDs)
+			served := time.Now()
+			if _, err = servedCRDs(ctx, c.cfg, m.CRDs); err == nil {
+				o.logger().Infof("  the snapshot's CRDs established and in discovery in %s", time.Since(served).Round(time.Millisecond))
+			}
 		}
 		if err == nil {
 			o.logger().Infof("started from the snapshot of %s (%s) in %s", plural.Count(len(m.CRDs), "CRD"), snap.dir(), time.Since(begin).Round(time.Millisecond))
@@ -243,6 +246,15 @@ func ServerPIDs(c Cluster) map[string]int {
 		return lc.srv.PIDs()
 	}
 	return nil
+}
+
+// EtcdURL is the client URL of the local API server's etcd ("" for
+// other clusters).
+func EtcdURL(c Cluster) string {
+	if lc, ok := c.(*localCluster); ok && lc.srv != nil {
+		return lc.srv.EtcdURL()
+	}
+	return ""
 }
 
 // Plane is the k0rdent management plane the local backend runs, or nil.
