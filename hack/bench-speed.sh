@@ -157,7 +157,8 @@ MD
 	if plane=$(best run --k0rdent "$K0RDENT" "$work/rb/mgmt.md" 2>"$work/plane.err"); then
 		row "local plane: start to Management ready + 1 step, warm" "API only (same runbook)" "$api" "--k0rdent $K0RDENT" "$plane" "<= 10 s"
 	else
-		printf '%-58s | not measured: %s\n' "local plane: start to Management ready + 1 step, warm" "$(grep -m1 -o 'port 19000 is in use[^,]*\|FAIL.*' "$work/plane.err" || echo "the run failed")"
+		why=$(grep -m1 -o 'port 19000 is in use[^,]*' "$work/plane.err" "$work/last.log" 2>/dev/null | head -1 | cut -d: -f2-)
+		printf '%-58s | not measured: %s\n' "local plane: start to Management ready + 1 step, warm" "${why:-$(grep -m1 'FAIL' "$work/plane.err" || echo "the run failed")}"
 	fi
 fi
 
