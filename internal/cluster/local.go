@@ -85,13 +85,13 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		if snap != nil {
 			// The first start with these CRDs: save etcd's data and
 			// start again from it, which also proves it.
-			if restored, err = c.saveAndRestart(ctx, o, snap, paths); err != nil {
+			if restored, err = c.saveAndRestart(ctx, o, snap, paths, planeCRDs); err != nil {
 				return fail(err)
 			}
 		}
 	}
 	if rel != nil {
-		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, restored); err != nil {
+		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, restored); err != nil {
 			return fail(err)
 		}
 		c.stopPlaneOnLoss()
@@ -189,11 +189,11 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 // freshly installed server, saves etcd's data as the snapshot and starts
 // again from it. A snapshot that cannot be saved is only a warning: the
 // server then starts fresh once more.
-func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths) (bool, error) {
+func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, planeCRDs []plane.CRD) (bool, error) {
 	log := o.logger()
 	begin := time.Now()
 	if o.K0rdent != "" {
-		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, false)
+		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false)
 		if err != nil {
 			return false, err
 		}

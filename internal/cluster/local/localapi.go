@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -138,12 +139,7 @@ func (s *Server) Err() error {
 // failed because the server had just died (and a negated one that
 // "passed" for that reason) is never taken for the runbook's own result.
 func (s *Server) Check() error {
-	s.mu.Lock()
-	procs := make(map[string]proc.Process, len(s.procs))
-	for k, v := range s.procs {
-		procs[k] = v
-	}
-	s.mu.Unlock()
+	procs := s.processes()
 	for _, name := range []string{binaries.Etcd, binaries.KubeAPIServer} {
 		if p, ok := procs[name]; ok && !p.Running() {
 			s.markLost(name, p.PID)
@@ -324,16 +320,18 @@ func (s *Server) Stop() error {
 	return errors.Join(errs...)
 }
 
+// processes is a copy of the processes watch found.
+func (s *Server) processes() map[string]proc.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.procs)
+}
+
 // kill sends SIGKILL to kube-apiserver and etcd, if they still run the
 // processes watch found, and waits until both are gone. false: they were
 // not found (not Linux), not both running, or not gone.
 func (s *Server) kill() bool {
-	s.mu.Lock()
-	procs := make(map[string]proc.Process, len(s.procs))
-	for k, v := range s.procs {
-		procs[k] = v
-	}
-	s.mu.Unlock()
+	procs := s.processes()
 	var gone []<-chan struct{}
 	for _, name := range []string{binaries.KubeAPIServer, binaries.Etcd} {
 		p, ok := procs[name]

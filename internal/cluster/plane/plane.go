@@ -53,6 +53,9 @@ type Options struct {
 	// CRDs, established (it started from a snapshot made after they were
 	// installed): APIOnly then installs nothing.
 	CRDsInstalled bool
+	// CRDs are the release's CRDs when the caller has loaded them already
+	// (LoadCRDs; nil: Start loads them).
+	CRDs []CRD
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
 	Logger   log.Logger
@@ -104,9 +107,11 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		}
 	}()
 
-	crds, err := LoadCRDs(o.Paths)
-	if err != nil {
-		return p, err
+	crds := o.CRDs
+	if crds == nil {
+		if crds, err = LoadCRDs(o.Paths); err != nil {
+			return p, err
+		}
 	}
 	var pt ports
 	var certs *Certs

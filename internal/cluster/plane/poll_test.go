@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// errNotYet marks a try that is not done yet.
+var errNotYet = errors.New("not yet")
+
 func TestPoll(t *testing.T) {
 	boom := errors.New("boom")
 	tests := []struct {
@@ -54,5 +57,3 @@ func TestPoll(t *testing.T) {
 		})
 	}
 }
-
-var errNotYet = errors.New("not yet")
