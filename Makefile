@@ -64,23 +64,30 @@ SCREENS ?= bin/screens
 screenshots: site site-tools
 	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
-## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves
-test: lint build site-tools
-	@echo "== local API server binaries ($$(date +%T))"
-	@assets=$(ASSETS) && echo "$$assets" && \
+## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves; each phase says its wall and CPU seconds (hack/phase), and a table of them ends the run
+PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
+test:
+	@mkdir -p bin && : >bin/phases.tsv
+	@$(PHASE) lint $(MAKE) --no-print-directory lint && \
+	$(PHASE) build $(MAKE) --no-print-directory build && \
+	$(PHASE) site-tools $(MAKE) --no-print-directory site-tools && \
+	echo "== local API server binaries ($$(date +%T))" && \
+	assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
 	echo "== k0rdent $(K0RDENT) controllers ($$(date +%T))" && \
-	./$(BIN) cluster assets --k0rdent $(K0RDENT) && \
+	$(PHASE) k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) && \
 	echo "== go test ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets $(GO) test $(PKGS) && \
+	KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(PKGS) && \
 	echo "== kbook check ($$(date +%T))" && \
-	./$(BIN) check runbooks/ && \
+	$(PHASE) check ./$(BIN) check runbooks/ && \
 	echo "== kbook run ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
+	KUBEBUILDER_ASSETS=$$assets $(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
 	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS) && \
+	KUBEBUILDER_ASSETS=$$assets $(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS) && \
 	echo "== kbook build (the docs site, from the results of both runs: the k0rdent runbooks' pages name the plane) ($$(date +%T))" && \
-	./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
-	echo "== make test passed ($$(date +%T))"
+	$(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
+	echo "== make test passed ($$(date +%T))"; \
+	status=$$?; echo "== phases (wall and CPU seconds; cores = CPU / wall)"; \
+	PHASES=bin/phases.tsv hack/phase --table | sed 's/^/   /'; exit $$status
 
 ## site: build kbook's own docs site into bin/site (runbooks run first, cached when unchanged)
 site: build

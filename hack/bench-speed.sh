@@ -6,7 +6,7 @@
 #
 #   hack/bench-speed.sh            # bin/kbook (built by make build)
 #   KBOOK=path/to/kbook hack/bench-speed.sh
-#   KBOOK_BASE=path/to/old/kbook hack/bench-speed.sh   # also: the per-runbook row against that binary
+#   KBOOK_BASE=path/to/old/kbook hack/bench-speed.sh   # the per-runbook row against that binary (default: against runbooks needing no cluster)
 #   REPEAT=3 hack/bench-speed.sh   # best of 3 per measurement (default 1)
 #
 # The k0rdent rows need the release's CRDs (--k0rdent v1.11.4 --k0rdent-api-only:
@@ -74,20 +74,26 @@ row "-p 2 vs -p 1, 4 runbooks sleeping 3 s" "-p 1" "$p1" "-p 2" "$p2" "<= 0.6x"
 
 # kbook's time per runbook beyond its steps: 10 one-command runbooks
 # against 1, on the same server; (T10 - T1) / 9 is what each added runbook
-# costs (namespace, snapshot of the cluster's objects, cleanup).
-for i in $(seq -w 1 10); do runbook "tiny$i" cluster "exec true"; done
-perrb() { # kbook binary -> seconds per added runbook
+# costs (namespace, snapshot of the cluster's objects, cleanup). Baseline:
+# the same runbooks needing no cluster (the runner alone), or, with
+# KBOOK_BASE, the cluster runbooks under that other kbook binary.
+for i in $(seq -w 1 10); do
+	runbook "tiny$i" cluster "exec true"
+	runbook "bare$i" "exec:true" "exec true"
+done
+perrb() { # kbook binary, runbook prefix -> seconds per added runbook
 	local one ten
-	one=$(best "$1" run --no-cache --progress plain -p 1 "$work/rb/tiny01.md")
-	ten=$(best "$1" run --no-cache --progress plain -p 1 "$work"/rb/tiny??.md)
+	one=$(best "$1" run --no-cache --progress plain -p 1 "$work/rb/${2}01.md")
+	ten=$(best "$1" run --no-cache --progress plain -p 1 "$work"/rb/"$2"??.md)
 	echo "($ten - $one) / 9" | bc -l
 }
-now=$(perrb "$KBOOK")
+now=$(perrb "$KBOOK" tiny)
 if [ -n "${KBOOK_BASE:-}" ]; then
-	base=$(perrb "$KBOOK_BASE")
+	base=$(perrb "$KBOOK_BASE" tiny)
 	row "kbook's time per runbook beyond its steps (-p 1)" "$(basename "$KBOOK_BASE")" "$base" "$(basename "$KBOOK")" "$now" "<= 0.5 s"
 else
-	lone "kbook's time per runbook beyond its steps (-p 1)" "(set KBOOK_BASE for a baseline)" "$(basename "$KBOOK")" "$now" "<= 0.5 s"
+	base=$(perrb "$KBOOK" bare)
+	row "kbook's time per runbook beyond its steps (-p 1)" "no cluster (runner alone)" "$base" "local cluster" "$now" "<= 0.5 s"
 fi
 
 # The k0rdent release's CRDs (86 for v1.11.4), API only: the server ready,
@@ -151,7 +157,8 @@ MD
 	if plane=$(best run --k0rdent "$K0RDENT" "$work/rb/mgmt.md" 2>"$work/plane.err"); then
 		row "local plane: start to Management ready + 1 step, warm" "API only (same runbook)" "$api" "--k0rdent $K0RDENT" "$plane" "<= 10 s"
 	else
-		printf '%-58s | not measured: %s\n' "local plane: start to Management ready + 1 step, warm" "$(grep -m1 -o 'port 19000 is in use[^,]*\|FAIL.*' "$work/plane.err" || echo "the run failed")"
+		why=$(grep -m1 -o 'port 19000 is in use[^,]*' "$work/plane.err" "$work/last.log" 2>/dev/null | head -1 | cut -d: -f2-)
+		printf '%-58s | not measured: %s\n' "local plane: start to Management ready + 1 step, warm" "${why:-$(grep -m1 'FAIL' "$work/plane.err" || echo "the run failed")}"
 	fi
 fi
 

@@ -40,7 +40,7 @@ func (o *Options) k0rdentRelease() (*controllers.K0rdentRelease, error) {
 // startPlane installs the k0rdent CRDs on the local API server (unless it
 // started from a snapshot that has them) and, unless API-only, starts the
 // controllers (built first, once, into paths).
-func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crdsInstalled bool) (*plane.Plane, string, error) {
+func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []plane.CRD, crdsInstalled bool) (*plane.Plane, string, error) {
 	r, err := o.k0rdentRelease()
 	if err != nil || r == nil {
 		return nil, "", err
@@ -53,7 +53,7 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	}
 	p, err := plane.Start(ctx, plane.Options{
 		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
-		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDsInstalled: crdsInstalled, Logger: o.logger(), Launcher: plane.Registry(o.Procs),
+		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Logger: o.logger(), Launcher: plane.Registry(o.Procs),
 	})
 	if err != nil {
 		os.RemoveAll(dir)

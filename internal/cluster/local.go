@@ -85,13 +85,13 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		if snap != nil {
 			// The first start with these CRDs: save etcd's data and
 			// start again from it, which also proves it.
-			if restored, err = c.saveAndRestart(ctx, o, snap, paths); err != nil {
+			if restored, err = c.saveAndRestart(ctx, o, snap, paths, planeCRDs); err != nil {
 				return fail(err)
 			}
 		}
 	}
 	if rel != nil {
-		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, restored); err != nil {
+		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, restored); err != nil {
 			return fail(err)
 		}
 		c.stopPlaneOnLoss()
@@ -124,7 +124,7 @@ func (c *localCluster) startServer(ctx context.Context, o Options, opts ...local
 	}
 	done := make(chan started, 1)
 	go func() {
-		srv, err := local.Start(c.dir, o.Procs, opts...)
+		srv, err := local.Start(c.dir, o.Procs, append([]local.Option{local.WithLogger(o.logger())}, opts...)...)
 		done <- started{srv, err}
 	}()
 	select {
@@ -161,7 +161,10 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 		begin := time.Now()
 		err = c.startServer(ctx, o, local.WithData(func(dataDir string) error { return snap.restore(m, dataDir) }))
 		if err == nil {
-			_, err = servedCRDs(ctx, c.cfg, m.CRDs)
+			served := time.Now()
+			if _, err = servedCRDs(ctx, c.cfg, m.CRDs); err == nil {
+				o.logger().Infof("  the snapshot's CRDs established and in discovery in %s", time.Since(served).Round(time.Millisecond))
+			}
 		}
 		if err == nil {
 			o.logger().Infof("started from the snapshot of %s (%s) in %s", plural.Count(len(m.CRDs), "CRD"), snap.dir(), time.Since(begin).Round(time.Millisecond))
@@ -186,11 +189,11 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 // freshly installed server, saves etcd's data as the snapshot and starts
 // again from it. A snapshot that cannot be saved is only a warning: the
 // server then starts fresh once more.
-func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths) (bool, error) {
+func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, planeCRDs []plane.CRD) (bool, error) {
 	log := o.logger()
 	begin := time.Now()
 	if o.K0rdent != "" {
-		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, false)
+		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false)
 		if err != nil {
 			return false, err
 		}
@@ -243,6 +246,15 @@ func ServerPIDs(c Cluster) map[string]int {
 		return lc.srv.PIDs()
 	}
 	return nil
+}
+
+// EtcdURL is the client URL of the local API server's etcd ("" for
+// other clusters).
+func EtcdURL(c Cluster) string {
+	if lc, ok := c.(*localCluster); ok && lc.srv != nil {
+		return lc.srv.EtcdURL()
+	}
+	return ""
 }
 
 // Plane is the k0rdent management plane the local backend runs, or nil.

@@ -3,6 +3,8 @@ package local
 import (
 	"errors"
 	"fmt"
+
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // Option configures Start.
@@ -13,6 +15,12 @@ type Option func(*Server)
 // (StopSaving) serves that state's objects, CRDs included, at once.
 func WithData(fill func(dataDir string) error) Option {
 	return func(s *Server) { s.seed = fill }
+}
+
+// WithLogger has Start report its phases (etcd, kube-apiserver, the admin
+// user) with their durations to l.
+func WithLogger(l log.Logger) Option {
+	return func(s *Server) { s.log = l }
 }
 
 // StopSaving stops kube-apiserver, then etcd (which writes its data out as

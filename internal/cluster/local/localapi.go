@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -25,6 +28,8 @@ type Server struct {
 	kc   []byte
 	// seed fills etcd's empty data directory before etcd starts (WithData).
 	seed func(dataDir string) error
+	// log gets the start's phases with their durations (WithLogger).
+	log log.Logger
 
 	// etcdDir and certDir are on the command lines of etcd and
 	// kube-apiserver alone: how watch finds them.
@@ -47,15 +52,18 @@ func Start(dir string, procs *proc.Registry, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.log = log.Or(s.log)
 	if err := s.describe(dir, procs); err != nil {
 		s.removeDirs()
 		return nil, err
 	}
 	if s.seed != nil {
+		begin := time.Now()
 		if err := s.seed(s.cp.Etcd.DataDir); err != nil {
 			s.removeDirs()
 			return nil, fmt.Errorf("etcd data: %w", err)
 		}
+		s.log.Infof("  etcd data restored in %s", since(begin))
 	}
 	if err := s.start(); err != nil {
 		_ = s.Stop()
@@ -131,12 +139,7 @@ func (s *Server) Err() error {
 // failed because the server had just died (and a negated one that
 // "passed" for that reason) is never taken for the runbook's own result.
 func (s *Server) Check() error {
-	s.mu.Lock()
-	procs := make(map[string]proc.Process, len(s.procs))
-	for k, v := range s.procs {
-		procs[k] = v
-	}
-	s.mu.Unlock()
+	procs := s.processes()
 	for _, name := range []string{binaries.Etcd, binaries.KubeAPIServer} {
 		if p, ok := procs[name]; ok && !p.Running() {
 			s.markLost(name, p.PID)
@@ -183,19 +186,27 @@ func (s *Server) describe(dir string, procs *proc.Registry) error {
 		APIServer:   &envtest.APIServer{Path: apiPath, CertDir: certDir, StartTimeout: startTimeout, StopTimeout: stopTimeout},
 		KubectlPath: filepath.Join(dir, binaries.Kubectl),
 	}
+	// A one-member etcd elects itself after an election timeout (1 s by
+	// default, half of it fast-forwarded): a throwaway local one need not
+	// wait that long.
+	s.cp.Etcd.Configure().Set("heartbeat-interval", "20").Set("election-timeout", "200")
+	// API Priority and Fairness queues the requests of many tenants; one
+	// user's local server only pays its bootstrap and its controller.
+	s.cp.APIServer.Configure().Set("enable-priority-and-fairness", "false").Set("profiling", "false")
 	return nil
 }
 
 func (s *Server) start() error {
 	var err error
 	for try := 0; try < 3; try++ {
-		if err = s.cp.Start(); err == nil {
+		if err = s.startProcesses(); err == nil {
 			break
 		}
 	}
 	if err != nil {
 		return err
 	}
+	begin := time.Now()
 	admin, err := s.cp.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, &rest.Config{QPS: 1000, Burst: 2000})
 	if err != nil {
 		return fmt.Errorf("provision the admin user: %w", err)
@@ -208,38 +219,138 @@ func (s *Server) start() error {
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	// The default namespace is made by a controller of kube-apiserver's
+	// after it reports healthy: watched, not polled.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := waitForObject(ctx, cs, metav1.NamespaceDefault); err != nil {
+		return fmt.Errorf("the default namespace did not appear within 30s: %w", err)
+	}
+	s.log.Infof("  admin user and default namespace in %s", since(begin))
+	return nil
+}
+
+// startProcesses starts etcd, then kube-apiserver on it, as
+// envtest.ControlPlane.Start does but without its second ("default")
+// user, whose certificate and kubeconfig kbook never uses.
+func (s *Server) startProcesses() error {
+	begin := time.Now()
+	if err := s.cp.Etcd.Start(); err != nil {
+		return err
+	}
+	s.log.Infof("  etcd serving in %s", since(begin))
+	begin = time.Now()
+	s.cp.APIServer.EtcdURL = s.cp.Etcd.URL
+	if err := s.cp.APIServer.Start(); err != nil {
+		_ = s.cp.Etcd.Stop()
+		return err
+	}
+	s.log.Infof("  kube-apiserver healthy in %s", since(begin))
+	return nil
+}
+
+// waitForObject waits until the namespace exists, watching for it.
+func waitForObject(ctx context.Context, cs kubernetes.Interface, name string) error {
 	for {
-		_, err := cs.CoreV1().Namespaces().Get(context.Background(), metav1.NamespaceDefault, metav1.GetOptions{})
-		if err == nil {
+		list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+		if err == nil && len(list.Items) > 0 {
 			return nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the default namespace did not appear within 30s: %w", err)
+		if err != nil {
+			// kube-apiserver may still refuse requests for a moment
+			// after its health check passed.
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
 		}
-		time.Sleep(50 * time.Millisecond)
+		w, err := cs.CoreV1().Namespaces().Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: list.ResourceVersion})
+		if err != nil {
+			continue
+		}
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Added {
+				w.Stop()
+				return nil
+			}
+		}
+		w.Stop()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
 }
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
 
 // Config is the admin user's client configuration.
 func (s *Server) Config() *rest.Config { return rest.CopyConfig(s.cfg) }
 
+// EtcdURL is etcd's client URL.
+func (s *Server) EtcdURL() string {
+	if s.cp == nil || s.cp.Etcd == nil || s.cp.Etcd.URL == nil {
+		return ""
+	}
+	return s.cp.Etcd.URL.String()
+}
+
 // Kubeconfig is the admin user's kubeconfig.
 func (s *Server) Kubeconfig() []byte { return s.kc }
 
-// Stop stops kube-apiserver and etcd and removes their directories.
+// Stop stops kube-apiserver and etcd and removes their directories. The
+// data is thrown away, so both are killed rather than asked to stop
+// (kube-apiserver's graceful termination alone takes seconds); StopSaving
+// is the graceful stop.
 func (s *Server) Stop() error {
 	s.mu.Lock()
 	s.stopping = true
 	s.mu.Unlock()
 	var errs []error
 	if s.cp != nil {
-		if err := s.cp.Stop(); err != nil {
+		killed := s.kill()
+		// After a kill, envtest's stop only collects the exits (and may
+		// find a process it has just reaped gone: not an error here).
+		if err := s.cp.Stop(); err != nil && !killed {
 			errs = append(errs, fmt.Errorf("stop local API server: %w", err))
 		}
 	}
 	errs = append(errs, s.removeDirs())
 	return errors.Join(errs...)
+}
+
+// processes is a copy of the processes watch found.
+func (s *Server) processes() map[string]proc.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.procs)
+}
+
+// kill sends SIGKILL to kube-apiserver and etcd, if they still run the
+// processes watch found, and waits until both are gone. false: they were
+// not found (not Linux), not both running, or not gone.
+func (s *Server) kill() bool {
+	procs := s.processes()
+	var gone []<-chan struct{}
+	for _, name := range []string{binaries.KubeAPIServer, binaries.Etcd} {
+		p, ok := procs[name]
+		if !ok || !p.Running() {
+			return false
+		}
+		exited, err := proc.Exited(p.PID)
+		if err != nil {
+			return false
+		}
+		if err := proc.Kill(p.PID); err != nil {
+			return false
+		}
+		gone = append(gone, exited)
+	}
+	for _, g := range gone {
+		<-g
+	}
+	return true
 }
 
 func (s *Server) removeDirs() error {

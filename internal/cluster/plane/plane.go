@@ -53,6 +53,9 @@ type Options struct {
 	// CRDs, established (it started from a snapshot made after they were
 	// installed): APIOnly then installs nothing.
 	CRDsInstalled bool
+	// CRDs are the release's CRDs when the caller has loaded them already
+	// (LoadCRDs; nil: Start loads them).
+	CRDs []CRD
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
 	Logger   log.Logger
@@ -104,9 +107,11 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		}
 	}()
 
-	crds, err := LoadCRDs(o.Paths)
-	if err != nil {
-		return p, err
+	crds := o.CRDs
+	if crds == nil {
+		if crds, err = LoadCRDs(o.Paths); err != nil {
+			return p, err
+		}
 	}
 	var pt ports
 	var certs *Certs
@@ -683,17 +688,16 @@ func createOrGet(ctx context.Context, r dynamic.ResourceInterface, o *unstructur
 // "release ... status is not ready". That refusal is retried until the
 // cache catches up or ctx ends; any other error returns at once.
 func createManagement(ctx context.Context, r dynamic.ResourceInterface, m *unstructured.Unstructured) error {
-	for {
+	return poll(ctx, func() (bool, string, error) {
 		_, err := createOrGet(ctx, r, m)
-		if err == nil || !releaseNotReadyYet(err) {
-			return err
+		switch {
+		case err == nil:
+			return true, "", nil
+		case releaseNotReadyYet(err):
+			return false, "kcm's webhook still saw the Release not ready: " + err.Error(), nil
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (kcm's webhook still saw the Release not ready when %w)", err, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+		return false, "", err
+	})
 }
 
 // releaseNotReadyYet reports whether err is kcm's webhook refusing a
@@ -704,18 +708,27 @@ func releaseNotReadyYet(err error) bool {
 
 // waitFor polls a cluster-scoped object until done says so.
 func waitFor(ctx context.Context, r dynamic.NamespaceableResourceInterface, name string, done func(*unstructured.Unstructured) (bool, string)) error {
+	return poll(ctx, func() (bool, string, error) {
+		o, err := r.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error(), nil
+		}
+		ok, why := done(o)
+		return ok, why, nil
+	})
+}
+
+// poll calls try every 200 ms until it is done, fails (its error is
+// returned at once) or ctx ends: then the error names the last reason try
+// gave for not being done.
+func poll(ctx context.Context, try func() (done bool, why string, err error)) error {
 	last := ""
 	for {
-		o, err := r.Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			ok, why := done(o)
-			if ok {
-				return nil
-			}
-			last = why
-		} else {
-			last = err.Error()
+		done, why, err := try()
+		if err != nil || done {
+			return err
 		}
+		last = why
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("not ready: %s (%w)", strings.TrimSpace(last), ctx.Err())

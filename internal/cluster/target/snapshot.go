@@ -52,9 +52,15 @@ var ignored = map[string]bool{
 type lister struct {
 	disc discovery.DiscoveryInterface
 	meta metadata.Interface
+	// etcd is the local server's etcd (cluster.EtcdURL; "" for other
+	// clusters): asked which custom resources hold objects, so that only
+	// those are listed (storedCRs).
+	etcd string
 }
 
-func newLister(cfg *rest.Config) (*lister, error) {
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+func newLister(cfg *rest.Config, etcd string) (*lister, error) {
 	cfg = cluster.FastConfig(cfg)
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
@@ -64,7 +70,7 @@ func newLister(cfg *rest.Config) (*lister, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lister{disc: dc, meta: mc}, nil
+	return &lister{disc: dc, meta: mc, etcd: etcd}, nil
 }
 
 type resource struct {
@@ -125,6 +131,7 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 	if err != nil {
 		return nil, err
 	}
+	empty := l.emptyCRs(ctx, ns)
 	var (
 		mu   sync.Mutex
 		out  = map[types.UID]object{}
@@ -133,7 +140,7 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 		sem  = make(chan struct{}, 16)
 	)
 	for _, r := range rs {
-		if ns != "" && !r.namespaced {
+		if (ns != "" && !r.namespaced) || empty(r) {
 			continue
 		}
 		wg.Add(1)
@@ -167,6 +174,38 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// emptyCRs reports the custom resources that etcd holds no objects of
+// (in namespace ns, unless ""): nothing to list. Without etcd, or when it
+// cannot say, every resource is listed.
+func (l *lister) emptyCRs(ctx context.Context, ns string) func(resource) bool {
+	none := func(resource) bool { return false }
+	if l.etcd == "" {
+		return none
+	}
+	list, err := l.meta.Resource(crdGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return none
+	}
+	have, err := storedCRs(ctx, l.etcd)
+	if err != nil {
+		return none
+	}
+	crds := map[string]bool{}
+	for _, c := range list.Items {
+		crds[c.Name] = true
+	}
+	return func(r resource) bool {
+		if !crds[r.gvr.Resource+"."+r.gvr.Group] {
+			return false
+		}
+		key := r.gvr.Group + "/" + r.gvr.Resource
+		if ns != "" {
+			key += "/" + ns
+		}
+		return !have[key]
+	}
 }
 
 // created returns the objects in after that are not in before, except

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/k0rdent"
@@ -115,8 +116,13 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 			// Up installs the CRDs of a cluster it starts.
 			t.err = cluster.InstallCRDs(t.ctx, t.cluster.RESTConfig(), t.opts.CRDs, t.opts.Log())
 		}
-		if t.err == nil && t.parallel && !t.keep {
+		// What parallel runbooks made outside their namespaces is deleted
+		// when the run ends: not needed on a local server kbook started,
+		// which is gone then (listing every resource costs seconds).
+		if t.err == nil && t.parallel && !t.keep && !t.throwaway() {
+			begin := time.Now()
 			t.before, t.err = t.snapshotAll(t.ctx)
+			t.opts.Log().Infof("  the cluster's objects listed in %s", since(begin))
 		}
 		if t.err == nil {
 			if lost, why := cluster.Lost(t.cluster); lost != nil {
@@ -132,6 +138,10 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 	})
 	return t.cluster, t.err
 }
+
+// throwaway reports whether the cluster is a local server this target
+// started, stopped (and its data deleted) when the target closes.
+func (t *Target) throwaway() bool { return !t.reused && t.opts.Backend == cluster.Local }
 
 // Broken implements runner.Breakable: it is closed when the local API
 // server's etcd or kube-apiserver exits under the runbooks.
@@ -164,7 +174,7 @@ func (t *Target) Start(context.Context) error {
 func (t *Target) Started() bool { return t.cluster != nil }
 
 func (t *Target) snapshotAll(ctx context.Context) (map[types.UID]object, error) {
-	l, err := newLister(t.cluster.RESTConfig())
+	l, err := newLister(t.cluster.RESTConfig(), cluster.EtcdURL(t.cluster))
 	if err != nil {
 		return nil, err
 	}
@@ -290,12 +300,14 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 	}
 	s := &Session{t: t, cluster: c, cs: cs, namespace: namespaceFor(rb.Path)}
 	if !t.parallel && !t.keep {
-		if s.lister, err = newLister(cfg); err != nil {
+		if s.lister, err = newLister(cfg, cluster.EtcdURL(c)); err != nil {
 			return nil, err
 		}
+		begin := time.Now()
 		if s.before, err = s.lister.snapshot(ctx, ""); err != nil {
 			return nil, fmt.Errorf("snapshot cluster objects: %w", err)
 		}
+		t.opts.Log().Infof("  %s: the cluster's objects listed in %s", rb.Path, since(begin))
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.namespace, Labels: map[string]string{
 		"app.kubernetes.io/managed-by": "kbook",
@@ -409,7 +421,7 @@ func (t *Target) Close(ctx context.Context) error {
 	}
 	var errs []string
 	if t.before != nil && !t.keep {
-		l, err := newLister(t.cluster.RESTConfig())
+		l, err := newLister(t.cluster.RESTConfig(), cluster.EtcdURL(t.cluster))
 		if err == nil {
 			var after map[types.UID]object
 			if after, err = l.snapshot(ctx, ""); err == nil {
@@ -424,9 +436,11 @@ func (t *Target) Close(ctx context.Context) error {
 		}
 	}
 	if !t.reused { // a cluster handed in belongs to its owner
+		begin := time.Now()
 		if err := t.cluster.Stop(ctx); err != nil {
 			errs = append(errs, err.Error())
 		}
+		t.opts.Log().Infof("cluster stopped in %s", since(begin))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
@@ -599,7 +613,7 @@ func (s *Session) Close(ctx context.Context) error {
 	l := s.lister
 	if l == nil {
 		var err error
-		if l, err = newLister(s.cluster.RESTConfig()); err != nil {
+		if l, err = newLister(s.cluster.RESTConfig(), cluster.EtcdURL(s.cluster)); err != nil {
 			return err
 		}
 	}
@@ -607,6 +621,10 @@ func (s *Session) Close(ctx context.Context) error {
 		errs  []string
 		after map[types.UID]object
 	)
+	begin := time.Now()
+	defer func() {
+		s.t.opts.Log().Infof("  namespace %s and what the runbook made cleaned up in %s", s.namespace, since(begin))
+	}()
 	if s.before != nil {
 		var err error
 		if after, err = l.snapshot(ctx, ""); err != nil {
@@ -632,3 +650,5 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
