@@ -2,6 +2,10 @@
 GO      ?= go
 BIN     := bin/kbook
 PKGS    := ./...
+# The tests that start the local k0rdent plane (plane, target, cmd/kbook) take
+# one machine-wide lock, so on a loaded machine a package can wait minutes for
+# another's plane: go test's default 10-minute limit per package is too short.
+GOTESTFLAGS ?= -timeout 30m
 
 # Reference CRDs (k0rdent, Cluster API, k0smotron) beside the repository, when
 # present. Without them the local API server serves the k0rdent release's own
@@ -76,7 +80,7 @@ test:
 	echo "== k0rdent $(K0RDENT) controllers ($$(date +%T))" && \
 	$(PHASE) k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) && \
 	echo "== go test ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(PKGS) && \
+	KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(GOTESTFLAGS) $(PKGS) && \
 	echo "== kbook check ($$(date +%T))" && \
 	$(PHASE) check ./$(BIN) check runbooks/ && \
 	echo "== kbook run ($$(date +%T))" && \
