@@ -86,7 +86,7 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	}
 	o := build.Options{OutDir: f.out, Version: f.version, Title: f.title, Aliases: f.aliases, VersionSet: cmd.Flags().Changed("version"),
 		BaseURL: f.baseURL, NoRun: f.noRun, Reports: f.reports, AllowFailures: f.allowFailures, NoSearch: f.noSearch,
-		AllVersions: f.allVersions, HugoTimeout: f.hugoTimeout, Run: ro, CRDsGiven: len(f.run.cluster.crds) > 0,
+		AllVersions: f.allVersions, HugoTimeout: f.hugoTimeout, Run: ro, CRDsGiven: len(f.run.cluster.o.CRDs) > 0,
 		Logger: siteLogger{cmd}, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if len(args) == 1 {
 		o.Dir = args[0]

@@ -52,15 +52,17 @@ func newClusterUpCmd() *cobra.Command {
   kbook cluster up --cluster kind`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(cmd, stderrLogger{})
+			ch := changed(cmd)
+			o, err := cluster.Choose(f.backend, ch["kubeconfig"] || ch["context"], f.o)
 			if err != nil {
 				return usageError(err)
 			}
-			return clusterUp(cmd, f.name, o)
+			o.Logger = stderrLogger{}
+			return clusterUp(cmd, o.Name, o)
 		},
 	}
 	f.register(cmd, false)
-	cmd.Flags().StringVar(&f.name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
+	cmd.Flags().StringVar(&f.o.Name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
 	return cmd
 }
 

@@ -55,7 +55,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	o := build.ServeOptions{Version: f.version, Bind: f.bind, Port: f.port, Run: f.run, RunOptions: ro, CRDsGiven: len(f.rf.cluster.crds) > 0,
+	o := build.ServeOptions{Version: f.version, Bind: f.bind, Port: f.port, Run: f.run, RunOptions: ro, CRDsGiven: len(f.rf.cluster.o.CRDs) > 0,
 		HugoTimeout: f.hugo, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if len(args) == 1 {
 		o.Dir = args[0]
