@@ -19,6 +19,8 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/skeleton"
+	"github.com/spf13/cobra"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -61,6 +63,17 @@ func exit(ctx context.Context, err error) error {
 		return &exitError{findings.ExitInterrupted, err}
 	}
 	return &exitError{findings.ExitErrors, err}
+}
+
+// to is a command's output, for the results its library call returns.
+type to struct{ cmd *cobra.Command }
+
+// created reports what a scaffold wrote; its error is bad input.
+func (t to) created(c skeleton.Created, err error) error {
+	if err != nil {
+		return usageError(err)
+	}
+	return c.Write(t.cmd.OutOrStdout())
 }
 
 func main() {

@@ -55,21 +55,7 @@ exist; nothing is written on error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			dir, files, err := scaffold.Init(o)
-			if err != nil {
-				return usageError(err)
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created %s/\n", dir)
-			for _, f := range files {
-				fmt.Fprintf(out, "  %s\n", f)
-			}
-			if o.Controller {
-				fmt.Fprintf(out, "next: cd %s && make build && kbook provider validate infrastructure-components.yaml metadata.yaml chart\n", dir)
-			} else {
-				fmt.Fprintf(out, "next: kbook provider validate %s infrastructure-components.yaml metadata.yaml\n", dir)
-			}
-			return nil
+			return to{cmd}.created(scaffold.New(o))
 		},
 	}
 	fl := cmd.Flags()

@@ -24,12 +24,7 @@ and write the manifests that install it.`,
 }
 
 func newTemplateInitCmd() *cobra.Command {
-	var (
-		o        scaffold.Options
-		extend   string
-		registry string
-		labels   []string
-	)
+	var r scaffold.Request
 	var providers []string
 	for _, p := range scaffold.Providers {
 		providers = append(providers, fmt.Sprintf("  %-10s %s", p.Name, p.Description))
@@ -53,47 +48,17 @@ labels, defaults, extra manifests) without copying it.`,
   kbook template init acme-aws --extend ./aws-standalone-cp-1.0.20.tgz --registry registry.acme.io --label acme.io/cost-center=platform`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var (
-				dir   string
-				files []string
-				err   error
-			)
-			if extend != "" {
-				lm := map[string]string{}
-				for _, l := range labels {
-					k, v, ok := strings.Cut(l, "=")
-					if !ok || k == "" {
-						return usageError(fmt.Errorf("--label %q: want KEY=VALUE", l))
-					}
-					lm[k] = v
-				}
-				dir, files, err = scaffold.Extend(scaffold.ExtendOptions{Name: args[0], Dir: o.Dir, Base: extend, Registry: registry, Labels: lm, Load: scaffold.HelmPull})
-			} else {
-				if registry != "" || len(labels) > 0 {
-					return usageError(fmt.Errorf("--registry and --label go with --extend; a new chart takes them from values.yaml"))
-				}
-				o.Name = args[0]
-				dir, files, err = scaffold.Init(o)
-			}
-			if err != nil {
-				return usageError(err)
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created %s/\n", dir)
-			for _, f := range files {
-				fmt.Fprintf(out, "  %s\n", f)
-			}
-			fmt.Fprintf(out, "next: kbook template validate %s\n", dir)
-			return nil
+			r.Name = args[0]
+			return to{cmd}.created(scaffold.New(r))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Provider, "provider", "docker", "provider set: "+strings.Join(scaffold.ProviderNames(), ", "))
-	fl.StringVar(&o.K8sVersion, "k8s-version", "", "Kubernetes version `vX.Y.Z` of the clusters (default: the provider's)")
-	fl.StringVar(&o.Dir, "dir", "", "directory to create (default: NAME)")
-	fl.StringVar(&extend, "extend", "", "wrap this template: a chart `directory, .tgz or REPO/CHART@VERSION`")
-	fl.StringVar(&registry, "registry", "", "with --extend: the organisation's image `registry` (global.registry)")
-	fl.StringArrayVar(&labels, "label", nil, "with --extend: a `KEY=VALUE` label for every cluster (repeatable)")
+	fl.StringVar(&r.Provider, "provider", "docker", "provider set: "+strings.Join(scaffold.ProviderNames(), ", "))
+	fl.StringVar(&r.K8sVersion, "k8s-version", "", "Kubernetes version `vX.Y.Z` of the clusters (default: the provider's)")
+	fl.StringVar(&r.Dir, "dir", "", "directory to create (default: NAME)")
+	fl.StringVar(&r.Extend, "extend", "", "wrap this template: a chart `directory, .tgz or REPO/CHART@VERSION`")
+	fl.StringVar(&r.Registry, "registry", "", "with --extend: the organisation's image `registry` (global.registry)")
+	fl.StringArrayVar(&r.Labels, "label", nil, "with --extend: a `KEY=VALUE` label for every cluster (repeatable)")
 	return cmd
 }
 
