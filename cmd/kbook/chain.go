@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -22,10 +22,7 @@ ClusterDeployment's status.availableUpgrades.`,
 }
 
 func newChainValidateCmd() *cobra.Command {
-	var (
-		output string
-		opts   chain.Options
-	)
+	var opts chain.Options
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
 		Short: "Check template chains as kcm does, and for cycles, downgrades and skipped Kubernetes versions",
@@ -49,25 +46,10 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
   kbook chain validate aws-chain.yaml ./charts/          # with the templates' charts
   kbook chain validate chains/ templates/ -o json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := chain.Load(args...)
-			if err != nil {
-				return usageError(err)
-			}
-			if len(in.Chains) == 0 {
-				return usageError(fmt.Errorf("no ClusterTemplateChain or ServiceTemplateChain in %v", args))
-			}
-			rep := chain.Validate(in, opts).Report()
-			if err := findings.Write(cmd.OutOrStdout(), output, chain.Registry, rep); err != nil {
-				return err
-			}
-			if code := chain.Registry.ExitCode(rep); code != findings.ExitOK {
-				return &exitError{code, nil}
-			}
-			return nil
-		},
 	}
-	outputFlag(cmd.Flags(), &output, findings.Formats...)
+	checkCmd(cmd, chain.Registry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		return one(chain.Check(opts, args...))
+	})
 	cmd.Flags().StringVar(&opts.SystemNamespace, "system-namespace", "kcm-system", "kcm's system `namespace` (its webhook checks chains there even when labelled managed)")
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -128,4 +129,37 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
 	f.progress = "auto"
 	f.cluster.register(cmd, true)
+}
+
+// checkFunc is the library call of a command that reports findings; tail,
+// if not nil, follows text output (provider validate's clusterctl
+// variables).
+type checkFunc func(cmd *cobra.Command, args []string) (reps []*findings.Report, tail func(io.Writer), err error)
+
+// checkCmd makes c a command that reports findings (template, provider
+// and chain validate, check, upgrade check) the one way: -o text, json or
+// sarif written by findings.Write, and the registry's exit code (0 no
+// errors, 1 errors found, 2 bad input; 130 interrupted).
+func checkCmd(c *cobra.Command, reg *findings.Registry, check checkFunc) *cobra.Command {
+	var output string
+	outputFlag(c.Flags(), &output, findings.Formats...)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		reps, tail, err := check(cmd, args)
+		if err != nil {
+			return exit(cmd.Context(), err)
+		}
+		if err := findings.Write(cmd.OutOrStdout(), output, reg, reps...); err != nil {
+			return &exitError{findings.ExitErrors, err}
+		}
+		if tail != nil && output == "text" {
+			tail(cmd.OutOrStdout())
+		}
+		return code(reg.ExitCode(reps...))
+	}
+	return c
+}
+
+// one is a check's single report.
+func one(rep *findings.Report, err error) ([]*findings.Report, func(io.Writer), error) {
+	return []*findings.Report{rep}, nil, err
 }

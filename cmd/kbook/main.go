@@ -36,6 +36,14 @@ func (e *exitError) Unwrap() error { return e.err }
 // usageError marks bad input: exit code 2.
 func usageError(err error) error { return &exitError{findings.ExitBadInput, err} }
 
+// code is an exit code as an error: nil for findings.ExitOK.
+func code(c int) error {
+	if c == findings.ExitOK {
+		return nil
+	}
+	return &exitError{c, nil}
+}
+
 // Why a run was cancelled.
 var (
 	errInterrupted = errors.New("interrupted")

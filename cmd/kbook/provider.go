@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
@@ -76,7 +76,6 @@ func newProviderValidateCmd() *cobra.Command {
 		opts   provider.Options
 		render provider.RenderOptions
 		target string
-		output string
 	)
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
@@ -99,39 +98,19 @@ Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
   kbook provider validate config/crd/bases --target capi
   kbook provider validate components.yaml --registry registry.acme.io -o sarif > provider.sarif`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch provider.Target(target) {
-			case provider.TargetK0rdent, provider.TargetCAPI:
-				opts.Target = provider.Target(target)
-			default:
-				return usageError(fmt.Errorf("--target %q: want k0rdent or capi", target))
-			}
-			if err := provider.Registry.CheckDisable(opts.Disable); err != nil {
-				return usageError(err)
-			}
-			set, err := provider.Load(args, render)
-			if err != nil {
-				return usageError(err)
-			}
-			res := provider.Validate(set, opts)
-			if err := findings.Write(cmd.OutOrStdout(), output, provider.Registry, res.Report); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if output == "text" {
-				provider.WriteVariables(cmd.OutOrStdout(), res.Variables)
-			}
-			if code := provider.Registry.ExitCode(res.Report); code != findings.ExitOK {
-				return &exitError{code, nil}
-			}
-			return nil
-		},
 	}
+	checkCmd(cmd, provider.Registry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		res, err := provider.Check(args, target, opts, render)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []*findings.Report{res.Report}, func(w io.Writer) { provider.WriteVariables(w, res.Variables) }, nil
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&target, "target", string(provider.TargetK0rdent), "what the provider must work with: k0rdent (CAPI contract and kcm) or capi (the contract alone)")
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow controller images from this `registry` (repeatable; default: not checked)")
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
-	outputFlag(fl, &output, "text", "json", "sarif")
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -17,9 +18,8 @@ func addTemplateCommands(cmd *cobra.Command) {
 
 func newTemplateValidateCmd() *cobra.Command {
 	var (
-		r      template.Request
-		output string
-		kube   kubeFlags
+		r    template.Request
+		kube kubeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "validate PATH...",
@@ -46,21 +46,12 @@ parse, an unknown rule in --disable.`,
   kbook template validate charts/* -o sarif > kbook.sarif
   kbook template validate ./acme-inventory --provider ./cluster-api-provider-inventory --provider infrastructure-components.yaml`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r.Charts, r.Kubeconfig, r.Context, r.Log = args, kube.kubeconfig, kube.context, cmd.ErrOrStderr()
-			results, err := template.ValidateAll(cmd.Context(), r)
-			if err != nil {
-				return failure(err)
-			}
-			if err := findings.Write(cmd.OutOrStdout(), output, template.Registry, results...); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if code := template.Registry.ExitCode(results...); code != findings.ExitOK {
-				return &exitError{code, nil}
-			}
-			return nil
-		},
 	}
+	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		r.Charts, r.Kubeconfig, r.Context, r.Log = args, kube.kubeconfig, kube.context, cmd.ErrOrStderr()
+		reps, err := template.ValidateAll(cmd.Context(), r)
+		return reps, nil, err
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
 	fl.StringArrayVar(&r.CRDs, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
@@ -71,7 +62,6 @@ parse, an unknown rule in --disable.`,
 	fl.StringArrayVar(&r.Options.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&r.Options.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
 	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
-	outputFlag(fl, &output, "text", "json", "sarif")
 	fl.BoolVar(&r.DependencyUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,6 @@ func newUpgradeCheckCmd() *cobra.Command {
 		live           liveFlags
 		from, to       string
 		config         string
-		output         string
 		allowK8sChange bool
 	)
 	cmd := &cobra.Command{
@@ -67,27 +67,21 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
 
   kbook upgrade check dev-1 --to aws-standalone-cp-1-0-44 -o json | jq .findings`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r := live.request(args, to, allowK8sChange)
-			r.From, r.Config = from, config
-			if r.Deployment != "" {
-				procs, closeProcs := openProcs(stderrLogger{})
-				defer closeProcs()
-				r.Procs = procs
-			}
-			rep, err := r.Check(cmd.Context())
-			if err != nil {
-				return exit(cmd.Context(), err)
-			}
-			if err := findings.Write(cmd.OutOrStdout(), output, upgrade.Registry, rep.FindingsReport()); err != nil {
-				return err
-			}
-			if code := upgrade.Registry.ExitCode(rep.FindingsReport()); code != findings.ExitOK {
-				return &exitError{code, nil}
-			}
-			return nil
-		},
 	}
+	checkCmd(cmd, upgrade.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		r := live.request(args, to, allowK8sChange)
+		r.From, r.Config = from, config
+		if r.Deployment != "" {
+			procs, closeProcs := openProcs(stderrLogger{})
+			defer closeProcs()
+			r.Procs = procs
+		}
+		rep, err := r.Check(cmd.Context())
+		if err != nil {
+			return nil, nil, err
+		}
+		return one(rep.FindingsReport(), nil)
+	})
 	live.add(cmd)
 	live.addCharts(cmd)
 	fl := cmd.Flags()
@@ -95,7 +89,6 @@ Exit status: 0 no hazard, 1 hazard found, 2 bad input or error.`,
 	fl.StringVar(&to, "to", "", "the target: a chart `folder or .tgz` offline, a ClusterTemplate name live")
 	fl.StringVar(&config, "config", "", "offline: a ClusterDeployment or values `file`, with the ServiceTemplates and Management it uses as more documents")
 	fl.BoolVar(&allowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
-	outputFlag(fl, &output, findings.Formats...)
 	return cmd
 }
 
