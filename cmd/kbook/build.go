@@ -27,37 +27,7 @@ type buildFlags struct {
 func newBuildCmd() *cobra.Command {
 	var f buildFlags
 	cmd := &cobra.Command{
-		Use:   "build [DIR]",
-		Short: "Build the versioned docs site of a docs repository",
-		Long: `Build the docs site of DIR (default: the current directory): kbook.yaml,
-content/ (guides), runbooks/ (executable runbooks) and site/ (layout
-overrides of the embedded theme) become one version folder of a static site
-in --out, with Hugo ` + site.HugoVersion + ` built into kbook.
-
-Runbooks are run first, as kbook run would (unchanged runbooks come from
-the cache); every runbook page then shows the captured output and a
-verification badge. With --no-run nothing is executed and pages show cached
-results only; with --report the results come from kbook run --json reports.
-
-Versions already in --out stay; --out/versions.json (mike's format), the
-alias folders and the root redirect are updated. Search needs Pagefind
-(npm package pagefind); without it the site is built without search.
-
-Exit status: 0 the site was written and every runbook passed or was
-skipped, 1 a runbook failed (the site is still written, showing the
-failure) unless --allow-failures, 2 bad input (broken link, bad front
-matter, template error) reported at its file:line, 130 interrupted.`,
-		Example: `  # Build the current repository as version next into public/
-  kbook build
-
-  # Release v0.2 as the default version, keeping the versions already in public/
-  kbook build --version v0.2 --alias latest --base-url https://acme.github.io/docs/
-
-  # Build from the results of an earlier run, executing nothing
-  kbook run --json results.json runbooks/ && kbook build --report results.json
-
-  # Every version of kbook.yaml from its git tag or branch, in one Hugo build
-  kbook build --all-versions`,
+		Use:  "build [DIR]",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBuild(cmd, args, &f)

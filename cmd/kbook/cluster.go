@@ -18,13 +18,7 @@ func (stderrLogger) Infof(format string, args ...any) { fmt.Fprintf(os.Stderr, f
 
 func newClusterCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "cluster",
-		Short: "Start, stop and inspect a cluster to work with interactively",
-		Long: `Bring up the same kind of cluster a runbook sees, to try commands by hand.
-
-'kbook cluster up' starts a local API server (or a kind cluster) that keeps
-running after the command returns; 'kbook run --reuse' runs runbooks against
-it instead of starting a new one; 'kbook cluster down' stops it.`,
+		Use: "cluster",
 	}
 	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterServeCmd())
 	return cmd
@@ -35,21 +29,7 @@ func cacheRoot() string { return cache.DefaultDir() }
 func newClusterUpCmd() *cobra.Command {
 	var f clusterFlags
 	cmd := &cobra.Command{
-		Use:   "up",
-		Short: "Start a cluster that keeps running",
-		Example: `  # A local API server serving k0rdent v1.11.4's CRDs (k0rdent, Flux, Sveltos, Cluster API)
-  kbook cluster up --k0rdent v1.11.4 --k0rdent-api-only
-  export KUBECONFIG=$(kbook cluster kubeconfig --path)
-
-  # ...or with the CRD files you have
-  kbook cluster up --crds ./my-crds
-  export KUBECONFIG=$(kbook cluster kubeconfig --path)
-
-  # A local API server running the real k0rdent v1.11.4 controllers
-  kbook cluster up --k0rdent v1.11.4
-
-  # A kind cluster
-  kbook cluster up --cluster kind`,
+		Use:  "up",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ch := changed(cmd)
@@ -83,9 +63,8 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 func newClusterDownCmd() *cobra.Command {
 	var name string
 	cmd := &cobra.Command{
-		Use:   "down",
-		Short: "Stop a cluster started with kbook cluster up",
-		Args:  cobra.NoArgs,
+		Use:  "down",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := cluster.ReadState(cacheRoot(), name)
 			if errors.Is(err, cluster.ErrNoState) {
@@ -109,10 +88,8 @@ func newClusterDownCmd() *cobra.Command {
 func newClusterStatusCmd() *cobra.Command {
 	var name, output string
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show whether a cluster started with kbook cluster up is running",
-		Long:  "Show the cluster's backend, API server, kubeconfig and Kubernetes version.\n\nExit status: 0 running, 1 not running or not up, 2 bad flags.",
-		Args:  cobra.NoArgs,
+		Use:  "status",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := cluster.StatusOf(cmd.Context(), cacheRoot(), name)
 			if err != nil {
@@ -136,10 +113,8 @@ func newClusterKubeconfigCmd() *cobra.Command {
 	var name string
 	var path bool
 	cmd := &cobra.Command{
-		Use:     "kubeconfig",
-		Short:   "Print the kubeconfig of a cluster started with kbook cluster up",
-		Example: "  kbook cluster kubeconfig > kbook.kubeconfig\n  export KUBECONFIG=$(kbook cluster kubeconfig --path)",
-		Args:    cobra.NoArgs,
+		Use:  "kubeconfig",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := cluster.ReadState(cacheRoot(), name)
 			if err != nil {

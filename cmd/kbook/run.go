@@ -38,35 +38,7 @@ type runFlags struct {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [PATH...]",
-		Short: "Run executable runbooks",
-		Long: `Run the runbooks found in PATH (files or directories; default: runbooks).
-
-A runbook is a Markdown file whose ` + "```testscript" + ` blocks are its steps, or a
-plain testscript .txtar file. All steps of a runbook run in order as one
-testscript run; independent runbooks run in parallel.
-
-A runbook that passed before and whose source, inputs, kbook binary and
-backend are unchanged is not run again: its result comes from the cache
-(` + "`--no-cache`" + ` to force a run).
-
-Scripts see only the variables kbook sets and those passed with --env:
-none of the shell's.
-
-Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
-130 interrupted, 141 output closed (kbook run | head); whatever kbook
-started is stopped in every case.`,
-		Example: `  # Run all runbooks, four at a time
-  kbook run -p 4 runbooks/
-
-  # Run the steps named "apply.*" of runbooks whose file name starts with "template"
-  kbook run -run 'template/apply' runbooks/
-
-  # Refresh the expected-output blocks from the actual output
-  kbook run --update runbooks/first-runbook.md
-
-  # One shard of four in a CI matrix, with reports for the merge job
-  kbook run --shard 2/4 --json shard-2.json --junit shard-2.xml runbooks/`,
+		Use: "run [PATH...]",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd, args, &f)
 		},

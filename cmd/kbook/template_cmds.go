@@ -22,29 +22,7 @@ func newTemplateValidateCmd() *cobra.Command {
 		kube kubeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "validate PATH...",
-		Short: "Check ClusterTemplate charts before installing them",
-		Long: `Check ClusterTemplate charts (directories or .tgz) offline: that they load with
-Helm, follow the rules kcm applies (provider and contract annotations, the
-Kubernetes version), that values and configs match values.schema.json, that
-they render as kcm would render them into one CAPI Cluster whose references
-resolve, that the objects match the CRD schemas and CEL rules (--crds or
---kubeconfig), the security rules, and your organisation's policies (--policy).
-
-Every finding has a rule ID, a severity and a file:line or values path; see
-the rule catalogue in the docs. With several charts, -o json prints a list.
-
-ProviderTemplate charts are recognised and get only the Chart rules (see
-kbook provider validate).
-
-Exit status: 0 no errors (warnings and infos allowed), 1 errors found, 2 bad
-input: a missing path, a chart Helm cannot load, a --config that does not
-parse, an unknown rule in --disable.`,
-		Example: `  kbook template validate ./acme-docker
-  kbook template validate ./acme-docker --crds crds/capi --policy acme-policy.yaml
-  kbook template validate ./acme-docker --config clusterdeployment.yaml
-  kbook template validate charts/* -o sarif > kbook.sarif
-  kbook template validate ./acme-inventory --provider ./cluster-api-provider-inventory --provider infrastructure-components.yaml`,
+		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
 	}
 	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
@@ -72,18 +50,7 @@ func newTemplateRenderCmd() *cobra.Command {
 		output string
 	)
 	cmd := &cobra.Command{
-		Use:   "render PATH",
-		Short: "Print the objects a ClusterTemplate chart renders, as kcm would",
-		Long: `Render the chart at PATH (directory or .tgz) the way kcm installs it for a
-ClusterDeployment: release name and namespace of the deployment, the values
-kcm injects (clusterIdentity, global, clusterLabels), and the deployment's
-spec.config (--config: a ClusterDeployment or a values file).
-
-Exit status: 0 rendered, 1 the chart does not render (or its metadata is
-invalid), 2 bad input (a missing or unloadable chart, a config that does
-not parse), as template validate for the same chart.`,
-		Example: `  kbook template render ./acme-docker
-  kbook template render ./acme-docker --config ci/ha.yaml --release-name prod-1 -n team-a`,
+		Use:  "render PATH",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(args[0]); err != nil {

@@ -17,25 +17,7 @@ func newTemplatePublishCmd() *cobra.Command {
 		kube kubeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "publish CHART",
-		Short: "Publish a chart to the Helm repository of a local k0rdent plane",
-		Long: `Package the chart at CHART (directory or .tgz) and upload it to the Helm
-repository that kbook serves beside a local k0rdent plane (kbook run --k0rdent,
-kbook cluster up --k0rdent), then make sure a HelmRepository in the namespace
-points at that repository, labelled k0rdent.mirantis.com/managed: "true" as
-kcm requires. A ClusterTemplate from 'kbook template manifest CHART --repo
-NAME' then installs it.
-
-The repository is found through the cluster (the ConfigMap
-kcm-system/kbook-helm-repository the plane writes), so a runbook needs
-nothing but its kubeconfig. A chart version is immutable: publishing other
-content under a version already there fails; bump the version instead.
-
-Exit status: 0 published, 1 the cluster or repository failed, 2 bad input.`,
-		Example: `  # In a runbook on kbook run --k0rdent v1.11.4
-  kbook template publish ./acme-inmemory
-  kbook template manifest ./acme-inmemory --repo kbook-local -n $NAMESPACE | kubectl apply -f -
-  await clustertemplate/acme-inmemory-0-1-0 '{.status.valid}'=true`,
+		Use:  "publish CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Interval != "" {
