@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/site"
@@ -57,22 +57,14 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	o := build.Options{OutDir: f.out, Version: f.version, Title: f.title, Aliases: f.aliases, VersionSet: cmd.Flags().Changed("version"),
 		BaseURL: f.baseURL, NoRun: f.noRun, Reports: f.reports, AllowFailures: f.allowFailures, NoSearch: f.noSearch,
 		AllVersions: f.allVersions, HugoTimeout: f.hugoTimeout, Run: ro, CRDsGiven: len(f.run.cluster.o.CRDs) > 0,
-		Logger: siteLogger{cmd}, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+		Logger: log.To{W: cmd.ErrOrStderr()}, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if len(args) == 1 {
 		o.Dir = args[0]
 	}
 	// The build's work folders are recorded while they exist: the next
 	// kbook removes them if this one is killed.
-	procs, closeProcs := openProcs(siteLogger{cmd})
+	procs, closeProcs := openProcs(log.To{W: cmd.ErrOrStderr()})
 	defer closeProcs()
 	o.Procs = procs
 	return exit(cmd.Context(), build.Build(cmd.Context(), o))
-}
-
-type siteLogger struct{ cmd *cobra.Command }
-
-func (l siteLogger) Warn(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: warning: %s\n", msg) }
-func (l siteLogger) Info(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: %s\n", msg) }
-func (l siteLogger) Infof(format string, args ...any) {
-	fmt.Fprintf(l.cmd.ErrOrStderr(), format+"\n", args...)
 }

@@ -10,9 +10,7 @@ import (
 )
 
 func newChainCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "chain",
-	}
+	cmd := &cobra.Command{Use: "chain"}
 	cmd.AddCommand(newChainValidateCmd())
 	return cmd
 }

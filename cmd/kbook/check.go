@@ -9,9 +9,7 @@ import (
 )
 
 func newCheckCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "check [PATH...]",
-	}
+	cmd := &cobra.Command{Use: "check [PATH...]"}
 	checkCmd(cmd, run.LintRegistry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
 		return one(run.Lint(args))
 	})

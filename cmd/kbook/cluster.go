@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -11,15 +9,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// stderrLogger prints progress lines to stderr.
-type stderrLogger struct{}
-
-func (stderrLogger) Infof(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-
 func newClusterCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "cluster",
-	}
+	cmd := &cobra.Command{Use: "cluster"}
 	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterServeCmd())
 	return cmd
 }
@@ -37,7 +28,7 @@ func newClusterUpCmd() *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			o.Logger = stderrLogger{}
+			o.Logger = stderrLog
 			return clusterUp(cmd, o.Name, o)
 		},
 	}
@@ -50,11 +41,8 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	ctx := cmd.Context()
 	sweepProcs(o.Logger)
 	s, err := cluster.StartDetached(ctx, cluster.UpOptions{Root: cacheRoot(), Name: name, Cluster: o})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return &exitError{findings.ExitInterrupted, ctx.Err()}
-	case err != nil:
-		return failure(err)
+	if err != nil {
+		return exit(ctx, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
 	return nil
@@ -66,19 +54,7 @@ func newClusterDownCmd() *cobra.Command {
 		Use:  "down",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := cluster.ReadState(cacheRoot(), name)
-			if errors.Is(err, cluster.ErrNoState) {
-				fmt.Fprintf(os.Stderr, "cluster %q is not up\n", name)
-				return nil
-			}
-			if err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if err := cluster.Down(cmd.Context(), cacheRoot(), s, stderrLogger{}); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			fmt.Fprintf(os.Stderr, "cluster %q (%s) stopped\n", name, s.Backend)
-			return nil
+			return failure(cluster.DownNamed(cmd.Context(), cacheRoot(), name, stderrLog))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
@@ -93,13 +69,13 @@ func newClusterStatusCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := cluster.StatusOf(cmd.Context(), cacheRoot(), name)
 			if err != nil {
-				return &exitError{findings.ExitErrors, err}
+				return failure(err)
 			}
 			if err := cluster.WriteStatus(cmd.OutOrStdout(), output, st); err != nil {
 				return err
 			}
 			if !st.Running {
-				return &exitError{findings.ExitErrors, nil}
+				return code(findings.ExitErrors)
 			}
 			return nil
 		},
@@ -116,17 +92,9 @@ func newClusterKubeconfigCmd() *cobra.Command {
 		Use:  "kubeconfig",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := cluster.ReadState(cacheRoot(), name)
+			data, err := cluster.KubeconfigOf(cacheRoot(), name, path)
 			if err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if path {
-				fmt.Fprintln(cmd.OutOrStdout(), s.Kubeconfig)
-				return nil
-			}
-			data, err := os.ReadFile(s.Kubeconfig)
-			if err != nil {
-				return &exitError{findings.ExitErrors, err}
+				return failure(err)
 			}
 			_, err = cmd.OutOrStdout().Write(data)
 			return err

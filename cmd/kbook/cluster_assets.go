@@ -11,7 +11,6 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
-	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +29,7 @@ func newClusterAssetsCmd() *cobra.Command {
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
 				release = k0rdent
 			}
-			dir, err := cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLogger{})
+			dir, err := cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog)
 			if err != nil {
 				return failure(err)
 			}
@@ -55,11 +54,11 @@ func newClusterServeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			reg, closeProcs := openProcs(stderrLogger{})
+			reg, closeProcs := openProcs(stderrLog)
 			defer closeProcs()
-			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLogger{}, Procs: reg}
+			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLog, Procs: reg}
 			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
-				return &exitError{findings.ExitErrors, err}
+				return failure(err)
 			}
 			return nil
 		},

@@ -149,7 +149,7 @@ func checkCmd(c *cobra.Command, reg *findings.Registry, check checkFunc) *cobra.
 			return exit(cmd.Context(), err)
 		}
 		if err := findings.Write(cmd.OutOrStdout(), output, reg, reps...); err != nil {
-			return &exitError{findings.ExitErrors, err}
+			return failure(err)
 		}
 		if tail != nil && output == "text" {
 			tail(cmd.OutOrStdout())

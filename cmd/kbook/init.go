@@ -7,9 +7,7 @@ import (
 )
 
 func newInitCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "init",
-	}
+	cmd := &cobra.Command{Use: "init"}
 	cmd.AddCommand(newInitDocsCmd())
 	return cmd
 }

@@ -10,9 +10,7 @@ import (
 )
 
 func newProviderCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "provider",
-	}
+	cmd := &cobra.Command{Use: "provider"}
 	cmd.AddCommand(newProviderInitCmd(), newProviderValidateCmd(), newProviderManifestCmd(), newProviderConformanceCmd())
 	return cmd
 }

@@ -16,10 +16,10 @@ func newProviderConformanceCmd() *cobra.Command {
 		Use:  "conformance PATH...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r.Paths, r.Kubeconfig, r.Context, r.Log, r.Options.Logger = args, kube.kubeconfig, kube.context, stderrLogger{}, stderrLogger{}
+			r.Paths, r.Kubeconfig, r.Context, r.Log, r.Options.Logger = args, kube.kubeconfig, kube.context, stderrLog, stderrLog
 			// The local API server dies with kbook, and a kill -9 is
 			// reaped by the next kbook (package proc).
-			procs, closeProcs := openProcs(stderrLogger{})
+			procs, closeProcs := openProcs(stderrLog)
 			defer closeProcs()
 			r.Procs = procs
 			res, err := conformance.OnCluster(cmd.Context(), r)
@@ -30,7 +30,7 @@ func newProviderConformanceCmd() *cobra.Command {
 				return err
 			}
 			if res.Failed() > 0 {
-				return &exitError{findings.ExitErrors, nil}
+				return code(findings.ExitErrors)
 			}
 			return nil
 		},

@@ -95,7 +95,7 @@ func runExit(ctx context.Context, rep *report.Report, err error) error {
 	case rep.Interrupted:
 		return &exitError{findings.ExitInterrupted, context.Cause(ctx)}
 	case rep.Summary().Failed > 0:
-		return &exitError{findings.ExitErrors, nil}
+		return code(findings.ExitErrors)
 	}
 	return nil
 }

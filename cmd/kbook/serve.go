@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/k0rdent/kbook/internal/log"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/site"
@@ -46,7 +47,7 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if len(args) == 1 {
 		o.Dir = args[0]
 	}
-	procs, closeProcs := openProcs(siteLogger{cmd})
+	procs, closeProcs := openProcs(log.To{W: cmd.ErrOrStderr()})
 	defer closeProcs()
 	o.Procs = procs
 	return exit(cmd.Context(), build.Serve(cmd.Context(), o))

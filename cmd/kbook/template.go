@@ -10,9 +10,7 @@ import (
 )
 
 func newTemplateCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "template",
-	}
+	cmd := &cobra.Command{Use: "template"}
 	cmd.AddCommand(newTemplateInitCmd(), newTemplateManifestCmd(), newTemplatePublishCmd())
 	addTemplateCommands(cmd)
 	return cmd

@@ -11,9 +11,7 @@ import (
 )
 
 func newUpgradeCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use: "upgrade",
-	}
+	cmd := &cobra.Command{Use: "upgrade"}
 	cmd.AddCommand(newUpgradeCheckCmd(), newUpgradeApplyCmd(), newUpgradeWindowCmd())
 	return cmd
 }
@@ -33,7 +31,7 @@ func newUpgradeCheckCmd() *cobra.Command {
 		r := live.request(args, to, allowK8sChange)
 		r.From, r.Config = from, config
 		if r.Deployment != "" {
-			procs, closeProcs := openProcs(stderrLogger{})
+			procs, closeProcs := openProcs(stderrLog)
 			defer closeProcs()
 			r.Procs = procs
 		}
@@ -65,9 +63,9 @@ func newUpgradeApplyCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r := live.request(args, to, allowK8sChange)
-			procs, closeProcs := openProcs(stderrLogger{})
+			procs, closeProcs := openProcs(stderrLog)
 			defer closeProcs()
-			r.Procs, o.Log = procs, stderrLogger{}
+			r.Procs, o.Log = procs, stderrLog
 			res, err := r.Apply(cmd.Context(), o, at)
 			if res != nil {
 				if werr := upgrade.WriteApply(cmd.OutOrStdout(), output, res, err); werr != nil {

@@ -27,7 +27,7 @@ func newUpgradeWindowCmd() *cobra.Command {
 				return err
 			}
 			if !rep.Open {
-				return &exitError{findings.ExitErrors, nil}
+				return code(findings.ExitErrors)
 			}
 			return nil
 		},
