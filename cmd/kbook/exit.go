@@ -44,7 +44,7 @@ func exit(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return &exitError{findings.ExitInterrupted, err}
 	}
-	return failure(err)
+	return &exitError{findings.ExitErrors, err}
 }
 
 // failure is exit for a command that cannot be interrupted.
