@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/site"
@@ -27,37 +27,7 @@ type buildFlags struct {
 func newBuildCmd() *cobra.Command {
 	var f buildFlags
 	cmd := &cobra.Command{
-		Use:   "build [DIR]",
-		Short: "Build the versioned docs site of a docs repository",
-		Long: `Build the docs site of DIR (default: the current directory): kbook.yaml,
-content/ (guides), runbooks/ (executable runbooks) and site/ (layout
-overrides of the embedded theme) become one version folder of a static site
-in --out, with Hugo ` + site.HugoVersion + ` built into kbook.
-
-Runbooks are run first, as kbook run would (unchanged runbooks come from
-the cache); every runbook page then shows the captured output and a
-verification badge. With --no-run nothing is executed and pages show cached
-results only; with --report the results come from kbook run --json reports.
-
-Versions already in --out stay; --out/versions.json (mike's format), the
-alias folders and the root redirect are updated. Search needs Pagefind
-(npm package pagefind); without it the site is built without search.
-
-Exit status: 0 the site was written and every runbook passed or was
-skipped, 1 a runbook failed (the site is still written, showing the
-failure) unless --allow-failures, 2 bad input (broken link, bad front
-matter, template error) reported at its file:line, 130 interrupted.`,
-		Example: `  # Build the current repository as version next into public/
-  kbook build
-
-  # Release v0.2 as the default version, keeping the versions already in public/
-  kbook build --version v0.2 --alias latest --base-url https://acme.github.io/docs/
-
-  # Build from the results of an earlier run, executing nothing
-  kbook run --json results.json runbooks/ && kbook build --report results.json
-
-  # Every version of kbook.yaml from its git tag or branch, in one Hugo build
-  kbook build --all-versions`,
+		Use:  "build [DIR]",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBuild(cmd, args, &f)
@@ -86,23 +56,15 @@ func runBuild(cmd *cobra.Command, args []string, f *buildFlags) error {
 	}
 	o := build.Options{OutDir: f.out, Version: f.version, Title: f.title, Aliases: f.aliases, VersionSet: cmd.Flags().Changed("version"),
 		BaseURL: f.baseURL, NoRun: f.noRun, Reports: f.reports, AllowFailures: f.allowFailures, NoSearch: f.noSearch,
-		AllVersions: f.allVersions, HugoTimeout: f.hugoTimeout, Run: ro, CRDsGiven: len(f.run.cluster.crds) > 0,
-		Logger: siteLogger{cmd}, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+		AllVersions: f.allVersions, HugoTimeout: f.hugoTimeout, Run: ro, CRDsGiven: len(f.run.cluster.o.CRDs) > 0,
+		Logger: log.To{W: cmd.ErrOrStderr()}, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if len(args) == 1 {
 		o.Dir = args[0]
 	}
 	// The build's work folders are recorded while they exist: the next
 	// kbook removes them if this one is killed.
-	procs, closeProcs := openProcs(siteLogger{cmd})
+	procs, closeProcs := openProcs(log.To{W: cmd.ErrOrStderr()})
 	defer closeProcs()
 	o.Procs = procs
 	return exit(cmd.Context(), build.Build(cmd.Context(), o))
-}
-
-type siteLogger struct{ cmd *cobra.Command }
-
-func (l siteLogger) Warn(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: warning: %s\n", msg) }
-func (l siteLogger) Info(msg string) { fmt.Fprintf(l.cmd.ErrOrStderr(), "kbook: %s\n", msg) }
-func (l siteLogger) Infof(format string, args ...any) {
-	fmt.Fprintf(l.cmd.ErrOrStderr(), format+"\n", args...)
 }

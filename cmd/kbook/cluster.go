@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -11,21 +9,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// stderrLogger prints progress lines to stderr.
-type stderrLogger struct{}
-
-func (stderrLogger) Infof(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-
 func newClusterCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "cluster",
-		Short: "Start, stop and inspect a cluster to work with interactively",
-		Long: `Bring up the same kind of cluster a runbook sees, to try commands by hand.
-
-'kbook cluster up' starts a local API server (or a kind cluster) that keeps
-running after the command returns; 'kbook run --reuse' runs runbooks against
-it instead of starting a new one; 'kbook cluster down' stops it.`,
-	}
+	cmd := &cobra.Command{Use: "cluster"}
 	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterServeCmd())
 	return cmd
 }
@@ -35,32 +20,20 @@ func cacheRoot() string { return cache.DefaultDir() }
 func newClusterUpCmd() *cobra.Command {
 	var f clusterFlags
 	cmd := &cobra.Command{
-		Use:   "up",
-		Short: "Start a cluster that keeps running",
-		Example: `  # A local API server serving k0rdent v1.11.4's CRDs (k0rdent, Flux, Sveltos, Cluster API)
-  kbook cluster up --k0rdent v1.11.4 --k0rdent-api-only
-  export KUBECONFIG=$(kbook cluster kubeconfig --path)
-
-  # ...or with the CRD files you have
-  kbook cluster up --crds ./my-crds
-  export KUBECONFIG=$(kbook cluster kubeconfig --path)
-
-  # A local API server running the real k0rdent v1.11.4 controllers
-  kbook cluster up --k0rdent v1.11.4
-
-  # A kind cluster
-  kbook cluster up --cluster kind`,
+		Use:  "up",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := f.options(cmd, stderrLogger{})
+			ch := changed(cmd)
+			o, err := cluster.Choose(f.backend, ch["kubeconfig"] || ch["context"], f.o)
 			if err != nil {
 				return usageError(err)
 			}
-			return clusterUp(cmd, f.name, o)
+			o.Logger = stderrLog
+			return clusterUp(cmd, o.Name, o)
 		},
 	}
 	f.register(cmd, false)
-	cmd.Flags().StringVar(&f.name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
+	cmd.Flags().StringVar(&f.o.Name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
 	return cmd
 }
 
@@ -68,11 +41,8 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 	ctx := cmd.Context()
 	sweepProcs(o.Logger)
 	s, err := cluster.StartDetached(ctx, cluster.UpOptions{Root: cacheRoot(), Name: name, Cluster: o})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return &exitError{findings.ExitInterrupted, ctx.Err()}
-	case err != nil:
-		return failure(err)
+	if err != nil {
+		return exit(ctx, err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
 	return nil
@@ -81,23 +51,10 @@ func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
 func newClusterDownCmd() *cobra.Command {
 	var name string
 	cmd := &cobra.Command{
-		Use:   "down",
-		Short: "Stop a cluster started with kbook cluster up",
-		Args:  cobra.NoArgs,
+		Use:  "down",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := cluster.ReadState(cacheRoot(), name)
-			if errors.Is(err, cluster.ErrNoState) {
-				fmt.Fprintf(os.Stderr, "cluster %q is not up\n", name)
-				return nil
-			}
-			if err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if err := cluster.Down(cmd.Context(), cacheRoot(), s, stderrLogger{}); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			fmt.Fprintf(os.Stderr, "cluster %q (%s) stopped\n", name, s.Backend)
-			return nil
+			return failure(cluster.DownNamed(cmd.Context(), cacheRoot(), name, stderrLog))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
@@ -107,20 +64,18 @@ func newClusterDownCmd() *cobra.Command {
 func newClusterStatusCmd() *cobra.Command {
 	var name, output string
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show whether a cluster started with kbook cluster up is running",
-		Long:  "Show the cluster's backend, API server, kubeconfig and Kubernetes version.\n\nExit status: 0 running, 1 not running or not up, 2 bad flags.",
-		Args:  cobra.NoArgs,
+		Use:  "status",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := cluster.StatusOf(cmd.Context(), cacheRoot(), name)
 			if err != nil {
-				return &exitError{findings.ExitErrors, err}
+				return failure(err)
 			}
 			if err := cluster.WriteStatus(cmd.OutOrStdout(), output, st); err != nil {
 				return err
 			}
 			if !st.Running {
-				return &exitError{findings.ExitErrors, nil}
+				return code(findings.ExitErrors)
 			}
 			return nil
 		},
@@ -134,22 +89,12 @@ func newClusterKubeconfigCmd() *cobra.Command {
 	var name string
 	var path bool
 	cmd := &cobra.Command{
-		Use:     "kubeconfig",
-		Short:   "Print the kubeconfig of a cluster started with kbook cluster up",
-		Example: "  kbook cluster kubeconfig > kbook.kubeconfig\n  export KUBECONFIG=$(kbook cluster kubeconfig --path)",
-		Args:    cobra.NoArgs,
+		Use:  "kubeconfig",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := cluster.ReadState(cacheRoot(), name)
+			data, err := cluster.KubeconfigOf(cacheRoot(), name, path)
 			if err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if path {
-				fmt.Fprintln(cmd.OutOrStdout(), s.Kubeconfig)
-				return nil
-			}
-			data, err := os.ReadFile(s.Kubeconfig)
-			if err != nil {
-				return &exitError{findings.ExitErrors, err}
+				return failure(err)
 			}
 			_, err = cmd.OutOrStdout().Write(data)
 			return err

@@ -10,9 +10,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
-	"github.com/k0rdent/kbook/internal/cluster/local/download"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
-	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/spf13/cobra"
 )
 
@@ -20,32 +18,7 @@ func newClusterAssetsCmd() *cobra.Command {
 	var k0rdent, assetsFrom string
 	var apiOnly bool
 	cmd := &cobra.Command{
-		Use:   "assets",
-		Short: "Print the directory of the local backend's binaries, building them if needed",
-		Long: `Print the directory holding kube-apiserver and etcd (and kubectl where none is
-on the PATH) for the local backend, ready for KUBEBUILDER_ASSETS.
-
-With KUBEBUILDER_ASSETS set (for example from setup-envtest), that directory is
-checked and printed. Otherwise the binaries come from kbook's cache; the first
-time, --assets-from says how they get there: download fetches setup-envtest's
-released archive of Kubernetes ` + binaries.KubernetesVersion + ` (else the newest patch of its minor)
-from setup-envtest's index ($` + download.EnvIndexURL + ` replaces it), checked against
-the index's sha512 (seconds); build builds kube-apiserver ` + binaries.KubernetesVersion + ` and etcd
-` + binaries.EtcdVersion + ` from pinned Go modules with the local Go toolchain (about ten
-minutes on two cores); auto (the default) downloads and builds when the
-download fails, saying so.
-
-With --k0rdent, it prints the cache directory of that k0rdent release
-instead: the kcm, Flux, Sveltos and Cluster API module folders the local
-k0rdent plane reads its CRDs, webhooks and charts from (fetched through the
-Go module proxy, seconds), and the controllers built from those modules
-(kcm, source-controller, helm-controller, Cluster API core, kubeadm
-bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
---api-only fetches the module folders alone.`,
-		Example: `  export KUBEBUILDER_ASSETS=$(kbook cluster assets)
-
-  # Build the k0rdent v1.11.4 controllers ahead of time
-  kbook cluster assets --k0rdent v1.11.4`,
+		Use:  "assets",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			src, err := binaries.ParseSource(assetsFrom)
@@ -56,7 +29,7 @@ bootstrap and control plane, CAPD; about 25 minutes on two cores, once).
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
 				release = k0rdent
 			}
-			dir, err := cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLogger{})
+			dir, err := cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog)
 			if err != nil {
 				return failure(err)
 			}
@@ -76,17 +49,16 @@ func newClusterServeCmd() *cobra.Command {
 	var apiOnly bool
 	cmd := &cobra.Command{
 		Use:    "serve",
-		Short:  "Hold a local cluster until stopped (run by kbook cluster up)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			reg, closeProcs := openProcs(stderrLogger{})
+			reg, closeProcs := openProcs(stderrLog)
 			defer closeProcs()
-			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLogger{}, Procs: reg}
+			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLog, Procs: reg}
 			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
-				return &exitError{findings.ExitErrors, err}
+				return failure(err)
 			}
 			return nil
 		},

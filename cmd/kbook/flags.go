@@ -2,8 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"github.com/k0rdent/kbook/internal/log"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -51,12 +50,15 @@ func (v *outputValue) Set(s string) error {
 // kubectl takes them (package cluster/kubeconfig loads them).
 type kubeFlags struct{ kubeconfig, context string }
 
-func (k *kubeFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)")
-	fl.StringVar(&k.context, "context", "", "kubeconfig `context` to use (default: its current context)")
-}
+const (
+	kubeconfigUsage = "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)"
+	contextUsage    = "kubeconfig `context` to use (default: its current context)"
+)
 
-func (k *kubeFlags) set() bool { return k.kubeconfig != "" || k.context != "" }
+func (k *kubeFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&k.kubeconfig, "kubeconfig", "", kubeconfigUsage)
+	fl.StringVar(&k.context, "context", "", contextUsage)
+}
 
 // liveFlags are the flags of commands that read a management cluster.
 type liveFlags struct {
@@ -87,69 +89,33 @@ func (l *liveFlags) request(args []string, to string, allowK8sChange bool) upgra
 // clusterFlags select a backend; kbook run, build, serve and cluster up
 // share them.
 type clusterFlags struct {
-	kubeFlags
-	backend     string
-	crds        []string
-	kindImage   string
-	keepCluster bool
-	name        string
-	k0rdent     string
-	k0rdentAPI  bool
-	noSnapshot  bool
-	assetsFrom  string
+	backend string
+	o       cluster.Options
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
 	fl := cmd.Flags()
 	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
 	if forRun {
-		def, usage = "auto", "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
+		def, usage = cluster.Auto, "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
 	}
 	fl.StringVar(&f.backend, "cluster", def, usage)
-	f.kubeFlags.register(fl)
-	fl.StringArrayVar(&f.crds, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
-	fl.StringVar(&f.kindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
-	fl.BoolVar(&f.keepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
-	fl.StringVar(&f.k0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
-	fl.BoolVar(&f.k0rdentAPI, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
-	fl.BoolVar(&f.noSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
-	fl.StringVar(&f.assetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
+	fl.StringVar(&f.o.Kubeconfig, "kubeconfig", "", kubeconfigUsage)
+	fl.StringVar(&f.o.Context, "context", "", contextUsage)
+	fl.StringArrayVar(&f.o.CRDs, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
+	fl.StringVar(&f.o.KindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
+	fl.BoolVar(&f.o.KeepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
+	fl.StringVar(&f.o.K0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	fl.BoolVar(&f.o.K0rdentAPIOnly, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
+	fl.BoolVar(&f.o.NoSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
+	fl.StringVar(&f.o.AssetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
 }
 
-// options turns the flags into cluster options.
-func (f *clusterFlags) options(cmd *cobra.Command, log log.Logger) (cluster.Options, error) {
-	b := f.backend
-	if b == "auto" {
-		b = cluster.Local
-		if cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context") {
-			b = cluster.Kubeconfig
-		}
-	}
-	switch b {
-	case cluster.Local, cluster.Kind, cluster.Kubeconfig:
-	default:
-		return cluster.Options{}, fmt.Errorf("--cluster %q: want auto, local, kind, kubeconfig or none", f.backend)
-	}
-	name := f.name
-	if b == cluster.Kind && name == "" {
-		name = cluster.DefaultKindName
-	}
-	if _, err := binaries.ParseSource(f.assetsFrom); err != nil {
-		return cluster.Options{}, err
-	}
-	if f.k0rdentAPI && f.k0rdent == "" {
-		return cluster.Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")
-	}
-	if f.k0rdent != "" {
-		if b != cluster.Local {
-			return cluster.Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
-		}
-		if _, err := controllers.K0rdent(f.k0rdent); err != nil {
-			return cluster.Options{}, fmt.Errorf("--k0rdent: %w", err)
-		}
-	}
-	return cluster.Options{Backend: b, Name: name, CRDs: f.crds, KindImage: f.kindImage, KeepCluster: f.keepCluster,
-		Kubeconfig: f.kubeconfig, Context: f.context, K0rdent: f.k0rdent, K0rdentAPIOnly: f.k0rdentAPI, NoSnapshot: f.noSnapshot, AssetsFrom: f.assetsFrom, Logger: log}, nil
+// changed names the flags given on cmd's command line.
+func changed(cmd *cobra.Command) map[string]bool {
+	m := map[string]bool{}
+	cmd.Flags().Visit(func(f *pflag.Flag) { m[f.Name] = true })
+	return m
 }
 
 // registerRun registers the flags of a runbook run that run, build and
@@ -163,4 +129,37 @@ func (f *runFlags) registerRun(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
 	f.progress = "auto"
 	f.cluster.register(cmd, true)
+}
+
+// checkFunc is the library call of a command that reports findings; tail,
+// if not nil, follows text output (provider validate's clusterctl
+// variables).
+type checkFunc func(cmd *cobra.Command, args []string) (reps []*findings.Report, tail func(io.Writer), err error)
+
+// checkCmd makes c a command that reports findings (template, provider
+// and chain validate, check, upgrade check) the one way: -o text, json or
+// sarif written by findings.Write, and the registry's exit code (0 no
+// errors, 1 errors found, 2 bad input; 130 interrupted).
+func checkCmd(c *cobra.Command, reg *findings.Registry, check checkFunc) *cobra.Command {
+	var output string
+	outputFlag(c.Flags(), &output, findings.Formats...)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		reps, tail, err := check(cmd, args)
+		if err != nil {
+			return exit(cmd.Context(), err)
+		}
+		if err := findings.Write(cmd.OutOrStdout(), output, reg, reps...); err != nil {
+			return failure(err)
+		}
+		if tail != nil && output == "text" {
+			tail(cmd.OutOrStdout())
+		}
+		return code(reg.ExitCode(reps...))
+	}
+	return c
+}
+
+// one is a check's single report.
+func one(rep *findings.Report, err error) ([]*findings.Report, func(io.Writer), error) {
+	return []*findings.Report{rep}, nil, err
 }

@@ -13,7 +13,6 @@ func newGenDocsCmd() *cobra.Command {
 	var rules, providerRules, upgradeRules string
 	cmd := &cobra.Command{
 		Use:    "gen-docs DIR",
-		Short:  "Write the CLI reference as Markdown pages into DIR",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,7 +1,8 @@
 // Command kbook runs executable k0rdent runbooks and checks templates and
-// providers. The commands here parse flags, call the packages under
-// internal/ (README.md's package table says which owns what) and map their
-// results to exit codes; issue 16 moves the logic still here into them.
+// providers. The commands here only wire, as kind's and clusterctl's do:
+// flags into a library's options, one call of the package that owns the
+// verb (README.md's package table says which), its result to an exit code
+// (exit.go); their words are internal/clidocs' help files.
 package main
 
 import (
@@ -11,9 +12,7 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"slices"
-	"syscall"
 
 	"github.com/go-logr/logr"
 	"github.com/k0rdent/kbook/internal/findings"
@@ -21,47 +20,6 @@ import (
 	"github.com/k0rdent/kbook/internal/site"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
-
-// exitError carries an exit code out of a command.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// usageError marks bad input: exit code 2.
-func usageError(err error) error { return &exitError{findings.ExitBadInput, err} }
-
-// Why a run was cancelled.
-var (
-	errInterrupted = errors.New("interrupted")
-	errBrokenPipe  = errors.New("output closed (broken pipe)")
-)
-
-// failure maps a library error to the findings exit-code convention: bad
-// input (findings.InputError) exits 2, any other failure 1.
-func failure(err error) error {
-	if findings.IsInput(err) {
-		return usageError(err)
-	}
-	return &exitError{findings.ExitErrors, err}
-}
-
-// exit maps a library's error to the exit-code table: bad input
-// (findings.InputError) 2, interrupted 130, any other failure 1.
-func exit(ctx context.Context, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case findings.IsInput(err):
-		return usageError(err)
-	case ctx.Err() != nil:
-		return &exitError{findings.ExitInterrupted, err}
-	}
-	return &exitError{findings.ExitErrors, err}
-}
 
 func main() {
 	// The wrapper that makes local servers die with kbook (package proc)
@@ -77,41 +35,12 @@ func main() {
 	// stderr when it logs more than 30 s after start without a logger.
 	ctrllog.SetLogger(logr.Discard())
 	ctx, cancel := context.WithCancelCause(context.Background())
-	go handleSignals(cancel)
+	go proc.HandleSignals(cancel, os.Stderr, func() { os.Exit(findings.ExitInterrupted) })
 	code := execute(ctx, normalizeArgs(os.Args[1:]))
-	if errors.Is(context.Cause(ctx), errBrokenPipe) && code != findings.ExitBadInput {
+	if errors.Is(context.Cause(ctx), proc.ErrBrokenPipe) && code != findings.ExitBadInput {
 		code = findings.ExitBrokenPipe
 	}
 	os.Exit(code)
-}
-
-// handleSignals turns the first SIGINT/SIGTERM/SIGHUP, or a SIGPIPE from a
-// closed stdout or stderr, into a cancelled context: commands stop what
-// they started in order and exit. A second SIGINT/SIGTERM kills what kbook
-// started (servers, the programs runbooks run) and exits at once.
-func handleSignals(cancel context.CancelCauseFunc) {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	proc.NotifyBrokenPipe(sigs)
-	stopping := false
-	for sig := range sigs {
-		if proc.IsBrokenPipe(sig) {
-			// Only the output kbook writes to matters: a runbook's
-			// command closing its stdin raises SIGPIPE too.
-			if !stopping && proc.OutputBroken() {
-				stopping = true
-				cancel(errBrokenPipe)
-			}
-			continue
-		}
-		if !stopping {
-			stopping = true
-			fmt.Fprintln(os.Stderr, "\nkbook: interrupted: stopping running commands and cleaning up (press Ctrl-C again to kill everything and exit at once)")
-			cancel(errInterrupted)
-			continue
-		}
-		forceExit()
-	}
 }
 
 // execute executes the command line and returns the exit code.

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
@@ -10,15 +10,7 @@ import (
 )
 
 func newProviderCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "provider",
-		Short: "Scaffold, check and register custom Cluster API providers for k0rdent",
-		Long: `Tools for Cluster API provider authors integrating a provider into k0rdent
-without modifying k0rdent: scaffold a ProviderTemplate chart, validate the
-provider against the Cluster API contract, clusterctl, what kcm reads and a
-security policy, print the objects that register it with k0rdent, and check
-it live against an API server.`,
-	}
+	cmd := &cobra.Command{Use: "provider"}
 	cmd.AddCommand(newProviderInitCmd(), newProviderValidateCmd(), newProviderManifestCmd(), newProviderConformanceCmd())
 	return cmd
 }
@@ -26,50 +18,11 @@ it live against an API server.`,
 func newProviderInitCmd() *cobra.Command {
 	var o scaffold.Options
 	cmd := &cobra.Command{
-		Use:   "init NAME",
-		Short: "Scaffold a ProviderTemplate chart, and with --controller a Go provider, for a custom infrastructure provider",
-		Long: `Write a k0rdent ProviderTemplate chart for the infrastructure provider NAME
-into cluster-api-provider-NAME/ (or --dir): Chart.yaml with the provider and
-contract annotations kcm reads, the cluster-api-operator InfrastructureProvider
-with a fetchConfig, the ProviderInterface, the ClusterRoles aggregated to
-Cluster API's and kcm's managers, and a credential resource template.
-
-With --controller, write a Go provider around it (the chart goes to chart/):
-a controller-runtime module implementing the Cluster API v1beta2 contract
-(NAMECluster, NAMEMachine, NAMEMachineTemplate, NAMEClusterTemplate and their
-reconcilers), the CRDs with their contract labels, deepcopy and the manager's
-ClusterRole as controller-gen ` + scaffold.ControllerToolsVersion + ` generates them, the release's
-infrastructure-components.yaml, clusterctl's metadata.yaml and a Makefile.
-It builds as written (go build ./...) with controller-runtime ` + scaffold.ControllerRuntimeVersion + ` and the
-Kubernetes ` + scaffold.KubernetesVersion + ` libraries, as kbook's example provider does; Cluster
-API's Cluster and Machine are read at the v1beta2 contract's paths.
-
-Either passes kbook provider validate as written. The directory must not
-exist; nothing is written on error.`,
-		Example: `  kbook provider init acme
-  kbook provider init acme --group infrastructure.acme.io --api-version v1beta1 \
-      --components-url https://github.com/acme/cluster-api-provider-acme/releases/v0.3.0/infrastructure-components.yaml --version v0.3.0
-  kbook provider init acme --controller --module github.com/acme/cluster-api-provider-acme \
-      --group infrastructure.acme.io --image registry.acme.io/capi/acme-controller
-  cd cluster-api-provider-acme && make build validate`,
+		Use:  "init NAME",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			dir, files, err := scaffold.Init(o)
-			if err != nil {
-				return usageError(err)
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "created %s/\n", dir)
-			for _, f := range files {
-				fmt.Fprintf(out, "  %s\n", f)
-			}
-			if o.Controller {
-				fmt.Fprintf(out, "next: cd %s && make build && kbook provider validate infrastructure-components.yaml metadata.yaml chart\n", dir)
-			} else {
-				fmt.Fprintf(out, "next: kbook provider validate %s infrastructure-components.yaml metadata.yaml\n", dir)
-			}
-			return nil
+			return to{cmd}.created(scaffold.New(o))
 		},
 	}
 	fl := cmd.Flags()
@@ -90,62 +43,23 @@ func newProviderValidateCmd() *cobra.Command {
 		opts   provider.Options
 		render provider.RenderOptions
 		target string
-		output string
 	)
 	cmd := &cobra.Command{
-		Use:   "validate PATH...",
-		Short: "Check a provider against the CAPI contract, clusterctl, kcm and a security policy",
-		Long: `Check a Cluster API provider offline. Each PATH is a components YAML
-(multi-document, as released), a folder of CRD YAML files, a ProviderTemplate
-Helm chart (a directory or .tgz, rendered as kcm renders it) or a clusterctl
-metadata.yaml; all are checked together.
-
-The contract version of each CRD comes from its cluster.x-k8s.io/<contract>
-label alone, as Cluster API reads it, and picks the field paths the rules
-check (v1beta2 or v1beta1). Every finding has a rule ID, a severity, a
-file:line, the YAML path of the field and a fix hint; see the provider rule
-catalogue in the docs. Text output ends with the clusterctl variables the
-components need.
-
-Exit status: 0 no errors (warnings allowed), 1 errors found, 2 bad input.`,
-		Example: `  kbook provider validate infrastructure-components.yaml metadata.yaml
-  kbook provider validate ./chart infrastructure-components.yaml
-  kbook provider validate config/crd/bases --target capi
-  kbook provider validate components.yaml --registry registry.acme.io -o sarif > provider.sarif`,
+		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch provider.Target(target) {
-			case provider.TargetK0rdent, provider.TargetCAPI:
-				opts.Target = provider.Target(target)
-			default:
-				return usageError(fmt.Errorf("--target %q: want k0rdent or capi", target))
-			}
-			if err := provider.Registry.CheckDisable(opts.Disable); err != nil {
-				return usageError(err)
-			}
-			set, err := provider.Load(args, render)
-			if err != nil {
-				return usageError(err)
-			}
-			res := provider.Validate(set, opts)
-			if err := findings.Write(cmd.OutOrStdout(), output, provider.Registry, res.Report); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if output == "text" {
-				provider.WriteVariables(cmd.OutOrStdout(), res.Variables)
-			}
-			if code := provider.Registry.ExitCode(res.Report); code != findings.ExitOK {
-				return &exitError{code, nil}
-			}
-			return nil
-		},
 	}
+	checkCmd(cmd, provider.Registry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		res, err := provider.Check(args, target, opts, render)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []*findings.Report{res.Report}, func(w io.Writer) { provider.WriteVariables(w, res.Variables) }, nil
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&target, "target", string(provider.TargetK0rdent), "what the provider must work with: k0rdent (CAPI contract and kcm) or capi (the contract alone)")
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow controller images from this `registry` (repeatable; default: not checked)")
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
-	outputFlag(fl, &output, "text", "json", "sarif")
 	return cmd
 }
 
@@ -156,14 +70,7 @@ func newProviderManifestCmd() *cobra.Command {
 		config string
 	)
 	cmd := &cobra.Command{
-		Use:   "manifest CHART",
-		Short: "Print the ProviderTemplate and the Management entry that enable a provider",
-		Long: `Print the k0rdent ProviderTemplate that makes kcm pull the chart (a directory
-or .tgz) from a HelmRepository in kcm-system, and the Management.spec.providers
-entry that installs it. With --crds (k0rdent's CRDs), both are first checked
-against the ProviderTemplate and Management schemas as the API server would.`,
-		Example: `  kbook provider manifest ./cluster-api-provider-acme --repo acme-providers | kubectl apply -f -
-  kbook provider manifest ./cluster-api-provider-acme --repo acme-providers --crds crds/k0rdent --config acme-values.yaml`,
+		Use:  "manifest CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := provider.ManifestFiles(args[0], o, crds, config)

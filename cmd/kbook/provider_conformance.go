@@ -13,29 +13,13 @@ func newProviderConformanceCmd() *cobra.Command {
 		output string
 	)
 	cmd := &cobra.Command{
-		Use:   "conformance PATH...",
-		Short: "Check a provider live: CRDs, contract fields at CAPI's paths, RBAC aggregation",
-		Long: `Install the provider's CRDs (from the same inputs as provider validate) into a
-real API server - the embedded local one by default, or --kubeconfig - and
-check what an offline check cannot: a minimal object of each contract
-resource is created from its schema, the contract fields are written (status
-through the status subresource) and read back at the paths Cluster API reads
-for the CRD's labelled contract, and SubjectAccessReviews check that the
-provider's aggregated ClusterRoles give Cluster API's and kcm's managers what
-they need. With --controller the provider's controller must be running
-against the cluster: kbook waits for it to set providerID and readiness.
-
-The namespace, objects and roles kbook creates are deleted at the end; the
-CRDs stay installed (they are cluster-wide). Exit status: 0 all checks
-passed, 1 a check failed, 2 bad input.`,
-		Example: `  kbook provider conformance infrastructure-components.yaml ./chart
-  kbook provider conformance config/crd/bases --controller --sample machine.yaml --kubeconfig ~/.kube/dev`,
+		Use:  "conformance PATH...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r.Paths, r.Kubeconfig, r.Context, r.Log, r.Options.Logger = args, kube.kubeconfig, kube.context, stderrLogger{}, stderrLogger{}
+			r.Paths, r.Kubeconfig, r.Context, r.Log, r.Options.Logger = args, kube.kubeconfig, kube.context, stderrLog, stderrLog
 			// The local API server dies with kbook, and a kill -9 is
 			// reaped by the next kbook (package proc).
-			procs, closeProcs := openProcs(stderrLogger{})
+			procs, closeProcs := openProcs(stderrLog)
 			defer closeProcs()
 			r.Procs = procs
 			res, err := conformance.OnCluster(cmd.Context(), r)
@@ -46,7 +30,7 @@ passed, 1 a check failed, 2 bad input.`,
 				return err
 			}
 			if res.Failed() > 0 {
-				return &exitError{findings.ExitErrors, nil}
+				return code(findings.ExitErrors)
 			}
 			return nil
 		},

@@ -10,41 +10,19 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "report",
-		Short: "Work with kbook JSON reports",
-	}
+	cmd := &cobra.Command{Use: "report"}
 	var jsonOut, junitOut string
 	merge := &cobra.Command{
-		Use:   "merge REPORT.json...",
-		Short: "Combine the JSON reports of several runs (CI shards) into one",
-		Long: `Combine JSON reports written by 'kbook run --json', typically one per CI shard,
-into one report for the docs site, and optionally JUnit XML.
-
-Exit status: 0 merged and nothing failed, 1 a merged runbook failed, 2 bad input.`,
-		Example: `  kbook report merge --json report.json --junit report.xml shard-*.json`,
-		Args:    cobra.MinimumNArgs(1),
+		Use:  "merge REPORT.json...",
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if jsonOut == "" && junitOut == "" {
-				return usageError(fmt.Errorf("nothing to write: give --json FILE and/or --junit FILE"))
-			}
-			merged, err := report.MergeFiles(args...)
+			merged, err := report.MergeInto(jsonOut, junitOut, args...)
 			if err != nil {
-				return usageError(err)
-			}
-			if jsonOut != "" {
-				if err := merged.WriteJSON(jsonOut); err != nil {
-					return &exitError{findings.ExitErrors, err}
-				}
-			}
-			if junitOut != "" {
-				if err := merged.WriteJUnit(junitOut); err != nil {
-					return &exitError{findings.ExitErrors, err}
-				}
+				return failure(err)
 			}
 			fmt.Fprint(cmd.OutOrStdout(), console.Summary(merged))
 			if merged.Summary().Failed > 0 {
-				return &exitError{findings.ExitErrors, nil}
+				return code(findings.ExitErrors)
 			}
 			return nil
 		},

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"github.com/k0rdent/kbook/internal/log"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
@@ -40,35 +38,7 @@ type runFlags struct {
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [PATH...]",
-		Short: "Run executable runbooks",
-		Long: `Run the runbooks found in PATH (files or directories; default: runbooks).
-
-A runbook is a Markdown file whose ` + "```testscript" + ` blocks are its steps, or a
-plain testscript .txtar file. All steps of a runbook run in order as one
-testscript run; independent runbooks run in parallel.
-
-A runbook that passed before and whose source, inputs, kbook binary and
-backend are unchanged is not run again: its result comes from the cache
-(` + "`--no-cache`" + ` to force a run).
-
-Scripts see only the variables kbook sets and those passed with --env:
-none of the shell's.
-
-Exit status: 0 all passed or skipped, 1 a runbook failed, 2 bad input,
-130 interrupted, 141 output closed (kbook run | head); whatever kbook
-started is stopped in every case.`,
-		Example: `  # Run all runbooks, four at a time
-  kbook run -p 4 runbooks/
-
-  # Run the steps named "apply.*" of runbooks whose file name starts with "template"
-  kbook run -run 'template/apply' runbooks/
-
-  # Refresh the expected-output blocks from the actual output
-  kbook run --update runbooks/first-runbook.md
-
-  # One shard of four in a CI matrix, with reports for the merge job
-  kbook run --shard 2/4 --json shard-2.json --junit shard-2.xml runbooks/`,
+		Use: "run [PATH...]",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd, args, &f)
 		},
@@ -86,46 +56,25 @@ started is stopped in every case.`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every command and its output")
 	fl.BoolVar(&f.keep, "keep", false, "keep each runbook's namespace and the objects it created")
 	fl.BoolVar(&f.reuse, "reuse", false, "run against the cluster started with kbook cluster up (see --name)")
-	fl.StringVar(&f.cluster.name, "name", "", "with --reuse: the kbook cluster up `name` (default \"default\"); with --cluster kind: the kind cluster name (default \"kbook\")")
+	fl.StringVar(&f.cluster.o.Name, "name", "", "with --reuse: the kbook cluster up `name` (default \"default\"); with --cluster kind: the kind cluster name (default \"kbook\")")
 	f.registerRun(cmd)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty or plain")
 	return cmd
 }
 
-// options turns the flags into the run library's options; flags that
-// --cluster none would ignore are an error.
+// options turns the flags into the run library's options.
 func (f *runFlags) options(cmd *cobra.Command, args []string) (run.Options, error) {
+	ch := changed(cmd)
 	o := run.Options{Paths: args, Parallel: f.parallel, Run: f.run, Update: f.update, FailFast: f.failFast,
 		Shard: f.shard, Timings: f.timings, NoCache: f.noCache, CacheDir: f.cacheDir,
-		CacheDirSet: cmd.Flags().Changed("cache-dir"), Timeout: f.timeout, JSON: f.json, JUnit: f.junit,
+		CacheDirSet: ch["cache-dir"], Timeout: f.timeout, JSON: f.json, JUnit: f.junit,
 		KeepWork: f.keepWork, Env: f.env, Verbose: f.verbose, Progress: f.progress, Keep: f.keep,
 		CacheOnly: f.cacheOnly, Out: cmd.OutOrStdout(),
 		OpenProcs: func(l log.Logger) (*proc.Registry, func()) { return openProcs(l) }}
-	c, err := f.clusterOptions(cmd)
+	c, err := run.ClusterFlags{Backend: f.cluster.backend, Reuse: f.reuse, StateRoot: cacheRoot(),
+		Options: f.cluster.o, Changed: ch}.Cluster()
 	o.Cluster = c
 	return o, err
-}
-
-// clusterOptions turns the cluster flags into the run's cluster.
-func (f *runFlags) clusterOptions(cmd *cobra.Command) (run.Cluster, error) {
-	fl := cmd.Flags()
-	if f.cluster.backend == "none" {
-		for _, name := range []string{"crds", "kubeconfig", "context", "kind-image", "keep-cluster", "reuse", "keep", "name"} {
-			if fl.Changed(name) {
-				return run.Cluster{}, fmt.Errorf("--%s: --cluster none starts no cluster and uses none", name)
-			}
-		}
-		return run.Cluster{None: true}, nil
-	}
-	if f.reuse {
-		name := f.cluster.name
-		if name == "" {
-			name = cluster.DefaultName
-		}
-		return run.Cluster{Reuse: name, StateRoot: cacheRoot(), Options: cluster.Options{CRDs: f.cluster.crds}}, nil
-	}
-	o, err := f.cluster.options(cmd, nil)
-	return run.Cluster{Options: o}, err
 }
 
 func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
@@ -146,7 +95,7 @@ func runExit(ctx context.Context, rep *report.Report, err error) error {
 	case rep.Interrupted:
 		return &exitError{findings.ExitInterrupted, context.Cause(ctx)}
 	case rep.Summary().Failed > 0:
-		return &exitError{findings.ExitErrors, nil}
+		return code(findings.ExitErrors)
 	}
 	return nil
 }

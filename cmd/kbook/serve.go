@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/k0rdent/kbook/internal/log"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/site"
@@ -20,21 +21,7 @@ type serveFlags struct {
 func newServeCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve [DIR]",
-		Short: "Serve the docs site locally and reload the browser on every save",
-		Long: `Build the docs site of DIR (default: the current directory) and serve it on
-http://127.0.0.1:1313. Every save below content/, runbooks/ and site/ (and
-of kbook.yaml) rebuilds the site and reloads open pages; a build error is
-shown in the browser with its file:line and the server keeps running.
-
-Runbook pages show cached results; with --run the runbooks are run at
-start (unchanged ones come from the cache) and a changed runbook is run
-again, its page updating with the new result. Ctrl-C stops the server.`,
-		Example: `  # Write docs with a live preview
-  kbook serve
-
-  # Also run each runbook you change, against the local API server
-  kbook serve --run --crds crds/k0rdent`,
+		Use:  "serve [DIR]",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runServe(cmd, args, &f)
@@ -55,12 +42,12 @@ func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	o := build.ServeOptions{Version: f.version, Bind: f.bind, Port: f.port, Run: f.run, RunOptions: ro, CRDsGiven: len(f.rf.cluster.crds) > 0,
+	o := build.ServeOptions{Version: f.version, Bind: f.bind, Port: f.port, Run: f.run, RunOptions: ro, CRDsGiven: len(f.rf.cluster.o.CRDs) > 0,
 		HugoTimeout: f.hugo, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if len(args) == 1 {
 		o.Dir = args[0]
 	}
-	procs, closeProcs := openProcs(siteLogger{cmd})
+	procs, closeProcs := openProcs(log.To{W: cmd.ErrOrStderr()})
 	defer closeProcs()
 	o.Procs = procs
 	return exit(cmd.Context(), build.Serve(cmd.Context(), o))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -17,50 +18,18 @@ func addTemplateCommands(cmd *cobra.Command) {
 
 func newTemplateValidateCmd() *cobra.Command {
 	var (
-		r      template.Request
-		output string
-		kube   kubeFlags
+		r    template.Request
+		kube kubeFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "validate PATH...",
-		Short: "Check ClusterTemplate charts before installing them",
-		Long: `Check ClusterTemplate charts (directories or .tgz) offline: that they load with
-Helm, follow the rules kcm applies (provider and contract annotations, the
-Kubernetes version), that values and configs match values.schema.json, that
-they render as kcm would render them into one CAPI Cluster whose references
-resolve, that the objects match the CRD schemas and CEL rules (--crds or
---kubeconfig), the security rules, and your organisation's policies (--policy).
-
-Every finding has a rule ID, a severity and a file:line or values path; see
-the rule catalogue in the docs. With several charts, -o json prints a list.
-
-ProviderTemplate charts are recognised and get only the Chart rules (see
-kbook provider validate).
-
-Exit status: 0 no errors (warnings and infos allowed), 1 errors found, 2 bad
-input: a missing path, a chart Helm cannot load, a --config that does not
-parse, an unknown rule in --disable.`,
-		Example: `  kbook template validate ./acme-docker
-  kbook template validate ./acme-docker --crds crds/capi --policy acme-policy.yaml
-  kbook template validate ./acme-docker --config clusterdeployment.yaml
-  kbook template validate charts/* -o sarif > kbook.sarif
-  kbook template validate ./acme-inventory --provider ./cluster-api-provider-inventory --provider infrastructure-components.yaml`,
+		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r.Charts, r.Kubeconfig, r.Context, r.Log = args, kube.kubeconfig, kube.context, cmd.ErrOrStderr()
-			results, err := template.ValidateAll(cmd.Context(), r)
-			if err != nil {
-				return failure(err)
-			}
-			if err := findings.Write(cmd.OutOrStdout(), output, template.Registry, results...); err != nil {
-				return &exitError{findings.ExitErrors, err}
-			}
-			if code := template.Registry.ExitCode(results...); code != findings.ExitOK {
-				return &exitError{code, nil}
-			}
-			return nil
-		},
 	}
+	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		r.Charts, r.Kubeconfig, r.Context, r.Log = args, kube.kubeconfig, kube.context, cmd.ErrOrStderr()
+		reps, err := template.ValidateAll(cmd.Context(), r)
+		return reps, nil, err
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
 	fl.StringArrayVar(&r.CRDs, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
@@ -71,7 +40,6 @@ parse, an unknown rule in --disable.`,
 	fl.StringArrayVar(&r.Options.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&r.Options.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
 	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
-	outputFlag(fl, &output, "text", "json", "sarif")
 	fl.BoolVar(&r.DependencyUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
 	return cmd
 }
@@ -82,18 +50,7 @@ func newTemplateRenderCmd() *cobra.Command {
 		output string
 	)
 	cmd := &cobra.Command{
-		Use:   "render PATH",
-		Short: "Print the objects a ClusterTemplate chart renders, as kcm would",
-		Long: `Render the chart at PATH (directory or .tgz) the way kcm installs it for a
-ClusterDeployment: release name and namespace of the deployment, the values
-kcm injects (clusterIdentity, global, clusterLabels), and the deployment's
-spec.config (--config: a ClusterDeployment or a values file).
-
-Exit status: 0 rendered, 1 the chart does not render (or its metadata is
-invalid), 2 bad input (a missing or unloadable chart, a config that does
-not parse), as template validate for the same chart.`,
-		Example: `  kbook template render ./acme-docker
-  kbook template render ./acme-docker --config ci/ha.yaml --release-name prod-1 -n team-a`,
+		Use:  "render PATH",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(args[0]); err != nil {

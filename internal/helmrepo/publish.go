@@ -77,10 +77,11 @@ type PublishOptions struct {
 
 // Published says what Publish did.
 type Published struct {
-	Chart   *chart.Metadata
-	URL     string
-	Repo    string
-	Created bool // the HelmRepository was created (else it was there)
+	Chart *chart.Metadata
+	URL   string
+	// Namespace and Repo name the HelmRepository.
+	Namespace, Repo string
+	Created         bool // the HelmRepository was created (else it was there)
 }
 
 // LoadForPublish loads the chart at path (directory or .tgz) and packages
@@ -130,7 +131,7 @@ func Publish(ctx context.Context, cfg *rest.Config, archive []byte, o PublishOpt
 		return nil, err
 	}
 	res := dc.Resource(k0rdent.HelmRepositoryGVR).Namespace(o.Namespace)
-	out := &Published{Chart: ch.Metadata, URL: o.URL, Repo: o.Repo}
+	out := &Published{Chart: ch.Metadata, URL: o.URL, Namespace: o.Namespace, Repo: o.Repo}
 	cur, err := res.Get(ctx, o.Repo, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

@@ -1,6 +1,9 @@
 package log
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+)
 
 // Logger receives a library's progress messages, one line each, without a
 // trailing newline.
@@ -44,3 +47,13 @@ func Warnf(l Logger, format string, args ...any) {
 		l.Infof("warning: %s", msg)
 	}
 }
+
+// To is a Logger that prints each message as a line to W, and a warning
+// as "kbook: warning: MSG": what a command passes the libraries it calls.
+type To struct{ W io.Writer }
+
+// Infof prints the message as a line.
+func (l To) Infof(format string, args ...any) { fmt.Fprintf(l.W, format+"\n", args...) }
+
+// Warn prints "kbook: warning: " and the message.
+func (l To) Warn(msg string) { fmt.Fprintf(l.W, "kbook: warning: %s\n", msg) }

@@ -3,6 +3,7 @@ package log
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,15 @@ func TestOr(t *testing.T) {
 	Or(r).Infof("starting %s", "etcd")
 	if !slices.Equal(r.got, []string{"starting etcd"}) {
 		t.Errorf("Or(l) did not return l: l got %q", r.got)
+	}
+}
+
+func TestTo(t *testing.T) {
+	var b strings.Builder
+	l := To{&b}
+	l.Infof("started %s", "etcd")
+	Warnf(l, "disk %d%% full", 90)
+	if want := "started etcd\nkbook: warning: disk 90% full\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

@@ -78,3 +78,23 @@ func ManifestFiles(chart string, o ManifestOptions, crds []string, config string
 	}
 	return BuildManifest(chart, o)
 }
+
+// Check is kbook provider validate: target is k0rdent or capi, the rules
+// o.Disable names must exist, and the paths must load; each of those is a
+// findings.InputError. Then the set is validated with o.
+func Check(paths []string, target string, o Options, render RenderOptions) (*Result, error) {
+	switch Target(target) {
+	case TargetK0rdent, TargetCAPI:
+		o.Target = Target(target)
+	default:
+		return nil, &findings.InputError{Err: fmt.Errorf("--target %q: want k0rdent or capi", target)}
+	}
+	if err := Registry.CheckDisable(o.Disable); err != nil {
+		return nil, &findings.InputError{Err: err}
+	}
+	set, err := Load(paths, render)
+	if err != nil {
+		return nil, &findings.InputError{Err: err}
+	}
+	return Validate(set, o), nil
+}

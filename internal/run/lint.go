@@ -25,21 +25,24 @@ var LintRegistry = findings.Join(runbook.Registry, runner.Registry, sitelinks.Re
 // runbook lint, and the links of the docs repository they belong to. A
 // folder without runbooks is no error. A runbook that does not parse is a
 // findings.InputError.
-func Lint(paths []string) (*findings.Report, error) {
+func Lint(paths []string) (*findings.Report, error) { return lint(paths, new(site.Loader)) }
+
+// lint is Lint with l reading every project once: the docs repository's
+// runbooks folder, an MkDocs project's runbook pages and the links all
+// come from one read.
+func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	if len(paths) == 0 {
 		paths = []string{"runbooks"}
 	}
 	// A docs repository without runbooks is fine: its runbooks folder may
-	// be missing or empty, as any folder given may be.
+	// be missing or empty, as any folder given may be. A repository that
+	// does not load is reported with the links, after the runbooks.
 	var runbookDirs []string
 	if root := site.FindRoot(paths); root != "" {
-		if cfg, err := site.LoadConfig(root); err == nil {
-			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, cfg.Runbooks)))
+		if p, err := l.Load(root); err == nil {
+			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, p.Config.Runbooks)))
 		}
 	}
-	// One Load of an MkDocs project given serves its runbook pages and
-	// its links.
-	l := new(site.Loader)
 	files, emptyProjects, err := l.ExpandRunbookPathsAllowEmpty(paths)
 	if err != nil {
 		return nil, input(err)

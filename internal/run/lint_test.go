@@ -40,9 +40,9 @@ func TestLint(t *testing.T) {
 			wantInput: "bad-front-matter.md:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			loads := site.LoadCount()
-			rep, err := Lint(tc.paths)
-			loads = site.LoadCount() - loads
+			l := new(site.Loader)
+			rep, err := lint(tc.paths, l)
+			loads := int64(l.Reads)
 			if tc.wantInput != "" {
 				if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.wantInput) {
 					t.Fatalf("error %v, want bad input at %s", err, tc.wantInput)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -12,7 +13,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/mkdocs"
+	"github.com/k0rdent/kbook/internal/plural"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -232,4 +235,37 @@ func flatNav(items []*mkdocs.NavItem) []*mkdocs.NavItem {
 		out = append(out, flatNav(it.Children)...)
 	}
 	return out
+}
+
+// Import is kbook import mkdocs: ImportMkDocs into out, by default DIR's
+// name + "-kbook" beside the working directory, with a page's error
+// named under dir. Every error is bad input.
+func Import(dir, out string) (*ImportReport, error) {
+	if out == "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, &findings.InputError{Err: err}
+		}
+		out = filepath.Base(abs) + "-kbook"
+	}
+	rep, err := ImportMkDocs(dir, out)
+	if err != nil {
+		return nil, &findings.InputError{Err: ErrorUnder(dir, err)}
+	}
+	return rep, nil
+}
+
+// Write says what the import wrote and what needs a hand.
+func (r *ImportReport) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kbook import: wrote %s: %s, %s, %s\n", r.Out, plural.Count(r.Pages, "page"),
+		plural.Count(r.Runbooks, "runbook"), plural.Count(r.Assets, "file"))
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(&b, "needs a hand (%d):\n", len(r.Notes))
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

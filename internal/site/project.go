@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
@@ -76,20 +75,12 @@ func PageURL(path string) string {
 	return strings.ToLower(base) + "/"
 }
 
-// loads counts the calls of Load.
-var loads atomic.Int64
-
-// LoadCount is how many times Load was called in this process: tests
-// and benchmarks see with it that a command loads a project once.
-func LoadCount() int64 { return loads.Load() }
-
 // Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
 // an MkDocs project (a folder with mkdocs.yml, and optionally kbook.yaml
 // beside it for versions and run settings).
 // Any problem is returned as an *Error or a *runbook.Error naming the
 // file and line.
 func Load(dir string) (*Project, error) {
-	loads.Add(1)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, &Error{File: ".", Msg: "no such directory: give the docs repository (kbook init docs DIR makes one)"}
 	}
@@ -284,6 +275,9 @@ func (l *Loader) ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []stri
 // safe for concurrent use.
 type Loader struct {
 	projects map[string]*Project // by absolute folder
+	// Reads counts the projects read from disk (Load calls): tests and
+	// benchmarks see with it that a command loads a project once.
+	Reads int
 }
 
 // Load is Load, once per folder: a later call for the same folder (by
@@ -299,6 +293,7 @@ func (l *Loader) Load(dir string) (*Project, error) {
 		c.Dir = dir
 		return &c, nil
 	}
+	l.Reads++
 	p, err := Load(dir)
 	if err != nil {
 		return nil, err

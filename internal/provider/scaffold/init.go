@@ -272,3 +272,18 @@ func defaultComponentsURL(o Options) string {
 	}
 	return fmt.Sprintf("https://github.com/%s/releases/%s/infrastructure-components.yaml", repo, o.Version)
 }
+
+// New writes the provider as Init does and says what it created and what
+// to run next: make build and validate for a Go provider, validate for a
+// chart.
+func New(o Options) (skeleton.Created, error) {
+	dir, files, err := Init(o)
+	if err != nil {
+		return skeleton.Created{}, err
+	}
+	next := "kbook provider validate " + dir + " infrastructure-components.yaml metadata.yaml"
+	if o.Controller {
+		next = "cd " + dir + " && make build && kbook provider validate infrastructure-components.yaml metadata.yaml chart"
+	}
+	return skeleton.Created{Dir: dir, Files: files, Next: next}, nil
+}

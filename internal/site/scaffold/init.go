@@ -76,3 +76,18 @@ func Write(dir string, o Options) ([]string, error) {
 	}
 	return skeleton.Names(files), nil
 }
+
+// New writes the repository as Write does, with the kbook version the
+// workflow installs (a development build's: latest), and says what it
+// created and what to run next.
+func New(dir string, o Options) (skeleton.Created, error) {
+	if o.KbookVersion == "" || o.KbookVersion == "devel" {
+		o.KbookVersion = "latest"
+	}
+	names, err := Write(dir, o)
+	if err != nil {
+		return skeleton.Created{}, err
+	}
+	return skeleton.Created{Dir: dir, Files: names, Into: true,
+		Next: "cd " + dir + " && kbook serve   (then kbook build to write public/)"}, nil
+}

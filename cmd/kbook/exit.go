@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/skeleton"
+	"github.com/spf13/cobra"
+)
+
+// exitError carries an exit code of findings' table out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks bad input: exit code 2.
+func usageError(err error) error { return &exitError{findings.ExitBadInput, err} }
+
+// code is an exit code as an error: nil for findings.ExitOK.
+func code(c int) error {
+	if c == findings.ExitOK {
+		return nil
+	}
+	return &exitError{c, nil}
+}
+
+// errInterrupted is why a command's context is cancelled on Ctrl-C.
+var errInterrupted = proc.ErrInterrupted
+
+// exit maps a library's error to the exit-code table: none 0, bad input
+// (findings.InputError) 2, interrupted (ctx done) 130, any other failure 1.
+func exit(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case findings.IsInput(err):
+		return usageError(err)
+	case ctx.Err() != nil:
+		return &exitError{findings.ExitInterrupted, err}
+	}
+	return &exitError{findings.ExitErrors, err}
+}
+
+// failure is exit for a command that cannot be interrupted.
+func failure(err error) error { return exit(context.Background(), err) }
+
+// to is a command's output, for the results its library call returns.
+type to struct{ cmd *cobra.Command }
+
+// created reports what a scaffold wrote; its error is bad input.
+func (t to) created(c skeleton.Created, err error) error {
+	if err != nil {
+		return usageError(err)
+	}
+	return c.Write(t.cmd.OutOrStdout())
+}
+
+// line prints a library's result as one line; its error exits as exit
+// maps it.
+func (t to) line(res fmt.Stringer, err error) error {
+	if err != nil {
+		return exit(t.cmd.Context(), err)
+	}
+	_, err = fmt.Fprintln(t.cmd.OutOrStdout(), res)
+	return err
+}

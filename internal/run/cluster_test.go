@@ -1,0 +1,58 @@
+package run
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+)
+
+// TestClusterFlags: the cluster the flags name, and the one error of
+// flags that cannot work together, before anything starts.
+func TestClusterFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		flags   ClusterFlags
+		want    Cluster
+		wantErr string
+	}{
+		{name: "none", flags: ClusterFlags{Backend: None}, want: Cluster{None: true}},
+		{name: "none refuses --crds", flags: ClusterFlags{Backend: None, Changed: map[string]bool{"crds": true}},
+			wantErr: "--crds: --cluster none starts no cluster and uses none"},
+		{name: "none refuses --keep", flags: ClusterFlags{Backend: None, Changed: map[string]bool{"keep": true, "timeout": true}},
+			wantErr: "--keep: --cluster none"},
+		{name: "reuse default name", flags: ClusterFlags{Backend: cluster.Auto, Reuse: true, StateRoot: "/s", Options: cluster.Options{CRDs: []string{"c"}}},
+			want: Cluster{Reuse: cluster.DefaultName, StateRoot: "/s", Options: cluster.Options{CRDs: []string{"c"}}}},
+		{name: "reuse named", flags: ClusterFlags{Backend: cluster.Auto, Reuse: true, Options: cluster.Options{Name: "dev"}},
+			want: Cluster{Reuse: "dev"}},
+		{name: "auto is local", flags: ClusterFlags{Backend: cluster.Auto},
+			want: Cluster{Options: cluster.Options{Backend: cluster.Local}}},
+		{name: "auto with --context is kubeconfig", flags: ClusterFlags{Backend: cluster.Auto, Changed: map[string]bool{"context": true}, Options: cluster.Options{Context: "dev"}},
+			want: Cluster{Options: cluster.Options{Backend: cluster.Kubeconfig, Context: "dev"}}},
+		{name: "kind gets its default name", flags: ClusterFlags{Backend: cluster.Kind},
+			want: Cluster{Options: cluster.Options{Backend: cluster.Kind, Name: cluster.DefaultKindName}}},
+		{name: "unknown backend", flags: ClusterFlags{Backend: "eks"}, wantErr: `--cluster "eks": want auto, local, kind, kubeconfig or none`},
+		{name: "bad assets-from", flags: ClusterFlags{Backend: cluster.Local, Options: cluster.Options{AssetsFrom: "ftp"}}, wantErr: `--assets-from "ftp"`},
+		{name: "api-only alone", flags: ClusterFlags{Backend: cluster.Local, Options: cluster.Options{K0rdentAPIOnly: true}}, wantErr: "--k0rdent-api-only needs --k0rdent VERSION"},
+		{name: "k0rdent on kind", flags: ClusterFlags{Backend: cluster.Kind, Options: cluster.Options{K0rdent: "v1.11.4"}}, wantErr: "--k0rdent runs the k0rdent plane on the local backend, not on --cluster kind"},
+		{name: "unknown k0rdent", flags: ClusterFlags{Backend: cluster.Local, Options: cluster.Options{K0rdent: "v0.0.1"}}, wantErr: "--k0rdent: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.flags.Cluster()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.None != tc.want.None || got.Reuse != tc.want.Reuse || got.StateRoot != tc.want.StateRoot ||
+				got.Options.Backend != tc.want.Options.Backend || got.Options.Name != tc.want.Options.Name ||
+				got.Options.Context != tc.want.Options.Context || strings.Join(got.Options.CRDs, ",") != strings.Join(tc.want.Options.CRDs, ",") {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

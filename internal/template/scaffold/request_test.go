@@ -1,0 +1,49 @@
+package scaffold
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNew: a new chart and its next line; the flags that go with
+// --extend alone, and bad labels, fail before anything is written.
+func TestNew(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "acme")
+	c, err := New(Request{Options: Options{Name: "acme", Dir: dir, Provider: "docker"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Dir != dir || c.Next != "kbook template validate "+dir || len(c.Files) == 0 {
+		t.Errorf("got %+v", c)
+	}
+	for _, tc := range []struct {
+		name string
+		r    Request
+		want string
+	}{
+		{"registry without extend", Request{Options: Options{Name: "b", Provider: "docker"}, Registry: "r.io"}, "--registry and --label go with --extend"},
+		{"label without extend", Request{Options: Options{Name: "b", Provider: "docker"}, Labels: []string{"a=b"}}, "--registry and --label go with --extend"},
+		{"label without =", Request{Options: Options{Name: "b"}, Extend: "./base", Labels: []string{"team"}}, `--label "team": want KEY=VALUE`},
+		{"label without key", Request{Options: Options{Name: "b"}, Extend: "./base", Labels: []string{"=x"}}, `--label "=x": want KEY=VALUE`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "b")
+			tc.r.Dir = out
+			if _, err := New(tc.r); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("written despite the error")
+			}
+		})
+	}
+}
+
+func TestParseLabels(t *testing.T) {
+	m, err := ParseLabels([]string{"acme.io/cost-center=platform", "empty="})
+	if err != nil || len(m) != 2 || m["acme.io/cost-center"] != "platform" || m["empty"] != "" {
+		t.Errorf("got %v, %v", m, err)
+	}
+}
