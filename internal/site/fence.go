@@ -62,121 +62,90 @@ func (f *fence) file(file afero.File, err error) (afero.File, error) {
 	return &fencedFile{File: file, f: f}, nil
 }
 
-func (f *fence) Create(name string) (afero.File, error) {
+// guard runs op on name unless the fence is closed; written says op
+// writes name (the test hook hears it).
+func (f *fence) guard(op, name string, written bool, do func() error) error {
 	if !f.enter() {
-		return nil, &os.PathError{Op: "create", Path: name, Err: errFenced}
+		return &os.PathError{Op: op, Path: name, Err: errFenced}
 	}
 	defer f.leave()
-	f.written(name)
-	return f.file(f.Fs.Create(name))
+	if written {
+		f.written(name)
+	}
+	return do()
+}
+
+func (f *fence) Create(name string) (file afero.File, err error) {
+	err = f.guard("create", name, true, func() error { file, err = f.file(f.Fs.Create(name)); return err })
+	return file, err
 }
 
 func (f *fence) Mkdir(name string, perm os.FileMode) error {
-	if !f.enter() {
-		return &os.PathError{Op: "mkdir", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	f.written(name)
-	return f.Fs.Mkdir(name, perm)
+	return f.guard("mkdir", name, true, func() error { return f.Fs.Mkdir(name, perm) })
 }
 
 func (f *fence) MkdirAll(path string, perm os.FileMode) error {
-	if !f.enter() {
-		return &os.PathError{Op: "mkdir", Path: path, Err: errFenced}
-	}
-	defer f.leave()
-	f.written(path)
-	return f.Fs.MkdirAll(path, perm)
+	return f.guard("mkdir", path, true, func() error { return f.Fs.MkdirAll(path, perm) })
 }
 
-func (f *fence) Open(name string) (afero.File, error) {
-	if !f.enter() {
-		return nil, &os.PathError{Op: "open", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.Open(name) // read only: left as it is (Hugo asks it for ReadDir and more)
+// Open opens for reading: the file is left as it is (Hugo asks it for
+// ReadDir and more).
+func (f *fence) Open(name string) (file afero.File, err error) {
+	err = f.guard("open", name, false, func() error { file, err = f.Fs.Open(name); return err })
+	return file, err
 }
 
-func (f *fence) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
-	if !f.enter() {
-		return nil, &os.PathError{Op: "open", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) == 0 {
-		return f.Fs.OpenFile(name, flag, perm)
-	}
-	f.written(name)
-	return f.file(f.Fs.OpenFile(name, flag, perm))
+func (f *fence) OpenFile(name string, flag int, perm os.FileMode) (file afero.File, err error) {
+	writes := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
+	err = f.guard("open", name, writes, func() error {
+		if file, err = f.Fs.OpenFile(name, flag, perm); writes {
+			file, err = f.file(file, err)
+		}
+		return err
+	})
+	return file, err
 }
 
 func (f *fence) Remove(name string) error {
-	if !f.enter() {
-		return &os.PathError{Op: "remove", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.Remove(name)
+	return f.guard("remove", name, false, func() error { return f.Fs.Remove(name) })
 }
 
 func (f *fence) RemoveAll(path string) error {
-	if !f.enter() {
-		return &os.PathError{Op: "removeall", Path: path, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.RemoveAll(path)
+	return f.guard("removeall", path, false, func() error { return f.Fs.RemoveAll(path) })
 }
 
 func (f *fence) Rename(oldname, newname string) error {
-	if !f.enter() {
-		return &os.LinkError{Op: "rename", Old: oldname, New: newname, Err: errFenced}
-	}
-	defer f.leave()
-	f.written(newname)
-	return f.Fs.Rename(oldname, newname)
+	return f.guard("rename", newname, true, func() error { return f.Fs.Rename(oldname, newname) })
 }
 
-func (f *fence) Stat(name string) (os.FileInfo, error) {
-	if !f.enter() {
-		return nil, &os.PathError{Op: "stat", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.Stat(name)
+func (f *fence) Stat(name string) (fi os.FileInfo, err error) {
+	err = f.guard("stat", name, false, func() error { fi, err = f.Fs.Stat(name); return err })
+	return fi, err
 }
 
 func (f *fence) Chmod(name string, mode os.FileMode) error {
-	if !f.enter() {
-		return &os.PathError{Op: "chmod", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.Chmod(name, mode)
+	return f.guard("chmod", name, false, func() error { return f.Fs.Chmod(name, mode) })
 }
 
 func (f *fence) Chown(name string, uid, gid int) error {
-	if !f.enter() {
-		return &os.PathError{Op: "chown", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.Chown(name, uid, gid)
+	return f.guard("chown", name, false, func() error { return f.Fs.Chown(name, uid, gid) })
 }
 
 func (f *fence) Chtimes(name string, atime, mtime time.Time) error {
-	if !f.enter() {
-		return &os.PathError{Op: "chtimes", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	return f.Fs.Chtimes(name, atime, mtime)
+	return f.guard("chtimes", name, false, func() error { return f.Fs.Chtimes(name, atime, mtime) })
 }
 
 // LstatIfPossible keeps what the wrapped file system offers (Hugo asks).
-func (f *fence) LstatIfPossible(name string) (os.FileInfo, bool, error) {
-	if !f.enter() {
-		return nil, false, &os.PathError{Op: "lstat", Path: name, Err: errFenced}
-	}
-	defer f.leave()
-	if l, ok := f.Fs.(afero.Lstater); ok {
-		return l.LstatIfPossible(name)
-	}
-	fi, err := f.Fs.Stat(name)
-	return fi, false, err
+func (f *fence) LstatIfPossible(name string) (fi os.FileInfo, lstat bool, err error) {
+	err = f.guard("lstat", name, false, func() error {
+		if l, ok := f.Fs.(afero.Lstater); ok {
+			fi, lstat, err = l.LstatIfPossible(name)
+		} else {
+			fi, err = f.Fs.Stat(name)
+		}
+		return err
+	})
+	return fi, lstat, err
 }
 
 func (f *fence) Name() string { return "fence(" + f.Fs.Name() + ")" }
@@ -192,42 +161,25 @@ type fencedFile struct {
 	f *fence
 }
 
-func (w *fencedFile) Write(p []byte) (int, error) {
-	if !w.f.enter() {
-		return 0, &os.PathError{Op: "write", Path: w.Name(), Err: errFenced}
-	}
-	defer w.f.leave()
-	return w.File.Write(p)
+func (w *fencedFile) Write(p []byte) (n int, err error) {
+	err = w.f.guard("write", w.Name(), false, func() error { n, err = w.File.Write(p); return err })
+	return n, err
 }
 
-func (w *fencedFile) WriteAt(p []byte, off int64) (int, error) {
-	if !w.f.enter() {
-		return 0, &os.PathError{Op: "write", Path: w.Name(), Err: errFenced}
-	}
-	defer w.f.leave()
-	return w.File.WriteAt(p, off)
+func (w *fencedFile) WriteAt(p []byte, off int64) (n int, err error) {
+	err = w.f.guard("write", w.Name(), false, func() error { n, err = w.File.WriteAt(p, off); return err })
+	return n, err
 }
 
-func (w *fencedFile) WriteString(s string) (int, error) {
-	if !w.f.enter() {
-		return 0, &os.PathError{Op: "write", Path: w.Name(), Err: errFenced}
-	}
-	defer w.f.leave()
-	return w.File.WriteString(s)
+func (w *fencedFile) WriteString(s string) (n int, err error) {
+	err = w.f.guard("write", w.Name(), false, func() error { n, err = w.File.WriteString(s); return err })
+	return n, err
 }
 
 func (w *fencedFile) Truncate(size int64) error {
-	if !w.f.enter() {
-		return &os.PathError{Op: "truncate", Path: w.Name(), Err: errFenced}
-	}
-	defer w.f.leave()
-	return w.File.Truncate(size)
+	return w.f.guard("truncate", w.Name(), false, func() error { return w.File.Truncate(size) })
 }
 
 func (w *fencedFile) Sync() error {
-	if !w.f.enter() {
-		return &os.PathError{Op: "sync", Path: w.Name(), Err: errFenced}
-	}
-	defer w.f.leave()
-	return w.File.Sync()
+	return w.f.guard("sync", w.Name(), false, func() error { return w.File.Sync() })
 }

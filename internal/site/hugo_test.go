@@ -99,14 +99,7 @@ func TestBuildHugoTimeout(t *testing.T) {
 // to append the empty section's empty list as a page), and a theme error
 // is reported at the page, never in the build's temporary folder.
 func TestThemeSectionWithoutPages(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "docs")
-	if err := os.CopyFS(dir, os.DirFS("testdata/emptysection")); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadCopy(t, "testdata/emptysection")
 	out := filepath.Join(t.TempDir(), "public")
 	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
@@ -182,14 +175,7 @@ func TestReservedFrontMatter(t *testing.T) {
 // no staging folder - and stays so once the abandoned Hugo build has
 // ended (WaitInProcessBuilds: an event, not a time).
 func TestInterruptedInProcessBuildWritesNothingAfter(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "docs")
-	if err := os.CopyFS(dir, os.DirFS("testdata/emptysection")); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadCopy(t, "testdata/emptysection")
 	out := filepath.Join(t.TempDir(), "public")
 	if _, err := Build(context.Background(), []*Version{{Name: "v1", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
@@ -209,7 +195,7 @@ func TestInterruptedInProcessBuildWritesNothingAfter(t *testing.T) {
 	}
 	testHookHugoWrote.Store(&hook)
 	defer testHookHugoWrote.Store(nil)
-	_, err = Build(ctx, []*Version{{Name: "v2", Project: p}}, Options{Out: out})
+	_, err := Build(ctx, []*Version{{Name: "v2", Project: p}}, Options{Out: out})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -223,6 +209,21 @@ func TestInterruptedInProcessBuildWritesNothingAfter(t *testing.T) {
 	if got := listTree(t, out); got != before {
 		t.Errorf("after the abandoned Hugo build ended, %s holds:\n%s\nwant (as before):\n%s", out, got, before)
 	}
+}
+
+// loadCopy loads a copy of the docs project fixture (a folder under
+// testdata), so that nothing a test does touches testdata.
+func loadCopy(t *testing.T, fixture string) *Project {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "docs")
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // listTree lists every file and folder under dir with its size, sorted.

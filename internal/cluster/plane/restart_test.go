@@ -53,6 +53,33 @@ func waitRestart(t *testing.T, s *Supervisor) Restart {
 	}
 }
 
+// startAndKill starts a process named kcm that serves on a free port and
+// writes its pid to a file in dir, waits until it is ready, removes the
+// file (the restarted process writes it again) and kills the process with
+// SIGKILL, as the OOM killer would.
+func startAndKill(t *testing.T, s *Supervisor, dir string) (pidFile string, pid int) {
+	t.Helper()
+	ports, err := FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile = filepath.Join(dir, "pid")
+	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
+	sp.Name = "kcm"
+	sp.Ready = tcpReady(ports[0])
+	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pid = readPID(t, pidFile)
+	if err := os.Remove(pidFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	return pidFile, pid
+}
+
 // TestSupervisorRestartsKilledProcess kills a ready controller with
 // SIGKILL, as the OOM killer would: the supervisor reports the exit with
 // the log's tail, logs it, starts the process again once its readiness
@@ -70,24 +97,7 @@ func TestSupervisorRestartsKilledProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop(5 * time.Second)
-	ports, err := FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pidFile := filepath.Join(dir, "pid")
-	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
-	sp.Name = "kcm"
-	sp.Ready = tcpReady(ports[0])
-	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	first := readPID(t, pidFile)
-	if err := os.Remove(pidFile); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	pidFile, first := startAndKill(t, s, dir)
 	select {
 	case c := <-s.Crashes():
 		if c.Name != "kcm" || !strings.Contains(c.Err.Error(), "killed") || !strings.Contains(c.Tail, "serving on") {
@@ -198,24 +208,7 @@ func TestSupervisorDownOnlyOnGivingUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports, err := FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pidFile := filepath.Join(dir, "pid")
-	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
-	sp.Name = "kcm"
-	sp.Ready = tcpReady(ports[0])
-	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	first := readPID(t, pidFile)
-	if err := os.Remove(pidFile); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	pidFile, _ := startAndKill(t, s, dir)
 	if r := waitRestart(t, s); r.GaveUp || r.Err != "" || r.Attempt != 1 {
 		t.Fatalf("restart = %+v", r)
 	}

@@ -420,8 +420,9 @@ func (s *Supervisor) watch(p *supervised, child Child, early chan Crash) {
 	p.crashes++
 	r := Restart{Name: p.spec.Name, At: time.Now(), Exit: c.Err.Error(), Tail: c.Tail, Attempt: p.crashes}
 	if s.policy.Limit < 0 || p.crashes > s.policy.Limit {
-		s.giveUp(p, r)
+		// Logged first: whoever hears of it (Restarted, Down) finds it logged.
 		s.log.Infof("%s exited (%s) after %d restarts in a row: not restarting it again (log %s):\n%s", r.Name, r.Exit, r.Attempt-1, p.logPath, indent(r.Tail))
+		s.giveUp(p, r)
 		return
 	}
 	r.Backoff = s.policy.backoff(p.crashes)
@@ -476,8 +477,8 @@ func (s *Supervisor) restart(p *supervised, r Restart) {
 	p.crashes++
 	next := Restart{Name: r.Name, At: time.Now(), Exit: "restart failed", Tail: Tail(p.logPath, 20), Attempt: p.crashes}
 	if p.crashes > s.policy.Limit {
-		s.giveUp(p, next)
 		s.log.Infof("%s: %d restarts in a row failed: not restarting it again (log %s)", r.Name, r.Attempt, p.logPath)
+		s.giveUp(p, next)
 		return
 	}
 	next.Backoff = s.policy.backoff(p.crashes)

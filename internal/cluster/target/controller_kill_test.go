@@ -13,7 +13,6 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/console"
-	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -175,10 +174,7 @@ func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
 	for name, pid := range p.PIDs() {
 		pids[name] = pid
 	}
-	var (
-		last   plane.Restart
-		gaveUp time.Time
-	)
+	var last plane.Restart
 	for !last.GaveUp {
 		pid := p.PIDs()[victim]
 		if pid == 0 {
@@ -204,23 +200,7 @@ func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
 		}
 		t.Logf("kill %d: %s", last.Attempt, last)
 	}
-	gaveUp = time.Now()
-	var rep *report.Report
-	select {
-	case rep = <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the run still waits 2 minutes after the supervisor gave up on %s", victim)
-	}
-	took := time.Since(gaveUp)
-	t.Logf("the run ended %s after the supervisor gave up on %s", took.Round(time.Millisecond), victim)
-	if took > 10*time.Second {
-		t.Errorf("the run ended %s after giving up, not within 10 s", took)
-	}
-	results := byPath(rep)
-	w, n := results[waits], results[next]
-	if w == nil || n == nil {
-		t.Fatalf("the report lacks a runbook: %+v", rep.Runbooks)
-	}
+	w, n := runEnds(t, done, time.Now(), "the supervisor gave up on "+victim, waits, next)
 	t.Logf("%s: %s: %s\ndiagnostics:\n%s", waits, w.Status, w.Reason, w.Diagnostics)
 	reason := "the k0rdent controller " + victim + " exited (signal: killed) after 5 restarts in a row and stays down (log " + filepath.Join(p.LogDir(), victim+".log") + ")"
 	if w.Status != report.Failed || !strings.Contains(w.Reason, reason) {
@@ -249,12 +229,5 @@ func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
 	if err := tg.Close(ctx); err != nil {
 		t.Logf("close after giving up: %v", err)
 	}
-	for name, pid := range pids {
-		if (proc.Process{PID: pid}).Running() {
-			t.Errorf("%s (pid %d) still runs after the run", name, pid)
-		}
-	}
-	if (proc.Process{PID: waiter}).Running() {
-		t.Errorf("the runbook's waiting command (pid %d) still runs after the run", waiter)
-	}
+	nothingRuns(t, pids, waiter)
 }
