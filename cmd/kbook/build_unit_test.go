@@ -9,10 +9,12 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/site"
 )
 
 // TestAllVersionsInterruptedExits130: an interrupted --all-versions build
-// exits 130, as a single version's does, not as a failure.
+// exits 130, as a single version's does, not as a failure, and leaves
+// nothing in the output folder, even after Hugo's work ended.
 func TestAllVersionsInterruptedExits130(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
@@ -38,5 +40,12 @@ func TestAllVersionsInterruptedExits130(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "next")); err == nil {
 		t.Errorf("%s/next written by an interrupted build", out)
+	}
+	// Nothing is written after it returned either (Hugo's staging folder
+	// public/.kbook-build-*/public/... was, by a build abandoned
+	// in-process): not once every Hugo build this test ran has ended.
+	site.WaitInProcessBuilds()
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		t.Errorf("%s holds %s after the interrupted build ended", out, entries[0].Name())
 	}
 }

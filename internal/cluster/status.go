@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane"
@@ -25,6 +27,9 @@ type Status struct {
 	Error             string `json:"error,omitempty"`
 	// Restarts are the k0rdent controllers' exits and restarts.
 	Restarts []plane.Restart `json:"restarts,omitempty"`
+	// Down are the k0rdent controllers the supervisor gave up restarting
+	// (Restart.GaveUp): they stay down, and runbooks that need them fail.
+	Down []string `json:"down,omitempty"`
 	// PlaneLogs is the folder of the k0rdent controllers' logs ("": no
 	// plane).
 	PlaneLogs string `json:"-"`
@@ -44,6 +49,7 @@ func StatusOf(ctx context.Context, root, name string) (*Status, error) {
 		if st.Restarts, err = plane.ReadRestarts(s.PlaneLogs); err != nil {
 			st.Error = err.Error()
 		}
+		st.Down = DownOf(st.Restarts)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -85,6 +91,21 @@ func WriteStatus(w io.Writer, format string, st *Status) error {
 		for _, r := range st.Restarts {
 			fmt.Fprintf(w, "  %s\n", r)
 		}
+		if len(st.Down) > 0 {
+			fmt.Fprintf(w, "down:       %s (not restarted again: runbooks that need them fail; kbook cluster down, then up, starts a new plane)\n", strings.Join(st.Down, ", "))
+		}
 	}
 	return nil
+}
+
+// DownOf lists the processes given up on in rs (Restart.GaveUp), in
+// order: what Status.Down says.
+func DownOf(rs []plane.Restart) []string {
+	var out []string
+	for _, r := range rs {
+		if r.GaveUp && !slices.Contains(out, r.Name) {
+			out = append(out, r.Name)
+		}
+	}
+	return out
 }

@@ -28,17 +28,46 @@ func TestStatusOf(t *testing.T) {
 	if st.Running || !strings.Contains(st.Error, "is not running") || st.Started != "2026-01-02T03:04:05Z" {
 		t.Errorf("status %+v", st)
 	}
-	for format, want := range map[string]string{
+	writesStatus(t, st, map[string]string{
 		"text": "cluster:    gone (local)\nstatus:     not running: " + st.Error + "\n",
 		"json": `"running": false`,
 		"yaml": "running: false\n",
-	} {
+	})
+}
+
+// TestStatusPlaneDown: a controller the supervisor gave up on is listed
+// as down, in every format, from the restarts file of the plane's logs.
+func TestStatusPlaneDown(t *testing.T) {
+	root := t.TempDir()
+	s := &State{Name: "down", Backend: Local, Server: "https://127.0.0.1:1", PID: 4194305, PlaneLogs: "testdata/status-down"}
+	if err := WriteState(root, s, []byte("apiVersion: v1\nkind: Config\n")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := StatusOf(context.Background(), root, "down")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Restarts) != 2 || len(st.Down) != 1 || st.Down[0] != "source-controller" {
+		t.Fatalf("restarts %+v, down %v", st.Restarts, st.Down)
+	}
+	writesStatus(t, st, map[string]string{
+		"text": "down:       source-controller (not restarted again",
+		"json": "\"down\": [\n    \"source-controller\"\n  ]",
+		"yaml": "down:\n- source-controller\n",
+	})
+}
+
+// writesStatus checks that st written in each format holds what want
+// says for it.
+func writesStatus(t *testing.T, st *Status, want map[string]string) {
+	t.Helper()
+	for format, w := range want {
 		var b bytes.Buffer
 		if err := WriteStatus(&b, format, st); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("%s:\n%s\nwant %q in it", format, b.String(), want)
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("%s:\n%s\nwant %q in it", format, b.String(), w)
 		}
 	}
 }

@@ -72,6 +72,9 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no version to build")
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted already: nothing is written
+	}
 	logger := log.Or(opts.Logger)
 	if opts.Out == "" {
 		opts.Out = "public"

@@ -69,7 +69,7 @@ func RunHugoChild() {
 		fmt.Fprintln(os.Stderr, "kbook hugo child: want DIR PUBLISHDIR RESULTFILE")
 		os.Exit(2)
 	}
-	rep := buildHugo(os.Args[1], os.Args[2])
+	rep := buildHugo(afero.NewOsFs(), os.Args[1], os.Args[2])
 	data, _ := json.Marshal(rep)
 	if err := os.WriteFile(os.Args[3], data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "kbook hugo child:", err)
@@ -109,8 +109,8 @@ func failureOf(err error) *hugoFailure {
 }
 
 // buildHugo builds the Hugo project in dir into publishDir, in this
-// process.
-func buildHugo(dir, publishDir string) (rep hugoReply) {
+// process, reading and writing through afs.
+func buildHugo(afs afero.Fs, dir, publishDir string) (rep hugoReply) {
 	defer func() {
 		if r := recover(); r != nil {
 			rep = hugoReply{Failure: &hugoFailure{Msg: fmt.Sprintf("hugo panicked: %v", r), Cause: fmt.Sprint(r)}}
@@ -129,7 +129,6 @@ func buildHugo(dir, publishDir string) (rep hugoReply) {
 	flags.Set("publishDir", publishDir)
 	flags.Set("cacheDir", dir+"/.cache")
 	flags.Set("quiet", true)
-	afs := afero.NewOsFs()
 	res, err := allconfig.LoadConfig(allconfig.ConfigSourceDescriptor{
 		Flags:    flags,
 		Fs:       afs,
@@ -166,6 +165,9 @@ func buildHugo(dir, publishDir string) (rep hugoReply) {
 // returned with paths mapped to their sources; an error names the
 // source file and line where Hugo reports one.
 func runHugo(ctx context.Context, g *generated, publishDir string, children ChildStarter, timeout time.Duration) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // interrupted before Hugo started: it never does
+	}
 	if timeout <= 0 {
 		timeout = DefaultHugoTimeout
 	}
@@ -230,19 +232,48 @@ func hugoChild(ctx context.Context, dir, publishDir string, children ChildStarte
 	return rep, nil
 }
 
-// hugoInProcess runs the build in this process; when ctx ends first the
-// build is abandoned (its goroutines stay until they end, if ever).
+// hugoInProcess runs the build in this process. Hugo takes no context:
+// when ctx ends first the build is abandoned to end on its own, but fenced
+// off from the disk first (see fence), so that nothing it does after this
+// returns - the caller then removes the staging folder - writes a file.
 func hugoInProcess(ctx context.Context, dir, publishDir string, workers int) (hugoReply, error) {
+	if err := ctx.Err(); err != nil {
+		return hugoReply{}, err
+	}
 	raiseWorkers(workers)
+	fs := newFence(afero.NewOsFs())
+	if hook := testHookHugoWrote.Load(); hook != nil {
+		fs.wrote = *hook
+	}
 	done := make(chan hugoReply, 1)
-	go func() { done <- buildHugo(dir, publishDir) }()
+	inProcess.Add(1)
+	go func() {
+		defer inProcess.Done()
+		done <- buildHugo(fs, dir, publishDir)
+	}()
 	select {
 	case rep := <-done:
 		return rep, nil
 	case <-ctx.Done():
+		fs.close()
 		return hugoReply{}, ctx.Err()
 	}
 }
+
+// inProcess counts the in-process Hugo builds whose goroutine still runs
+// (abandoned ones included): WaitInProcessBuilds waits for them.
+var inProcess sync.WaitGroup
+
+// testHookHugoWrote, set by tests, hears each file or folder an
+// in-process build writes or makes.
+var testHookHugoWrote atomic.Pointer[func(name string)]
+
+// WaitInProcessBuilds waits until every Hugo build this process ran
+// in-process has ended, those abandoned by an interrupted or timed-out
+// Build included (which then wrote nothing after Build returned). Tests
+// call it to check exactly that; a build stuck for ever makes it wait for
+// ever.
+func WaitInProcessBuilds() { inProcess.Wait() }
 
 // workersEnv is the variable Hugo sizes its render workers by, and the
 // queue of pages that feeds them.

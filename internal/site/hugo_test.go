@@ -2,10 +2,13 @@ package site
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,14 +99,7 @@ func TestBuildHugoTimeout(t *testing.T) {
 // to append the empty section's empty list as a page), and a theme error
 // is reported at the page, never in the build's temporary folder.
 func TestThemeSectionWithoutPages(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "docs")
-	if err := os.CopyFS(dir, os.DirFS("testdata/emptysection")); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadCopy(t, "testdata/emptysection")
 	out := filepath.Join(t.TempDir(), "public")
 	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
@@ -168,4 +164,86 @@ func TestReservedFrontMatter(t *testing.T) {
 	if !asError(err, &se) || se.File != "content/b/p.md" || se.Line != 3 {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// TestInterruptedInProcessBuildWritesNothingAfter is the regression test
+// of an interrupted build that went on writing into its staging folder
+// (public/.kbook-build-*/public/...) after Build returned and the folder
+// was removed: Hugo, in-process, takes no context. The build is
+// interrupted at its first write into the staging folder; when Build has
+// returned, the output folder is as before - the published version kept,
+// no staging folder - and stays so once the abandoned Hugo build has
+// ended (WaitInProcessBuilds: an event, not a time).
+func TestInterruptedInProcessBuildWritesNothingAfter(t *testing.T) {
+	p := loadCopy(t, "testdata/emptysection")
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), []*Version{{Name: "v1", Project: p}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	before := listTree(t, out)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		once    sync.Once
+		touched atomic.Int32
+	)
+	hook := func(name string) {
+		if strings.HasPrefix(name, out+string(filepath.Separator)) {
+			touched.Add(1)
+			once.Do(cancel) // interrupted while Hugo writes the site
+		}
+	}
+	testHookHugoWrote.Store(&hook)
+	defer testHookHugoWrote.Store(nil)
+	_, err := Build(ctx, []*Version{{Name: "v2", Project: p}}, Options{Out: out})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if touched.Load() == 0 {
+		t.Fatal("the build was not interrupted while Hugo wrote: the test proves nothing")
+	}
+	if got := listTree(t, out); got != before {
+		t.Errorf("after the interrupted build returned, %s holds:\n%s\nwant (as before):\n%s", out, got, before)
+	}
+	WaitInProcessBuilds()
+	if got := listTree(t, out); got != before {
+		t.Errorf("after the abandoned Hugo build ended, %s holds:\n%s\nwant (as before):\n%s", out, got, before)
+	}
+}
+
+// loadCopy loads a copy of the docs project fixture (a folder under
+// testdata), so that nothing a test does touches testdata.
+func loadCopy(t *testing.T, fixture string) *Project {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "docs")
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// listTree lists every file and folder under dir with its size, sorted.
+func listTree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(&b, "%s %d\n", rel, fi.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

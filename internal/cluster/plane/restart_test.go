@@ -2,6 +2,7 @@ package plane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,6 +53,33 @@ func waitRestart(t *testing.T, s *Supervisor) Restart {
 	}
 }
 
+// startAndKill starts a process named kcm that serves on a free port and
+// writes its pid to a file in dir, waits until it is ready, removes the
+// file (the restarted process writes it again) and kills the process with
+// SIGKILL, as the OOM killer would.
+func startAndKill(t *testing.T, s *Supervisor, dir string) (pidFile string, pid int) {
+	t.Helper()
+	ports, err := FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile = filepath.Join(dir, "pid")
+	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
+	sp.Name = "kcm"
+	sp.Ready = tcpReady(ports[0])
+	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	pid = readPID(t, pidFile)
+	if err := os.Remove(pidFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	return pidFile, pid
+}
+
 // TestSupervisorRestartsKilledProcess kills a ready controller with
 // SIGKILL, as the OOM killer would: the supervisor reports the exit with
 // the log's tail, logs it, starts the process again once its readiness
@@ -69,24 +97,7 @@ func TestSupervisorRestartsKilledProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop(5 * time.Second)
-	ports, err := FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pidFile := filepath.Join(dir, "pid")
-	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
-	sp.Name = "kcm"
-	sp.Ready = tcpReady(ports[0])
-	if err := s.Start(context.Background(), sp, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	first := readPID(t, pidFile)
-	if err := os.Remove(pidFile); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	pidFile, first := startAndKill(t, s, dir)
 	select {
 	case c := <-s.Crashes():
 		if c.Name != "kcm" || !strings.Contains(c.Err.Error(), "killed") || !strings.Contains(c.Tail, "serving on") {
@@ -156,37 +167,61 @@ func TestSupervisorRestartLimit(t *testing.T) {
 	if len(s.Running()) != 0 {
 		t.Errorf("running after giving up: %v", s.Running())
 	}
+	// Giving up is an event the runbooks using the plane fail on.
+	select {
+	case <-s.Down():
+	case <-time.After(30 * time.Second):
+		t.Fatal("Down not closed after giving up")
+	}
+	var de *DownError
+	if err := s.DownErr(); !errors.As(err, &de) {
+		t.Fatalf("DownErr() = %v, want a *DownError", err)
+	}
+	if de.Name != "crash" || de.Exit != "exit status 3" || de.Restarts != 2 || !strings.Contains(de.Tail, "no such CRD") || de.LogPath != s.LogPath("crash") {
+		t.Errorf("DownErr() = %+v", de)
+	}
+	if want := "crash exited (exit status 3) after 2 restarts in a row and stays down (log " + s.LogPath("crash") + ")"; de.Error() != want {
+		t.Errorf("DownErr() reads %q, want %q", de, want)
+	}
+	down, why := (&Plane{sup: s}).Down()
+	if down != s.Down() {
+		t.Error("Plane.Down is not its supervisor's")
+	}
+	err = why()
+	if !errors.Is(err, de) || !strings.HasPrefix(err.Error(), "the k0rdent controller crash exited (exit status 3) after 2 restarts") || !strings.Contains(err.Error(), "the next run starts a new plane") {
+		t.Errorf("the plane's reason: %v", err)
+	}
 }
 
-// TestSupervisorStopDuringBackoff: Stop does not wait for a pending
-// restart's backoff, and nothing starts after it.
-func TestSupervisorStopDuringBackoff(t *testing.T) {
+// TestSupervisorDownOnlyOnGivingUp: Down stays open while a killed
+// process is restarted and when the supervisor stops it on purpose; a
+// plane without a supervisor (API only) is never down.
+func TestSupervisorDownOnlyOnGivingUp(t *testing.T) {
+	if down, why := (&Plane{}).Down(); down != nil || why() != nil {
+		t.Errorf("an API-only plane's Down() = %v, %v", down, why())
+	}
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, err := NewSupervisor(t.TempDir(), nil, nil, WithRestartPolicy(RestartPolicy{Initial: time.Hour, Max: time.Hour, Limit: 5}))
+	dir := t.TempDir()
+	s, err := NewSupervisor(filepath.Join(dir, "logs"), nil, nil, WithRestartPolicy(RestartPolicy{Initial: 10 * time.Millisecond, Max: time.Second, Limit: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(context.Background(), helper(t, "crash"), 20*time.Second); err != nil {
+	pidFile, _ := startAndKill(t, s, dir)
+	if r := waitRestart(t, s); r.GaveUp || r.Err != "" || r.Attempt != 1 {
+		t.Fatalf("restart = %+v", r)
+	}
+	readPID(t, pidFile) // the restarted process serves
+	if err := s.DownErr(); err != nil {
+		t.Errorf("down after a restart that worked: %v", err)
+	}
+	if err := s.Stop(5 * time.Second); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-s.Crashes():
-	case <-time.After(30 * time.Second):
-		t.Fatal("no crash")
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Stop(time.Second) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Stop waited for the backoff")
-	}
-	if len(s.Running()) != 0 || len(s.Restarts()) != 0 {
-		t.Errorf("after Stop: running %v, restarts %v", s.Running(), s.Restarts())
+	case <-s.Down():
+		t.Errorf("Down closed by Stop: %v", s.DownErr())
+	default:
 	}
 }

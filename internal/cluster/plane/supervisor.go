@@ -82,6 +82,10 @@ type Supervisor struct {
 	crashes  chan Crash
 	restarts []Restart
 	notify   chan Restart
+	// down is closed when the supervisor first gives up on a process;
+	// downErr says which (a *DownError).
+	down    chan struct{}
+	downErr error
 }
 
 type supervised struct {
@@ -200,7 +204,7 @@ func NewSupervisor(logDir string, env []string, launch Launcher, opts ...Supervi
 		launch = Registry(nil)
 	}
 	s := &Supervisor{logDir: logDir, launch: launch, env: env, crashes: make(chan Crash, 16),
-		policy: DefaultRestartPolicy, log: log.NoopLogger{}, stopCh: make(chan struct{}), notify: make(chan Restart, 64)}
+		policy: DefaultRestartPolicy, log: log.NoopLogger{}, stopCh: make(chan struct{}), notify: make(chan Restart, 64), down: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -214,6 +218,63 @@ func (s *Supervisor) Crashes() <-chan Crash { return s.crashes }
 // Restarted delivers each Restart once it is decided: after the restarted
 // process is ready (or failed to be), or when the supervisor gave up.
 func (s *Supervisor) Restarted() <-chan Restart { return s.notify }
+
+// Down is closed when the supervisor gives up on a process (Restart.GaveUp:
+// it exited after RestartPolicy.Limit restarts in a row and stays down);
+// DownErr says which. It never closes for processes stopped on purpose.
+func (s *Supervisor) Down() <-chan struct{} { return s.down }
+
+// DownErr is the *DownError of the first process the supervisor gave up
+// on, or nil while every process is up or being restarted.
+func (s *Supervisor) DownErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.downErr
+}
+
+// DownError says which process the supervisor gave up on, how it last
+// exited, after how many restarts, and the tail of its log.
+type DownError struct {
+	Name, Exit string
+	// Restarts is how many restarts in a row were tried before giving up.
+	Restarts int
+	LogPath  string
+	Tail     string
+}
+
+// Error is one line (a runbook's failure reason starts with it); Tail
+// goes in diagnostics.
+func (e *DownError) Error() string {
+	return fmt.Sprintf("%s exited (%s) after %s in a row and stays down (log %s)", e.Name, e.Exit, restartsCount(e.Restarts), e.LogPath)
+}
+
+func restartsCount(n int) string {
+	if n == 1 {
+		return "1 restart"
+	}
+	return fmt.Sprintf("%d restarts", n)
+}
+
+// giveUp records that p stays down after r and closes Down, once; s.mu is
+// held.
+func (s *Supervisor) giveUp(p *supervised, r Restart) {
+	r.GaveUp = true
+	s.record(r)
+	if s.downErr != nil {
+		return
+	}
+	s.downErr = &DownError{Name: r.Name, Exit: r.Exit, Restarts: r.Attempt - 1, LogPath: p.logPath, Tail: lastLines(r.Tail, 10)}
+	close(s.down)
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
 
 // Restarts lists the exits and restarts so far, oldest first.
 func (s *Supervisor) Restarts() []Restart {
@@ -359,9 +420,9 @@ func (s *Supervisor) watch(p *supervised, child Child, early chan Crash) {
 	p.crashes++
 	r := Restart{Name: p.spec.Name, At: time.Now(), Exit: c.Err.Error(), Tail: c.Tail, Attempt: p.crashes}
 	if s.policy.Limit < 0 || p.crashes > s.policy.Limit {
-		r.GaveUp = true
-		s.record(r)
+		// Logged first: whoever hears of it (Restarted, Down) finds it logged.
 		s.log.Infof("%s exited (%s) after %d restarts in a row: not restarting it again (log %s):\n%s", r.Name, r.Exit, r.Attempt-1, p.logPath, indent(r.Tail))
+		s.giveUp(p, r)
 		return
 	}
 	r.Backoff = s.policy.backoff(p.crashes)
@@ -416,9 +477,8 @@ func (s *Supervisor) restart(p *supervised, r Restart) {
 	p.crashes++
 	next := Restart{Name: r.Name, At: time.Now(), Exit: "restart failed", Tail: Tail(p.logPath, 20), Attempt: p.crashes}
 	if p.crashes > s.policy.Limit {
-		next.GaveUp = true
-		s.record(next)
 		s.log.Infof("%s: %d restarts in a row failed: not restarting it again (log %s)", r.Name, r.Attempt, p.logPath)
+		s.giveUp(p, next)
 		return
 	}
 	next.Backoff = s.policy.backoff(p.crashes)
@@ -573,3 +633,29 @@ func FreePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// Down is closed when the supervisor gives up restarting one of the
+// plane's controllers (nil in API-only mode); why then says which, with
+// its restarts and log (a *DownError, the last lines of the log in its
+// Tail), as the reason the runbooks using the plane fail. (Here rather
+// than in plane.go: it is the supervisor's side of the plane.)
+func (p *Plane) Down() (down <-chan struct{}, why func() error) {
+	if p.sup == nil {
+		return nil, func() error { return nil }
+	}
+	return p.sup.Down(), func() error {
+		var de *DownError
+		if err := p.sup.DownErr(); !errors.As(err, &de) {
+			return err
+		}
+		return &planeDown{de}
+	}
+}
+
+// planeDown is a DownError told as the plane's.
+type planeDown struct{ *DownError }
+
+func (e *planeDown) Error() string {
+	return "the k0rdent controller " + e.DownError.Error() + ": the k0rdent plane is broken, the runbooks using it fail; the next run starts a new plane"
+}
+func (e *planeDown) Unwrap() error { return e.DownError }

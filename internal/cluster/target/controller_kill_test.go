@@ -140,4 +140,94 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	if len(recorded) != 1 || recorded[0].Name != victim || recorded[0].Tail == "" {
 		t.Errorf("restarts recorded in %s: %+v", p.LogDir(), recorded)
 	}
+
+	givenUp(t, tg, c, victim)
+}
+
+// givenUp kills victim, a controller of tg's plane, each time the
+// supervisor has restarted it, until the supervisor gives up on it, while
+// a runbook waits in a five-minute await: that runbook must fail within
+// seconds of giving up, naming the controller, its restarts and its log
+// tail; the next runbook must not start; kbook cluster status must list
+// the controller as down; and closing the target must leave nothing of the
+// plane or its server running, so that the next run starts clean. The
+// default policy's backoffs (victim was restarted once already): 2, 4, 8,
+// 16 s, about 30 s in all.
+func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
+	p := cluster.PlaneOf(c)
+	ff := fifos(t, t.TempDir(), "started")
+	waits, next := "testdata/controller-kill/c-waits.md", "testdata/controller-kill/d-next.md"
+	rbs, err := runbook.Load([]string{waits, next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.New(runner.Options{Parallel: 1, Target: tg, Cmds: kubecmd.Commands(), Env: []string{"STARTED=" + ff[0]},
+		NeedsTarget: func(*runbook.Runbook) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	done := make(chan *report.Report, 1)
+	go func() { done <- r.Run(ctx, rbs) }()
+	waiter := readPID(t, ff[0])
+	pids := cluster.ServerPIDs(c)
+	for name, pid := range p.PIDs() {
+		pids[name] = pid
+	}
+	var last plane.Restart
+	for !last.GaveUp {
+		pid := p.PIDs()[victim]
+		if pid == 0 {
+			t.Fatalf("%s is not running after %+v", victim, last)
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			select {
+			case last = <-p.Restarted():
+			case rep := <-done:
+				t.Fatalf("the run ended before the supervisor gave up on %s: %+v", victim, rep.Runbooks)
+			case <-time.After(3 * time.Minute):
+				t.Fatalf("no restart of %s decided 3 minutes after it was killed", victim) // a guard, not a wait
+			}
+			if last.Name == victim {
+				break
+			}
+		}
+		if last.Err != "" {
+			t.Fatalf("the restart of %s failed: %+v", victim, last)
+		}
+		t.Logf("kill %d: %s", last.Attempt, last)
+	}
+	w, n := runEnds(t, done, time.Now(), "the supervisor gave up on "+victim, waits, next)
+	t.Logf("%s: %s: %s\ndiagnostics:\n%s", waits, w.Status, w.Reason, w.Diagnostics)
+	reason := "the k0rdent controller " + victim + " exited (signal: killed) after 5 restarts in a row and stays down (log " + filepath.Join(p.LogDir(), victim+".log") + ")"
+	if w.Status != report.Failed || !strings.Contains(w.Reason, reason) {
+		t.Errorf("the waiting runbook: %s: %s\nwant %q in the reason", w.Status, w.Reason, reason)
+	}
+	if tail := lastLines(strings.TrimSpace(last.Tail), 1); tail == "" || !strings.Contains(w.Diagnostics, "the last lines of its log:") || !strings.Contains(w.Diagnostics, tail) {
+		t.Errorf("the waiting runbook's diagnostics lack the log tail (last line %q):\n%s", tail, w.Diagnostics)
+	}
+	if n.Status != report.Failed || !strings.HasPrefix(n.Reason, "not run: "+reason) {
+		t.Errorf("the next runbook: %s: %s", n.Status, n.Reason)
+	}
+	// kbook cluster status reads the restarts file.
+	rs, err := plane.ReadRestarts(p.LogDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var status strings.Builder
+	if err := cluster.WriteStatus(&status, "text", &cluster.Status{Name: "kbook", Backend: cluster.Local, Running: true,
+		PlaneLogs: p.LogDir(), Restarts: rs, Down: cluster.DownOf(rs)}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(status.String(), "down:       "+victim+" (") || !strings.Contains(status.String(), "after 5 restarts in a row: not restarted again") {
+		t.Errorf("kbook cluster status does not show %s down:\n%s", victim, status.String())
+	}
+	// Nothing is left: the next run starts a new plane on a new server.
+	if err := tg.Close(ctx); err != nil {
+		t.Logf("close after giving up: %v", err)
+	}
+	nothingRuns(t, pids, waiter)
 }

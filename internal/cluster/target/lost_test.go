@@ -114,26 +114,7 @@ func lostRun(t *testing.T, dir, victim, script string) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	var rep *report.Report
-	select {
-	case rep = <-done:
-	case <-time.After(2 * time.Minute):
-		pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
-		t.Fatalf("the run still waits 2 minutes after %s was killed", victim)
-	}
-	took := time.Since(killed)
-	t.Logf("the run ended %s after %s was killed", took.Round(time.Millisecond), victim)
-	for _, rb := range rep.Runbooks {
-		t.Logf("%s: %s: %s", filepath.Base(rb.Path), rb.Status, rb.Reason)
-	}
-	if took > 10*time.Second {
-		t.Errorf("the run ended %s after the kill, not within 10 s", took)
-	}
-	results := byPath(rep)
-	w, n := results[waits], results[next]
-	if w == nil || n == nil {
-		t.Fatalf("the report lacks a runbook: %v", rep.Runbooks)
-	}
+	w, n := runEnds(t, done, killed, victim+" was killed", waits, next)
 	if w.Status != report.Failed || !strings.Contains(w.Reason, "local API server's "+victim) {
 		t.Errorf("the waiting runbook: %s: %s", w.Status, w.Reason)
 	}
@@ -143,6 +124,40 @@ func lostRun(t *testing.T, dir, victim, script string) {
 	if err := tg.Close(context.Background()); err != nil {
 		t.Logf("close after the loss: %v", err)
 	}
+	nothingRuns(t, pids, waiter)
+}
+
+// runEnds waits for the run to end after what happened at since (a guard
+// of two minutes against a hang, not a wait), checks that it ended within
+// 10 s and returns the results of the waiting runbook and of the next.
+func runEnds(t *testing.T, done <-chan *report.Report, since time.Time, after, waits, next string) (w, n *report.Runbook) {
+	t.Helper()
+	var rep *report.Report
+	select {
+	case rep = <-done:
+	case <-time.After(2 * time.Minute):
+		pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+		t.Fatalf("the run still waits 2 minutes after %s", after)
+	}
+	took := time.Since(since)
+	t.Logf("the run ended %s after %s", took.Round(time.Millisecond), after)
+	for _, rb := range rep.Runbooks {
+		t.Logf("%s: %s: %s", filepath.Base(rb.Path), rb.Status, rb.Reason)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the run ended %s after %s, not within 10 s", took, after)
+	}
+	results := byPath(rep)
+	if w, n = results[waits], results[next]; w == nil || n == nil {
+		t.Fatalf("the report lacks a runbook: %v", rep.Runbooks)
+	}
+	return w, n
+}
+
+// nothingRuns checks that none of the processes pids names, nor a
+// runbook's waiting command, still runs after the run.
+func nothingRuns(t *testing.T, pids map[string]int, waiter int) {
+	t.Helper()
 	for name, pid := range pids {
 		if (proc.Process{PID: pid}).Running() {
 			t.Errorf("%s (pid %d) still runs after the run", name, pid)

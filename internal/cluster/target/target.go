@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -125,15 +127,7 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 			t.opts.Log().Infof("  the cluster's objects listed in %s", since(begin))
 		}
 		if t.err == nil {
-			if lost, why := cluster.Lost(t.cluster); lost != nil {
-				t.mu.Lock()
-				t.why = why
-				t.mu.Unlock()
-				go func() {
-					<-lost
-					close(t.broken)
-				}()
-			}
+			t.watchBroken()
 		}
 	})
 	return t.cluster, t.err
@@ -143,8 +137,48 @@ func (t *Target) Cluster() (cluster.Cluster, error) {
 // started, stopped (and its data deleted) when the target closes.
 func (t *Target) throwaway() bool { return !t.reused && t.opts.Backend == cluster.Local }
 
+// watchBroken closes broken when the cluster is lost (its etcd or
+// kube-apiserver exits: cluster.Lost) or its k0rdent plane is down (the
+// supervisor gave up restarting a controller: plane.Plane.Down), whichever
+// comes first; why then says what, the server first.
+func (t *Target) watchBroken() {
+	var (
+		chans []<-chan struct{}
+		whys  []func() error
+	)
+	if lost, why := cluster.Lost(t.cluster); lost != nil {
+		chans, whys = append(chans, lost), append(whys, why)
+	}
+	if p := cluster.PlaneOf(t.cluster); p != nil {
+		if down, why := p.Down(); down != nil {
+			chans, whys = append(chans, down), append(whys, why)
+		}
+	}
+	if len(chans) == 0 {
+		return
+	}
+	t.mu.Lock()
+	t.why = func() error {
+		for _, why := range whys {
+			if err := why(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t.mu.Unlock()
+	var once sync.Once
+	for _, ch := range chans {
+		go func() {
+			<-ch
+			once.Do(func() { close(t.broken) })
+		}()
+	}
+}
+
 // Broken implements runner.Breakable: it is closed when the local API
-// server's etcd or kube-apiserver exits under the runbooks.
+// server's etcd or kube-apiserver exits under the runbooks, or when the
+// supervisor of the local k0rdent plane gives up on a controller.
 func (t *Target) Broken() <-chan struct{} { return t.broken }
 
 // BrokenErr implements runner.Breakable: it looks at the server's
@@ -564,6 +598,10 @@ func (s *Session) Namespace() string { return s.namespace }
 // Diagnose implements runner.Session.
 func (s *Session) Diagnose(ctx context.Context) string {
 	if err := s.t.lost(); err != nil {
+		var down *plane.DownError
+		if errors.As(err, &down) && down.Tail != "" {
+			return err.Error() + "\nthe last lines of its log:\n    " + strings.ReplaceAll(down.Tail, "\n", "\n    ")
+		}
 		return err.Error() // nothing to ask a server that is gone
 	}
 	var refs []kubecmd.ObjectRef
