@@ -9,9 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
@@ -54,6 +56,15 @@ const (
 	kubeconfigUsage = "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)"
 	contextUsage    = "kubeconfig `context` to use (default: its current context)"
 )
+
+// connect loads the kubeconfig and context the flags name.
+func (k *kubeFlags) connect() (*rest.Config, string, error) {
+	kc, err := kubeconfig.Load(k.kubeconfig, k.context)
+	if err != nil {
+		return nil, "", err
+	}
+	return kc.Config, kc.Namespace, nil
+}
 
 func (k *kubeFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&k.kubeconfig, "kubeconfig", "", kubeconfigUsage)

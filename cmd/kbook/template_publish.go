@@ -14,7 +14,7 @@ func newTemplatePublishCmd() *cobra.Command {
 		Use:  "publish CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := helmrepo.PublishChart(cmd.Context(), args[0], kube.kubeconfig, kube.context, o)
+			res, err := helmrepo.PublishChart(cmd.Context(), args[0], kube.connect, o)
 			return to{cmd}.line(res, err)
 		},
 	}
