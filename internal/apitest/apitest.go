@@ -107,14 +107,9 @@ func (s *Server) start() {
 		s.skip = "integration test: " + why
 		return
 	}
-	root := filepath.Join(cache.DefaultDir(), "procs")
-	// What test binaries killed before left behind (servers, keys).
-	if _, err := proc.Sweep(root); err != nil {
-		fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
-	}
-	reg, err := proc.Open(root)
+	reg, err := openRegistry()
 	if err != nil {
-		s.err = fmt.Errorf("apitest: %w", err)
+		s.err = err
 		return
 	}
 	start := time.Now()
@@ -148,6 +143,50 @@ func (s *Server) Stop() {
 	}
 	if s.reg != nil {
 		if _, err := s.reg.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
+		}
+	}
+}
+
+// openRegistry reaps what test binaries killed before left in kbook's
+// cache (servers, etcd data, keys) and opens this binary's registry there.
+func openRegistry() (*proc.Registry, error) {
+	root := filepath.Join(cache.DefaultDir(), "procs")
+	if _, err := proc.Sweep(root); err != nil {
+		fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
+	}
+	reg, err := proc.Open(root)
+	if err != nil {
+		return nil, fmt.Errorf("apitest: %w", err)
+	}
+	return reg, nil
+}
+
+var shared struct {
+	once sync.Once
+	reg  *proc.Registry
+	err  error
+}
+
+// Procs is the test binary's registry for the servers and plane processes
+// a test starts itself (cluster.Options.Procs, local.Start): a test binary
+// killed by go test's timeout then leaves nothing the next binary does not
+// reap, and the servers die with it (the binary wraps them; importing
+// apitest makes it the wrapper). It fails t when the cache is unwritable;
+// call CloseProcs from TestMain.
+func Procs(t testing.TB) *proc.Registry {
+	t.Helper()
+	shared.once.Do(func() { shared.reg, shared.err = openRegistry() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.reg
+}
+
+// CloseProcs stops what Procs' registry still records and removes it.
+func CloseProcs() {
+	if shared.reg != nil {
+		if _, err := shared.reg.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "apitest: %v\n", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
 
@@ -19,6 +20,9 @@ func benchAssets(b *testing.B) string {
 // benchUp starts the cluster o describes and stops it.
 func benchUp(b *testing.B, o Options) {
 	b.Helper()
+	if o.Procs == nil {
+		o.Procs = apitest.Procs(b)
+	}
 	c, err := Up(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
@@ -42,7 +46,7 @@ func BenchmarkLocalStart(b *testing.B) {
 				b.Skip("no ../shared/crds")
 			}
 			for b.Loop() {
-				c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: tc.crds})
+				c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: tc.crds, Procs: apitest.Procs(b)})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -68,7 +72,7 @@ func BenchmarkLocalColdStart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir})
+		c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, Procs: apitest.Procs(b)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -129,20 +129,24 @@ func Up(ctx context.Context, o Options) (Cluster, error) {
 }
 
 // InstallCRDs installs the CustomResourceDefinitions found in paths (files
-// or directories of YAML) and waits until they are served.
-func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, log log.Logger) error {
+// or directories of YAML) and waits until they are served; lg (nil: none)
+// hears how long it took.
+func InstallCRDs(ctx context.Context, cfg *rest.Config, paths []string, lg log.Logger) error {
 	if len(paths) == 0 {
 		return nil
 	}
 	if err := CheckCRDPaths(paths); err != nil {
 		return err
 	}
+	if lg == nil {
+		lg = log.NoopLogger{}
+	}
 	start := time.Now()
 	crds, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true, MaxTime: 2 * time.Minute})
 	if err != nil {
 		return fmt.Errorf("install CRDs from %s: %w", strings.Join(paths, ", "), err)
 	}
-	log.Infof("installed %s from %s in %s", plural.Count(len(crds), "CRD"), strings.Join(paths, ", "), time.Since(start).Round(time.Millisecond))
+	lg.Infof("installed %s from %s in %s", plural.Count(len(crds), "CRD"), strings.Join(paths, ", "), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

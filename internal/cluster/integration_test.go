@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/proc"
 )
@@ -42,7 +43,7 @@ func startLocal(t *testing.T) Cluster {
 		t.Skip(why)
 	}
 	localOnce.Do(func() {
-		testLocal, localErr = Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: sharedCRDs})
+		testLocal, localErr = Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: sharedCRDs, Procs: apitest.Procs(t)})
 	})
 	if localErr != nil {
 		t.Fatal(localErr)
@@ -56,6 +57,7 @@ func TestMain(m *testing.M) {
 	if testLocal != nil {
 		_ = testLocal.Stop(context.Background())
 	}
+	apitest.CloseProcs()
 	os.Exit(code)
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"k8s.io/client-go/discovery"
 )
@@ -46,7 +47,7 @@ func TestSnapshotStart(t *testing.T) {
 	up := func(t *testing.T) string {
 		t.Helper()
 		log := &lines{}
-		c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: []string{"testdata/crds"}, SnapshotDir: snaps, Logger: log})
+		c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, CRDs: []string{"testdata/crds"}, SnapshotDir: snaps, Logger: log, Procs: apitest.Procs(t)})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, log)
 		}

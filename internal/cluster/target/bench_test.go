@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -43,7 +44,7 @@ func BenchmarkRunbooks(b *testing.B) {
 		b.Fatal(err)
 	}
 	run := func(b *testing.B, rbs []*runbook.Runbook) {
-		t, err := New(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir})
+		t, err := New(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir, Procs: apitest.Procs(b)})
 		if err != nil {
 			b.Fatal(err)
 		}

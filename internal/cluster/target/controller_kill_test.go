@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -53,7 +54,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	log := console.New(lf, false, false)
 	logged := func() string { data, _ := os.ReadFile(logFile); return string(data) }
 	ctx := context.Background()
-	tg, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: rel.Version, Logger: log})
+	tg, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: rel.Version, Logger: log, Procs: apitest.Procs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

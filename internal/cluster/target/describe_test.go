@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -69,7 +70,7 @@ func TestDescribeK0rdent(t *testing.T) {
 		t.Skip(why)
 	}
 	ctx := context.Background()
-	target, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: r.Version, K0rdentAPIOnly: true})
+	target, err := New(ctx, cluster.Options{Backend: cluster.Local, AssetsDir: dir, K0rdent: r.Version, K0rdentAPIOnly: true, Procs: apitest.Procs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

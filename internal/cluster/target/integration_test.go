@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -53,7 +54,7 @@ func startLocal(t *testing.T) cluster.Cluster {
 		t.Skip(why)
 	}
 	localOnce.Do(func() {
-		local, localErr = cluster.Up(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir, CRDs: sharedCRDs})
+		local, localErr = cluster.Up(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir, CRDs: sharedCRDs, Procs: apitest.Procs(t)})
 	})
 	if localErr != nil {
 		t.Fatal(localErr)
@@ -66,6 +67,7 @@ func TestMain(m *testing.M) {
 	if local != nil {
 		_ = local.Stop(context.Background())
 	}
+	apitest.CloseProcs()
 	os.Exit(code)
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -46,7 +47,7 @@ func TestLostServerFailsRunbooks(t *testing.T) {
 		}
 	}
 	// The next run starts clean.
-	tg, err := New(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir})
+	tg, err := New(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir, Procs: apitest.Procs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func lostRun(t *testing.T, dir, victim, script string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := New(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir})
+	tg, err := New(context.Background(), cluster.Options{Backend: cluster.Local, AssetsDir: dir, Procs: apitest.Procs(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
