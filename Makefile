@@ -5,7 +5,9 @@ PKGS    := ./...
 # The tests that start the local k0rdent plane (plane, target, cmd/kbook) take
 # one machine-wide lock, so on a loaded machine a package can wait minutes for
 # another's plane: go test's default 10-minute limit per package is too short.
-GOTESTFLAGS ?= -timeout 30m
+# -vet=off: `make lint` has run the full go vet on the same packages, so go
+# test's own subset of vet would type-check every test package a second time.
+GOTESTFLAGS ?= -timeout 30m -vet=off
 
 # Reference CRDs (k0rdent, Cluster API, k0smotron) beside the repository, when
 # present. Without them the local API server serves the k0rdent release's own
