@@ -3,49 +3,38 @@ package main
 import (
 	"fmt"
 
-	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/spf13/cobra"
 )
 
-func newClusterCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "cluster"}
-	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterServeCmd())
-	return cmd
-}
-
-func cacheRoot() string { return cache.DefaultDir() }
-
 func newClusterUpCmd() *cobra.Command {
-	var f clusterFlags
+	var (
+		backend string
+		given   cluster.Options
+	)
 	cmd := &cobra.Command{
 		Use:  "up",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ch := changed(cmd)
-			o, err := cluster.Choose(f.backend, ch["kubeconfig"] || ch["context"], f.o)
+			o, err := cluster.Choose(backend, ch["kubeconfig"] || ch["context"], given)
 			if err != nil {
 				return usageError(err)
 			}
 			o.Logger = stderrLog
-			return clusterUp(cmd, o.Name, o)
+			proc.SweepLogged(procsRoot(), o.Logger)
+			s, err := cluster.StartDetached(cmd.Context(), cluster.UpOptions{Root: cacheRoot(), Name: o.Name, Cluster: o})
+			if err != nil {
+				return exit(cmd.Context(), err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
+			return nil
 		},
 	}
-	f.register(cmd, false)
-	cmd.Flags().StringVar(&f.o.Name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
+	clusterFlags(cmd.Flags(), &backend, &given, false)
+	cmd.Flags().StringVar(&given.Name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
 	return cmd
-}
-
-func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
-	ctx := cmd.Context()
-	sweepProcs(o.Logger)
-	s, err := cluster.StartDetached(ctx, cluster.UpOptions{Root: cacheRoot(), Name: name, Cluster: o})
-	if err != nil {
-		return exit(ctx, err)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
-	return nil
 }
 
 func newClusterDownCmd() *cobra.Command {
@@ -71,13 +60,7 @@ func newClusterStatusCmd() *cobra.Command {
 			if err != nil {
 				return failure(err)
 			}
-			if err := cluster.WriteStatus(cmd.OutOrStdout(), output, st); err != nil {
-				return err
-			}
-			if !st.Running {
-				return code(findings.ExitErrors)
-			}
-			return nil
+			return result(cluster.WriteStatus(cmd.OutOrStdout(), output, st), !st.Running)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
@@ -92,12 +75,7 @@ func newClusterKubeconfigCmd() *cobra.Command {
 		Use:  "kubeconfig",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			data, err := cluster.KubeconfigOf(cacheRoot(), name, path)
-			if err != nil {
-				return failure(err)
-			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return to{cmd}.bytes(cluster.KubeconfigOf(cacheRoot(), name, path))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")

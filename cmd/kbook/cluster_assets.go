@@ -54,13 +54,10 @@ func newClusterServeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			reg, closeProcs := openProcs(stderrLog)
+			reg, closeProcs := openProcs.Open(stderrLog)
 			defer closeProcs()
 			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLog, Procs: reg}
-			if err := cluster.Serve(ctx, cacheRoot(), o, name); err != nil {
-				return failure(err)
-			}
-			return nil
+			return failure(cluster.Serve(ctx, cacheRoot(), o, name))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")

@@ -9,12 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newProviderCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "provider"}
-	cmd.AddCommand(newProviderInitCmd(), newProviderValidateCmd(), newProviderManifestCmd(), newProviderConformanceCmd())
-	return cmd
-}
-
 func newProviderInitCmd() *cobra.Command {
 	var o scaffold.Options
 	cmd := &cobra.Command{
@@ -73,16 +67,7 @@ func newProviderManifestCmd() *cobra.Command {
 		Use:  "manifest CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := provider.ManifestFiles(args[0], o, crds, config)
-			if err != nil {
-				return usageError(err)
-			}
-			data, err := m.YAML()
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return to{cmd}.bytes(provider.ManifestFiles(args[0], o, crds, config))
 		},
 	}
 	fl := cmd.Flags()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider/conformance"
 	"github.com/spf13/cobra"
 )
@@ -9,34 +8,22 @@ import (
 func newProviderConformanceCmd() *cobra.Command {
 	var (
 		r      conformance.Request
-		kube   kubeFlags
 		output string
 	)
 	cmd := &cobra.Command{
 		Use:  "conformance PATH...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r.Paths, r.Kubeconfig, r.Context, r.Log, r.Options.Logger = args, kube.kubeconfig, kube.context, stderrLog, stderrLog
-			// The local API server dies with kbook, and a kill -9 is
-			// reaped by the next kbook (package proc).
-			procs, closeProcs := openProcs(stderrLog)
-			defer closeProcs()
-			r.Procs = procs
+			r.Paths, r.Log, r.Options.Logger, r.OpenProcs = args, stderrLog, stderrLog, openProcs
 			res, err := conformance.OnCluster(cmd.Context(), r)
 			if err != nil {
 				return exit(cmd.Context(), err)
 			}
-			if err := conformance.Write(cmd.OutOrStdout(), output, res); err != nil {
-				return err
-			}
-			if res.Failed() > 0 {
-				return code(findings.ExitErrors)
-			}
-			return nil
+			return result(conformance.Write(cmd.OutOrStdout(), output, res), res.Failed() > 0)
 		},
 	}
 	fl := cmd.Flags()
-	kube.register(fl)
+	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
 	fl.BoolVar(&r.Options.Controller, "controller", false, "the provider's controller runs against the cluster: wait for it to set providerID and readiness")
 	fl.StringArrayVar(&r.Samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
 	fl.DurationVar(&r.Options.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")

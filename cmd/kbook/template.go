@@ -9,13 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newTemplateCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "template"}
-	cmd.AddCommand(newTemplateInitCmd(), newTemplateManifestCmd(), newTemplatePublishCmd())
-	addTemplateCommands(cmd)
-	return cmd
-}
-
 func newTemplateInitCmd() *cobra.Command {
 	var r scaffold.Request
 	cmd := &cobra.Command{
@@ -42,12 +35,7 @@ func newTemplateManifestCmd() *cobra.Command {
 		Use:  "manifest PATH",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := manifest.ForPath(args[0], o)
-			if err != nil {
-				return failure(err)
-			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return to{cmd}.bytes(manifest.ForPath(args[0], o))
 		},
 	}
 	fl := cmd.Flags()

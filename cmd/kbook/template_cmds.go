@@ -1,39 +1,28 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/template"
 	"github.com/spf13/cobra"
 )
 
-// addTemplateCommands adds the template commands built on the validator.
-func addTemplateCommands(cmd *cobra.Command) {
-	cmd.AddCommand(newTemplateValidateCmd(), newTemplateRenderCmd())
-}
-
 func newTemplateValidateCmd() *cobra.Command {
-	var (
-		r    template.Request
-		kube kubeFlags
-	)
+	var r template.Request
 	cmd := &cobra.Command{
 		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
 	}
 	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		r.Charts, r.Kubeconfig, r.Context, r.Log = args, kube.kubeconfig, kube.context, cmd.ErrOrStderr()
+		r.Charts, r.Log = args, cmd.ErrOrStderr()
 		reps, err := template.ValidateAll(cmd.Context(), r)
 		return reps, nil, err
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
 	fl.StringArrayVar(&r.CRDs, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
-	kube.register(fl)
+	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
 	fl.StringArrayVar(&r.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
 	fl.StringArrayVar(&r.Policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
 	fl.StringArrayVar(&r.Options.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
@@ -53,10 +42,7 @@ func newTemplateRenderCmd() *cobra.Command {
 		Use:  "render PATH",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := os.Stat(args[0]); err != nil {
-				return usageError(fmt.Errorf("chart %s: %w", args[0], errors.Unwrap(err)))
-			}
-			objs, err := template.Render(args[0], opts)
+			objs, err := template.RenderChart(args[0], opts)
 			if err != nil {
 				return failure(err)
 			}

@@ -23,6 +23,6 @@ func newTemplatePublishCmd() *cobra.Command {
 	fl.StringVar(&o.Repo, "repo", helmrepo.DefaultRepoName, "`name` of the HelmRepository")
 	fl.StringVar(&o.URL, "repo-url", "", "`URL` of the kbook repository (default: the one serving the cluster)")
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the repository, a `duration` (default 10m0s)")
-	kube.register(fl)
+	kubeconfigFlags(fl, &kube.kubeconfig, &kube.context)
 	return cmd
 }

@@ -3,10 +3,8 @@ package main
 import (
 	"time"
 
-	"github.com/spf13/cobra"
-
-	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/upgrade/window"
+	"github.com/spf13/cobra"
 )
 
 func newUpgradeWindowCmd() *cobra.Command {
@@ -23,13 +21,7 @@ func newUpgradeWindowCmd() *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			if err := window.Write(cmd.OutOrStdout(), output, rep); err != nil {
-				return err
-			}
-			if !rep.Open {
-				return code(findings.ExitErrors)
-			}
-			return nil
+			return result(window.Write(cmd.OutOrStdout(), output, rep), !rep.Open)
 		},
 	}
 	fl := cmd.Flags()
