@@ -6,6 +6,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/upgrade"
+	"github.com/k0rdent/kbook/internal/upgrade/window"
 	"github.com/spf13/cobra"
 )
 
@@ -59,6 +60,31 @@ func newUpgradeApplyCmd() *cobra.Command {
 	fl.BoolVar(&o.Wait, "wait", false, "follow the upgrade until the deployment is ready and up to date")
 	fl.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "how long --wait waits")
 	fl.BoolVar(&r.AllowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
+	outputFlag(fl, &output, "text", "json")
+	return cmd
+}
+
+func newUpgradeWindowCmd() *cobra.Command {
+	var (
+		exclusions []string
+		at, output string
+		count      int
+	)
+	cmd := &cobra.Command{
+		Use:  "window SPEC",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := window.Evaluate(args[0], exclusions, at, count, time.Now())
+			if err != nil {
+				return usageError(err)
+			}
+			return result(window.Write(cmd.OutOrStdout(), output, rep), !rep.Open)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&exclusions, "exclude", nil, "exclusion `period` START/END (repeatable)")
+	fl.StringVar(&at, "at", "", "the `time` to evaluate (RFC 3339, or YYYY-MM-DDTHH:MM in the window's zone; default now)")
+	fl.IntVar(&count, "count", 1, "how many next windows to list")
 	outputFlag(fl, &output, "text", "json")
 	return cmd
 }
