@@ -9,12 +9,6 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 )
 
-func newChainCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "chain"}
-	cmd.AddCommand(newChainValidateCmd())
-	return cmd
-}
-
 func newChainValidateCmd() *cobra.Command {
 	var opts chain.Options
 	cmd := &cobra.Command{

@@ -1,51 +1,47 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
 
-	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/spf13/cobra"
 )
 
-func newClusterCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "cluster"}
-	cmd.AddCommand(newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterServeCmd())
-	return cmd
-}
-
-func cacheRoot() string { return cache.DefaultDir() }
-
 func newClusterUpCmd() *cobra.Command {
-	var f clusterFlags
+	var (
+		backend string
+		given   cluster.Options
+	)
 	cmd := &cobra.Command{
 		Use:  "up",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ch := changed(cmd)
-			o, err := cluster.Choose(f.backend, ch["kubeconfig"] || ch["context"], f.o)
+			o, err := cluster.Choose(backend, ch["kubeconfig"] || ch["context"], given)
 			if err != nil {
 				return usageError(err)
 			}
 			o.Logger = stderrLog
-			return clusterUp(cmd, o.Name, o)
+			proc.SweepLogged(procsRoot(), o.Logger)
+			s, err := cluster.StartDetached(cmd.Context(), cluster.UpOptions{Root: cacheRoot(), Name: o.Name, Cluster: o})
+			if err != nil {
+				return exit(cmd.Context(), err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
+			return nil
 		},
 	}
-	f.register(cmd, false)
-	cmd.Flags().StringVar(&f.o.Name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
+	clusterFlags(cmd.Flags(), &backend, &given, false)
+	cmd.Flags().StringVar(&given.Name, "name", cluster.DefaultName, "cluster `name`, for several clusters side by side")
 	return cmd
-}
-
-func clusterUp(cmd *cobra.Command, name string, o cluster.Options) error {
-	ctx := cmd.Context()
-	sweepProcs(o.Logger)
-	s, err := cluster.StartDetached(ctx, cluster.UpOptions{Root: cacheRoot(), Name: name, Cluster: o})
-	if err != nil {
-		return exit(ctx, err)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "export KUBECONFIG=%s\n", s.Kubeconfig)
-	return nil
 }
 
 func newClusterDownCmd() *cobra.Command {
@@ -71,13 +67,7 @@ func newClusterStatusCmd() *cobra.Command {
 			if err != nil {
 				return failure(err)
 			}
-			if err := cluster.WriteStatus(cmd.OutOrStdout(), output, st); err != nil {
-				return err
-			}
-			if !st.Running {
-				return code(findings.ExitErrors)
-			}
-			return nil
+			return result(cluster.WriteStatus(cmd.OutOrStdout(), output, st), !st.Running)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
@@ -92,15 +82,64 @@ func newClusterKubeconfigCmd() *cobra.Command {
 		Use:  "kubeconfig",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			data, err := cluster.KubeconfigOf(cacheRoot(), name, path)
-			if err != nil {
-				return failure(err)
-			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return to{cmd}.bytes(cluster.KubeconfigOf(cacheRoot(), name, path))
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster `name`")
 	cmd.Flags().BoolVar(&path, "path", false, "print the kubeconfig file's path instead of its content")
+	return cmd
+}
+
+func newClusterAssetsCmd() *cobra.Command {
+	var k0rdent, assetsFrom string
+	var apiOnly bool
+	cmd := &cobra.Command{
+		Use:  "assets",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			src, err := binaries.ParseSource(assetsFrom)
+			if err != nil {
+				return usageError(err)
+			}
+			release := ""
+			if cmd.Flags().Changed("k0rdent") || apiOnly {
+				release = k0rdent
+			}
+			dir, err := cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog)
+			if err != nil {
+				return failure(err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
+	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
+	return cmd
+}
+
+func newClusterServeCmd() *cobra.Command {
+	var name, assetsDir, k0rdent string
+	var crds []string
+	var apiOnly bool
+	cmd := &cobra.Command{
+		Use:    "serve",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.WithoutCancel(cmd.Context()), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			reg, closeProcs := openProcs.Open(stderrLog)
+			defer closeProcs()
+			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLog, Procs: reg}
+			return failure(cluster.Serve(ctx, cacheRoot(), o, name))
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")
+	cmd.Flags().StringVar(&assetsDir, "assets", "", "directory with kube-apiserver and etcd")
+	cmd.Flags().StringArrayVar(&crds, "crds", nil, "CRDs to install")
+	cmd.Flags().StringVar(&k0rdent, "k0rdent", "", "k0rdent version whose plane to run")
+	cmd.Flags().BoolVar(&apiOnly, "k0rdent-api-only", false, "k0rdent APIs only")
 	return cmd
 }

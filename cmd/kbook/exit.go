@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/skeleton"
 	"github.com/spf13/cobra"
 )
@@ -30,21 +29,22 @@ func code(c int) error {
 	return &exitError{c, nil}
 }
 
-// errInterrupted is why a command's context is cancelled on Ctrl-C.
-var errInterrupted = proc.ErrInterrupted
-
-// exit maps a library's error to the exit-code table: none 0, bad input
-// (findings.InputError) 2, interrupted (ctx done) 130, any other failure 1.
-func exit(ctx context.Context, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case findings.IsInput(err):
-		return usageError(err)
-	case ctx.Err() != nil:
-		return &exitError{findings.ExitInterrupted, err}
+// result exits after a command wrote its result: the write's error, else
+// 1 when the result is a failure (a runbook, a check, a closed window).
+func result(written error, failed bool) error {
+	if written != nil || !failed {
+		return written
 	}
-	return &exitError{findings.ExitErrors, err}
+	return code(findings.ExitErrors)
+}
+
+// exit maps a library's error to findings' exit-code table (ExitFor):
+// none 0, bad input 2, interrupted (ctx done) 130, any other failure 1.
+func exit(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{findings.ExitFor(err, ctx.Err() != nil), err}
 }
 
 // failure is exit for a command that cannot be interrupted.
@@ -61,6 +61,16 @@ func (t to) created(c skeleton.Created, err error) error {
 	return c.Write(t.cmd.OutOrStdout())
 }
 
+// bytes writes a library's result as it is; its error exits as failure
+// maps it.
+func (t to) bytes(data []byte, err error) error {
+	if err != nil {
+		return failure(err)
+	}
+	_, err = t.cmd.OutOrStdout().Write(data)
+	return err
+}
+
 // line prints a library's result as one line; its error exits as exit
 // maps it.
 func (t to) line(res fmt.Stringer, err error) error {
@@ -69,4 +79,12 @@ func (t to) line(res fmt.Stringer, err error) error {
 	}
 	_, err = fmt.Fprintln(t.cmd.OutOrStdout(), res)
 	return err
+}
+
+// first is the optional argument of a command: "" when not given.
+func first(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
 }

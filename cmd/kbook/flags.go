@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,45 +15,30 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/upgrade"
 )
 
-// The flag sets commands share, each defined once here with one help text.
+// The flag sets commands share, each defined once here with one help
+// text, bound to the options of the library each command calls.
 
 // outputFlag registers -o/--output, the one way every command takes an
 // output format: the value must be one of formats (the first is the
-// default), checked as the flag is parsed, so a bad -o exits 2 before
-// anything runs.
+// default), checked as the flag is parsed (findings.Output), so a bad -o
+// exits 2 before anything runs.
 func outputFlag(fl *pflag.FlagSet, p *string, formats ...string) {
-	*p = formats[0]
-	fl.VarP(&outputValue{p, formats}, "output", "o", "output format: "+findings.OneOf(formats))
+	o := findings.NewOutput(p, formats...)
+	fl.VarP(o, "output", "o", o.Usage())
 }
 
-type outputValue struct {
-	p       *string
-	formats []string
+// kubeconfigFlags registers --kubeconfig and --context of an existing
+// cluster, as kubectl takes them (package cluster/kubeconfig loads them).
+func kubeconfigFlags(fl *pflag.FlagSet, file, context *string) {
+	fl.StringVar(file, "kubeconfig", "", "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)")
+	fl.StringVar(context, "context", "", "kubeconfig `context` to use (default: its current context)")
 }
 
-func (v *outputValue) String() string { return *v.p }
-func (v *outputValue) Type() string   { return "string" }
-
-func (v *outputValue) Set(s string) error {
-	if !slices.Contains(v.formats, s) {
-		// pflag says: invalid argument "xml" for "-o, --output" flag: ...
-		return errors.New("want " + findings.OneOf(v.formats))
-	}
-	*v.p = s
-	return nil
-}
-
-// kubeFlags are --kubeconfig and --context of an existing cluster, as
-// kubectl takes them (package cluster/kubeconfig loads them).
+// kubeFlags are --kubeconfig and --context (kubeconfigFlags) of a
+// command whose library takes a connect function.
 type kubeFlags struct{ kubeconfig, context string }
-
-const (
-	kubeconfigUsage = "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)"
-	contextUsage    = "kubeconfig `context` to use (default: its current context)"
-)
 
 // connect loads the kubeconfig and context the flags name.
 func (k *kubeFlags) connect() (*rest.Config, string, error) {
@@ -66,60 +49,35 @@ func (k *kubeFlags) connect() (*rest.Config, string, error) {
 	return kc.Config, kc.Namespace, nil
 }
 
-func (k *kubeFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&k.kubeconfig, "kubeconfig", "", kubeconfigUsage)
-	fl.StringVar(&k.context, "context", "", contextUsage)
+// liveFlags registers the flags of commands that read a management
+// cluster: its kubeconfig and context, and the ClusterDeployment's
+// namespace.
+func liveFlags(fl *pflag.FlagSet, file, context, namespace *string) {
+	kubeconfigFlags(fl, file, context)
+	fl.StringVarP(namespace, "namespace", "n", "", "`namespace` of the ClusterDeployment (default: the context's)")
 }
 
-// liveFlags are the flags of commands that read a management cluster.
-type liveFlags struct {
-	kubeFlags
-	namespace string
-	charts    []string
+// chartsFlag registers --charts of the live upgrade commands.
+func chartsFlag(fl *pflag.FlagSet, p *[]string) {
+	fl.StringArrayVar(p, "charts", nil, "look for the templates' charts in this `folder` (chart folders or .tgz; repeatable); else they are pulled from the templates' HelmRepository")
 }
 
-func (l *liveFlags) add(cmd *cobra.Command) {
-	l.register(cmd.Flags())
-	cmd.Flags().StringVarP(&l.namespace, "namespace", "n", "", "`namespace` of the ClusterDeployment (default: the context's)")
-}
-
-func (l *liveFlags) addCharts(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&l.charts, "charts", nil, "look for the templates' charts in this `folder` (chart folders or .tgz; repeatable); else they are pulled from the templates' HelmRepository")
-}
-
-// request is the upgrade args and these flags name.
-func (l *liveFlags) request(args []string, to string, allowK8sChange bool) upgrade.Request {
-	r := upgrade.Request{To: to, Namespace: l.namespace, Charts: l.charts, AllowK8sChange: allowK8sChange,
-		Kubeconfig: l.kubeconfig, Context: l.context}
-	if len(args) > 0 {
-		r.Deployment = args[0]
-	}
-	return r
-}
-
-// clusterFlags select a backend; kbook run, build, serve and cluster up
-// share them.
-type clusterFlags struct {
-	backend string
-	o       cluster.Options
-}
-
-func (f *clusterFlags) register(cmd *cobra.Command, forRun bool) {
-	fl := cmd.Flags()
+// clusterFlags registers the flags that select a backend; kbook run,
+// build, serve and cluster up share them.
+func clusterFlags(fl *pflag.FlagSet, backend *string, o *cluster.Options, forRun bool) {
 	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
 	if forRun {
 		def, usage = cluster.Auto, "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
 	}
-	fl.StringVar(&f.backend, "cluster", def, usage)
-	fl.StringVar(&f.o.Kubeconfig, "kubeconfig", "", kubeconfigUsage)
-	fl.StringVar(&f.o.Context, "context", "", contextUsage)
-	fl.StringArrayVar(&f.o.CRDs, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
-	fl.StringVar(&f.o.KindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
-	fl.BoolVar(&f.o.KeepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
-	fl.StringVar(&f.o.K0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
-	fl.BoolVar(&f.o.K0rdentAPIOnly, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
-	fl.BoolVar(&f.o.NoSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
-	fl.StringVar(&f.o.AssetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
+	fl.StringVar(backend, "cluster", def, usage)
+	kubeconfigFlags(fl, &o.Kubeconfig, &o.Context)
+	fl.StringArrayVar(&o.CRDs, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
+	fl.StringVar(&o.KindImage, "kind-image", "", "kind node `image` (kind backend; default: kind's)")
+	fl.BoolVar(&o.KeepCluster, "keep-cluster", false, "keep a kind cluster kbook created (kind backend)")
+	fl.StringVar(&o.K0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version` on the local backend: kcm, Flux and Cluster API controllers as local processes (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	fl.BoolVar(&o.K0rdentAPIOnly, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
+	fl.BoolVar(&o.NoSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
+	fl.StringVar(&o.AssetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
 }
 
 // changed names the flags given on cmd's command line.
@@ -129,17 +87,16 @@ func changed(cmd *cobra.Command) map[string]bool {
 	return m
 }
 
-// registerRun registers the flags of a runbook run that run, build and
+// register registers the flags of a runbook run that run, build and
 // serve share: parallelism, time limits, the cache, the environment and
 // the cluster.
-func (f *runFlags) registerRun(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.IntVarP(&f.parallel, "parallel", "p", 0, "number of runbooks to run at once (default: the number of CPUs)")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
-	fl.StringVar(&f.cacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
-	fl.StringArrayVar(&f.env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
-	f.progress = "auto"
-	f.cluster.register(cmd, true)
+func (f *runFlags) register(fl *pflag.FlagSet) {
+	fl.IntVarP(&f.o.Parallel, "parallel", "p", 0, "number of runbooks to run at once (default: the number of CPUs)")
+	fl.DurationVar(&f.o.Timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
+	fl.StringVar(&f.o.CacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
+	fl.StringArrayVar(&f.o.Env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
+	f.o.Progress = "auto"
+	clusterFlags(fl, &f.cluster.Backend, &f.cluster.Options, true)
 }
 
 // checkFunc is the library call of a command that reports findings; tail,

@@ -8,9 +8,10 @@ import (
 )
 
 // newGenDocsCmd writes the CLI reference pages of the docs site, so they
-// are generated from the commands and cannot drift from them.
+// are generated from the commands and cannot drift from them, and the
+// rule catalogues whose flags name a file.
 func newGenDocsCmd() *cobra.Command {
-	var rules, providerRules, upgradeRules string
+	files := make([]string, len(clidocs.Catalogues))
 	cmd := &cobra.Command{
 		Use:    "gen-docs DIR",
 		Hidden: true,
@@ -19,24 +20,18 @@ func newGenDocsCmd() *cobra.Command {
 			if err := clidocs.Commands(cmd.Root(), args[0]); err != nil {
 				return err
 			}
-			if rules != "" {
-				if err := os.WriteFile(rules, clidocs.TemplateRules(), 0o644); err != nil {
-					return err
+			for i, c := range clidocs.Catalogues {
+				if files[i] != "" {
+					if err := os.WriteFile(files[i], c.Page(), 0o644); err != nil {
+						return err
+					}
 				}
-			}
-			if providerRules != "" {
-				if err := os.WriteFile(providerRules, clidocs.ProviderRules(), 0o644); err != nil {
-					return err
-				}
-			}
-			if upgradeRules != "" {
-				return os.WriteFile(upgradeRules, clidocs.UpgradeRules(), 0o644)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&rules, "rules", "", "also write the template rule catalogue to this `file`")
-	cmd.Flags().StringVar(&providerRules, "provider-rules", "", "also write the provider rule catalogue to this `file`")
-	cmd.Flags().StringVar(&upgradeRules, "upgrade-rules", "", "also write the chain and upgrade rule catalogue to this `file`")
+	for i, c := range clidocs.Catalogues {
+		cmd.Flags().StringVar(&files[i], c.Flag, "", "also write the "+c.Of+" rule catalogue to this `file`")
+	}
 	return cmd
 }

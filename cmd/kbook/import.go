@@ -5,12 +5,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newImportCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "import"}
-	cmd.AddCommand(newImportMkDocsCmd())
-	return cmd
-}
-
 func newImportMkDocsCmd() *cobra.Command {
 	var out string
 	cmd := &cobra.Command{

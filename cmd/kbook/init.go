@@ -6,12 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newInitCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "init"}
-	cmd.AddCommand(newInitDocsCmd())
-	return cmd
-}
-
 func newInitDocsCmd() *cobra.Command {
 	var title string
 	cmd := &cobra.Command{

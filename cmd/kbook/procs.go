@@ -1,22 +1,25 @@
 package main
 
 import (
-	"github.com/k0rdent/kbook/internal/log"
 	"os"
 	"path/filepath"
 
+	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
 // stderrLog is the Logger of commands that report progress on stderr.
 var stderrLog = log.To{W: os.Stderr}
 
+// cacheRoot is kbook's cache, which holds the kbook cluster up state.
+func cacheRoot() string { return cache.DefaultDir() }
+
 // procsRoot is where kbook records the processes and directories it
 // starts (see package proc).
 func procsRoot() string { return filepath.Join(cacheRoot(), "procs") }
 
-// openProcs opens this process's registry of what it starts (proc.Own).
-func openProcs(log log.Logger) (*proc.Registry, func()) { return proc.Own(procsRoot(), log) }
-
-// sweepProcs reaps what earlier kbook processes left behind.
-func sweepProcs(log log.Logger) { proc.SweepLogged(procsRoot(), log) }
+// openProcs opens this process's registry of what it starts (proc.Own):
+// the libraries that start servers or make work folders open it when
+// they do.
+var openProcs = proc.OwnUnder(procsRoot)

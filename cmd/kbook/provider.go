@@ -5,15 +5,10 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
+	"github.com/k0rdent/kbook/internal/provider/conformance"
 	"github.com/k0rdent/kbook/internal/provider/scaffold"
 	"github.com/spf13/cobra"
 )
-
-func newProviderCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "provider"}
-	cmd.AddCommand(newProviderInitCmd(), newProviderValidateCmd(), newProviderManifestCmd(), newProviderConformanceCmd())
-	return cmd
-}
 
 func newProviderInitCmd() *cobra.Command {
 	var o scaffold.Options
@@ -73,16 +68,7 @@ func newProviderManifestCmd() *cobra.Command {
 		Use:  "manifest CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := provider.ManifestFiles(args[0], o, crds, config)
-			if err != nil {
-				return usageError(err)
-			}
-			data, err := m.YAML()
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return to{cmd}.bytes(provider.ManifestFiles(args[0], o, crds, config))
 		},
 	}
 	fl := cmd.Flags()
@@ -91,5 +77,33 @@ func newProviderManifestCmd() *cobra.Command {
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the chart, a `duration` (default 10m0s)")
 	fl.StringArrayVar(&crds, "crds", nil, "check the objects against k0rdent's CRDs in this `file or directory` (repeatable)")
 	fl.StringVar(&config, "config", "", "values `file` for the Management entry's config")
+	return cmd
+}
+
+func newProviderConformanceCmd() *cobra.Command {
+	var (
+		r      conformance.Request
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:  "conformance PATH...",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r.Paths, r.Log, r.Options.Logger, r.OpenProcs = args, stderrLog, stderrLog, openProcs
+			res, err := conformance.OnCluster(cmd.Context(), r)
+			if err != nil {
+				return exit(cmd.Context(), err)
+			}
+			return result(conformance.Write(cmd.OutOrStdout(), output, res), res.Failed() > 0)
+		},
+	}
+	fl := cmd.Flags()
+	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
+	fl.BoolVar(&r.Options.Controller, "controller", false, "the provider's controller runs against the cluster: wait for it to set providerID and readiness")
+	fl.StringArrayVar(&r.Samples, "sample", nil, "create this object `file` instead of a minimal one for its kind (repeatable)")
+	fl.DurationVar(&r.Options.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
+	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
+	fl.BoolVar(&r.Options.Keep, "keep", false, "leave the namespace, objects and roles kbook created")
+	outputFlag(fl, &output, "text", "json")
 	return cmd
 }

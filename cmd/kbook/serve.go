@@ -1,54 +1,32 @@
 package main
 
 import (
-	"github.com/k0rdent/kbook/internal/log"
-	"time"
-
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/site/build"
 	"github.com/spf13/cobra"
 )
 
-type serveFlags struct {
-	port    int
-	bind    string
-	run     bool
-	version string
-	hugo    time.Duration
-	rf      runFlags
-}
-
 func newServeCmd() *cobra.Command {
-	var f serveFlags
+	var o build.ServeOptions
+	f := runFlags{o: &o.RunOptions}
 	cmd := &cobra.Command{
 		Use:  "serve [DIR]",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runServe(cmd, args, &f)
+			if err := f.options(cmd, nil); err != nil {
+				return usageError(err)
+			}
+			o.Dir, o.CRDsGiven, o.OpenProcs = first(args), len(f.cluster.Options.CRDs) > 0, openProcs
+			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			return exit(cmd.Context(), build.Serve(cmd.Context(), o))
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.port, "port", 1313, "TCP `port` to serve on")
-	fl.StringVar(&f.bind, "bind", "127.0.0.1", "`address` to listen on")
-	fl.BoolVar(&f.run, "run", false, "run the runbooks at start and each runbook again when it changes")
-	fl.StringVar(&f.version, "version", site.NextVersion, "version `name` the served site shows")
-	fl.DurationVar(&f.hugo, "hugo-timeout", site.DefaultHugoTimeout, "time limit of each Hugo build; a build still running then is stopped and shown as failed")
-	f.rf.registerRun(cmd)
+	fl.IntVar(&o.Port, "port", 1313, "TCP `port` to serve on")
+	fl.StringVar(&o.Bind, "bind", "127.0.0.1", "`address` to listen on")
+	fl.BoolVar(&o.Run, "run", false, "run the runbooks at start and each runbook again when it changes")
+	fl.StringVar(&o.Version, "version", site.NextVersion, "version `name` the served site shows")
+	fl.DurationVar(&o.HugoTimeout, "hugo-timeout", site.DefaultHugoTimeout, "time limit of each Hugo build; a build still running then is stopped and shown as failed")
+	f.register(fl)
 	return cmd
-}
-
-func runServe(cmd *cobra.Command, args []string, f *serveFlags) error {
-	ro, err := f.rf.options(cmd, nil)
-	if err != nil {
-		return usageError(err)
-	}
-	o := build.ServeOptions{Version: f.version, Bind: f.bind, Port: f.port, Run: f.run, RunOptions: ro, CRDsGiven: len(f.rf.cluster.o.CRDs) > 0,
-		HugoTimeout: f.hugo, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
-	if len(args) == 1 {
-		o.Dir = args[0]
-	}
-	procs, closeProcs := openProcs(log.To{W: cmd.ErrOrStderr()})
-	defer closeProcs()
-	o.Procs = procs
-	return exit(cmd.Context(), build.Serve(cmd.Context(), o))
 }

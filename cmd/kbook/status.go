@@ -10,18 +10,13 @@ import (
 )
 
 func newStatusCmd() *cobra.Command {
-	var (
-		live     liveFlags
-		watch    bool
-		interval time.Duration
-		output   string
-	)
+	var o status.ShowOptions
 	cmd := &cobra.Command{
 		Use:  "status CLUSTERDEPLOYMENT",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := status.Show(cmd.Context(), status.ShowOptions{Kubeconfig: live.kubeconfig, Context: live.context, Namespace: live.namespace,
-				Name: args[0], Watch: watch, Interval: interval, Format: output, Out: cmd.OutOrStdout()})
+			o.Name, o.Out = args[0], cmd.OutOrStdout()
+			err := status.Show(cmd.Context(), o)
 			if cmd.Context().Err() != nil {
 				// Ctrl-C ends --watch (and a read under way) as it ends
 				// every command: 130.
@@ -30,9 +25,10 @@ func newStatusCmd() *cobra.Command {
 			return exit(cmd.Context(), err)
 		},
 	}
-	live.add(cmd)
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "redraw when the status changes, until interrupted")
-	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "how often --watch reads the status")
-	outputFlag(cmd.Flags(), &output, "text", "json")
+	fl := cmd.Flags()
+	liveFlags(fl, &o.Kubeconfig, &o.Context, &o.Namespace)
+	fl.BoolVarP(&o.Watch, "watch", "w", false, "redraw when the status changes, until interrupted")
+	fl.DurationVar(&o.Interval, "interval", 2*time.Second, "how often --watch reads the status")
+	outputFlag(fl, &o.Format, "text", "json")
 	return cmd
 }

@@ -5,7 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/proc"
 )
+
+// errInterrupted is why a command's context is cancelled on Ctrl-C.
+var errInterrupted = proc.ErrInterrupted
 
 // Ctrl-C ends kbook status, --watch or not, with 130 as it ends every
 // command (it exited 0). The context is cancelled before the command

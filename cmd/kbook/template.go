@@ -1,20 +1,17 @@
 package main
 
 import (
+	"io"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
+	"github.com/k0rdent/kbook/internal/template"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"github.com/spf13/cobra"
 )
-
-func newTemplateCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "template"}
-	cmd.AddCommand(newTemplateInitCmd(), newTemplateManifestCmd(), newTemplatePublishCmd())
-	addTemplateCommands(cmd)
-	return cmd
-}
 
 func newTemplateInitCmd() *cobra.Command {
 	var r scaffold.Request
@@ -42,12 +39,7 @@ func newTemplateManifestCmd() *cobra.Command {
 		Use:  "manifest PATH",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := manifest.ForPath(args[0], o)
-			if err != nil {
-				return failure(err)
-			}
-			_, err = cmd.OutOrStdout().Write(data)
-			return err
+			return to{cmd}.bytes(manifest.ForPath(args[0], o))
 		},
 	}
 	fl := cmd.Flags()
@@ -56,5 +48,76 @@ func newTemplateManifestCmd() *cobra.Command {
 	fl.StringVarP(&o.Namespace, "namespace", "n", k0rdent.SystemNamespace, "`namespace` of the objects")
 	fl.StringVar(&o.Name, "name", "", "ClusterTemplate `name` (default: CHART-VERSION with dots as dashes)")
 	fl.StringVar(&o.Interval, "interval", manifest.DefaultInterval, "how often Flux checks the source, a `duration` (written as kcm stores it: 10m becomes 10m0s)")
+	return cmd
+}
+
+func newTemplateValidateCmd() *cobra.Command {
+	var r template.Request
+	cmd := &cobra.Command{
+		Use:  "validate PATH...",
+		Args: cobra.MinimumNArgs(1),
+	}
+	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		r.Charts, r.Log = args, cmd.ErrOrStderr()
+		reps, err := template.ValidateAll(cmd.Context(), r)
+		return reps, nil, err
+	})
+	fl := cmd.Flags()
+	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
+	fl.StringArrayVar(&r.CRDs, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
+	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
+	fl.StringArrayVar(&r.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
+	fl.StringArrayVar(&r.Policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
+	fl.StringArrayVar(&r.Options.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
+	fl.StringArrayVar(&r.Options.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
+	fl.StringVar(&r.Options.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
+	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
+	fl.BoolVar(&r.DependencyUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
+	return cmd
+}
+
+func newTemplateRenderCmd() *cobra.Command {
+	var (
+		opts   template.RenderOptions
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:  "render PATH",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			objs, err := template.RenderChart(args[0], opts)
+			if err != nil {
+				return failure(err)
+			}
+			return template.WriteObjects(cmd.OutOrStdout(), output, objs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Config, "config", "", "the ClusterDeployment or values `file` to render with")
+	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` (default "+template.DefaultReleaseName+")")
+	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` (default "+template.DefaultNamespace+")")
+	outputFlag(fl, &output, "yaml", "json")
+	return cmd
+}
+
+func newTemplatePublishCmd() *cobra.Command {
+	var (
+		o    helmrepo.PublishOptions
+		kube kubeFlags
+	)
+	cmd := &cobra.Command{
+		Use:  "publish CHART",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := helmrepo.PublishChart(cmd.Context(), args[0], kube.connect, o)
+			return to{cmd}.line(res, err)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&o.Namespace, "namespace", "n", "", "`namespace` of the HelmRepository (default: the kubeconfig context's)")
+	fl.StringVar(&o.Repo, "repo", helmrepo.DefaultRepoName, "`name` of the HelmRepository")
+	fl.StringVar(&o.URL, "repo-url", "", "`URL` of the kbook repository (default: the one serving the cluster)")
+	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the repository, a `duration` (default 10m0s)")
+	kubeconfigFlags(fl, &kube.kubeconfig, &kube.context)
 	return cmd
 }

@@ -65,6 +65,21 @@ func UpgradeRules() []byte {
 		section{"kbook chain validate", chain.Registry}, section{"kbook upgrade check", upgrade.Registry})
 }
 
+// Catalogue is a rule catalogue page: kbook gen-docs --FLAG FILE writes
+// it to FILE.
+type Catalogue struct {
+	// Flag is gen-docs' flag, Of what the rules are of, in its help.
+	Flag, Of string
+	Page     func() []byte
+}
+
+// Catalogues are the rule catalogue pages gen-docs writes.
+var Catalogues = []Catalogue{
+	{"rules", "template", TemplateRules},
+	{"provider-rules", "provider", ProviderRules},
+	{"upgrade-rules", "chain and upgrade", UpgradeRules},
+}
+
 // Commands writes a Markdown page per available command of root into
 // dir, with the front matter the docs site reads.
 func Commands(root *cobra.Command, dir string) error {

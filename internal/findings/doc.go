@@ -34,7 +34,8 @@
 //	WriteSARIF  one SARIF 2.1.0 run, rules from the registry
 //
 // Write picks one by the -o value; Formats lists them, CheckOutput and
-// OneOf check and word any command's -o choices.
+// OneOf check and word any command's -o choices, and Output is the -o
+// flag's value that refuses any other as the flag is parsed.
 //
 // # Exit codes
 //

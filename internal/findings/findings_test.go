@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -105,6 +107,29 @@ func TestExitCode(t *testing.T) {
 	}
 	if IsInput(errors.New("other")) {
 		t.Error("IsInput(plain error)")
+	}
+}
+
+// TestExitFor: a command's error to the exit-code table; bad input is
+// bad input even when the command was interrupted.
+func TestExitFor(t *testing.T) {
+	input := fmt.Errorf("load: %w", Inputf("cd.yaml", 3, "does not parse"))
+	for _, tc := range []struct {
+		name        string
+		err         error
+		interrupted bool
+		want        int
+	}{
+		{"none", nil, false, ExitOK},
+		{"none, interrupted", nil, true, ExitOK},
+		{"bad input", input, false, ExitBadInput},
+		{"bad input, interrupted", input, true, ExitBadInput},
+		{"failure", errors.New("apply failed"), false, ExitErrors},
+		{"interrupted", errors.New("interrupted"), true, ExitInterrupted},
+	} {
+		if got := ExitFor(tc.err, tc.interrupted); got != tc.want {
+			t.Errorf("%s: ExitFor = %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }
 
@@ -291,5 +316,49 @@ func TestInfo(t *testing.T) {
 	}
 	if _, err := ParseSeverity("info"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestOutput: -o defaults to the first format, takes any of them, and
+// refuses another as the flag is parsed, in pflag's words.
+func TestOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		formats []string
+		args    []string
+		want    string
+		wantErr string
+	}{
+		{"default", Formats, nil, "text", ""},
+		{"sarif", Formats, []string{"-o", "sarif"}, "sarif", ""},
+		{"long flag", []string{"text", "json", "yaml"}, []string{"--output=yaml"}, "yaml", ""},
+		{"other default", []string{"yaml", "json"}, nil, "yaml", ""},
+		{"unknown", Formats, []string{"-o", "xml"}, "text", `invalid argument "xml" for "-o, --output" flag: want text, json or sarif`},
+		{"another tool's format", []string{"text", "json"}, []string{"-o", "sarif"}, "text", `invalid argument "sarif" for "-o, --output" flag: want text or json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fl := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			fl.SetOutput(io.Discard)
+			var got string
+			o := NewOutput(&got, tc.formats...)
+			fl.VarP(o, "output", "o", o.Usage())
+			err := fl.Parse(tc.args)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("parse %q: %v", tc.args, err)
+			case tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr):
+				t.Fatalf("parse %q: error %v, want %q", tc.args, err, tc.wantErr)
+			}
+			if got != tc.want || o.String() != tc.want {
+				t.Errorf("-o is %q (String %q), want %q", got, o.String(), tc.want)
+			}
+			if f := fl.Lookup("output"); f.DefValue != tc.formats[0] || o.Type() != "string" {
+				t.Errorf("default %q, type %q: want %q, string", f.DefValue, o.Type(), tc.formats[0])
+			}
+		})
+	}
+	var p string
+	if got, want := NewOutput(&p, Formats...).Usage(), "output format: text, json or sarif"; got != want {
+		t.Errorf("usage %q, want %q", got, want)
 	}
 }

@@ -113,6 +113,22 @@ func (r *Registry) ExitCode(reports ...*Report) int {
 	return code
 }
 
+// ExitFor is the exit code of a command that ended with err, from the
+// table: ExitOK for none, ExitBadInput for an InputError, ExitInterrupted
+// for any other error of a command that was interrupted (its context
+// ended), else ExitErrors.
+func ExitFor(err error, interrupted bool) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case IsInput(err):
+		return ExitBadInput
+	case interrupted:
+		return ExitInterrupted
+	}
+	return ExitErrors
+}
+
 // InputError is bad input a library found before it could check anything:
 // a missing file, YAML that does not parse, an unknown flag value. Commands
 // print it as one line and exit ExitBadInput.

@@ -3,6 +3,7 @@ package findings
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -28,6 +29,40 @@ func CheckOutput(value string, formats ...string) error {
 	}
 	return fmt.Errorf("-o %q: want %s", value, OneOf(formats))
 }
+
+// Output is the value of a command's -o flag (a pflag.Value): Set accepts
+// one of its formats only, so that a bad -o is refused as the flag is
+// parsed, before anything runs.
+type Output struct {
+	p       *string
+	formats []string
+}
+
+// NewOutput sets *p to the first of formats, the default, and returns the
+// flag value that sets it to one of them.
+func NewOutput(p *string, formats ...string) *Output {
+	*p = formats[0]
+	return &Output{p, formats}
+}
+
+func (o *Output) String() string { return *o.p }
+
+// Type is the value's type in the flag's help: string.
+func (o *Output) Type() string { return "string" }
+
+// Set sets the format s, if it is one of the value's; pflag puts the flag
+// and s before its error: invalid argument "xml" for "-o, --output" flag:
+// want text, json or sarif.
+func (o *Output) Set(s string) error {
+	if !slices.Contains(o.formats, s) {
+		return errors.New("want " + OneOf(o.formats))
+	}
+	*o.p = s
+	return nil
+}
+
+// Usage is the flag's help text: "output format: text, json or sarif".
+func (o *Output) Usage() string { return "output format: " + OneOf(o.formats) }
 
 // OneOf words a list of choices: "a", "a or b", "a, b or c".
 func OneOf(choices []string) string {

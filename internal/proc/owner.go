@@ -40,6 +40,31 @@ func Own(root string, log log.Logger) (reg *Registry, close func()) {
 	}
 }
 
+// Opener opens the registry of what a command starts and returns its
+// close, the way a library whose options hold one opens it: when it starts
+// something, with its own Logger. A nil Opener tracks nothing.
+type Opener func(log.Logger) (*Registry, func())
+
+// Open calls o; a nil o returns no registry (untracked) and a close that
+// does nothing.
+func (o Opener) Open(l log.Logger) (*Registry, func()) {
+	if o == nil {
+		return nil, func() {}
+	}
+	return o(log.Or(l))
+}
+
+// OwnUnder is the Opener of this process's registry under root (Own).
+func OwnUnder(root func() string) Opener {
+	return func(l log.Logger) (*Registry, func()) { return Own(root(), l) }
+}
+
+// Opened is the Opener of a registry already open: its close is the
+// caller's, so the one Open returns does nothing.
+func Opened(reg *Registry) Opener {
+	return func(log.Logger) (*Registry, func()) { return reg, func() {} }
+}
+
 // SweepLogged reaps what earlier kbook processes left under root, saying
 // what it cleaned up.
 func SweepLogged(root string, log log.Logger) {

@@ -52,3 +52,43 @@ func TestOwn(t *testing.T) {
 		t.Errorf("unusable root: registry %v, notes %q", reg, log)
 	}
 }
+
+// TestOpener: a nil Opener tracks nothing; OwnUnder opens this process's
+// registry under the root it reads when opened; Opened hands out a
+// registry already open and leaves closing it to its owner.
+func TestOpener(t *testing.T) {
+	var none Opener
+	reg, closeReg := none.Open(nil)
+	closeReg()
+	if reg != nil {
+		t.Errorf("nil Opener: registry %v, want none", reg)
+	}
+
+	root := ""
+	own := OwnUnder(func() string { return root })
+	root = t.TempDir()
+	var log notes
+	reg, closeReg = own.Open(&log)
+	if reg == nil {
+		t.Fatalf("OwnUnder: no registry: %v", log)
+	}
+	dir, err := reg.MkdirTemp("opened-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, closeShared := Opened(reg).Open(nil)
+	closeShared()
+	if shared != reg {
+		t.Errorf("Opened: registry %p, want %p", shared, reg)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("the close of Opened removed %s: %v", dir, err)
+	}
+	closeReg()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s outlived the registry OwnUnder opened: %v", dir, err)
+	}
+	if !strings.HasPrefix(dir, root) {
+		t.Errorf("%s is not under the root read at Open, %s", dir, root)
+	}
+}

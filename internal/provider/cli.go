@@ -56,10 +56,22 @@ func WriteVariables(w io.Writer, vars []Variable) {
 	}
 }
 
-// ManifestFiles builds the manifest of chart with o, its schemas from the
-// CRD files crds and its config from the values file config (either
-// empty: none), as kbook provider manifest does.
-func ManifestFiles(chart string, o ManifestOptions, crds []string, config string) (*Manifest, error) {
+// ManifestFiles is kbook provider manifest: the YAML of the manifest of
+// chart built with o, its schemas from the CRD files crds and its config
+// from the values file config (either empty: none). Whatever stops it is
+// bad input (a findings.InputError): nothing is written.
+func ManifestFiles(chart string, o ManifestOptions, crds []string, config string) ([]byte, error) {
+	m, err := manifestFiles(chart, o, crds, config)
+	if err == nil {
+		var data []byte
+		if data, err = m.YAML(); err == nil {
+			return data, nil
+		}
+	}
+	return nil, &findings.InputError{Err: err}
+}
+
+func manifestFiles(chart string, o ManifestOptions, crds []string, config string) (*Manifest, error) {
 	if len(crds) > 0 {
 		v, err := schema.FromFiles(crds...)
 		if err != nil {

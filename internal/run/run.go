@@ -13,7 +13,6 @@ import (
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -60,9 +59,9 @@ type Options struct {
 	Cluster   Cluster
 	// Out receives progress and the summary.
 	Out io.Writer
-	// OpenProcs returns the registry of what the run starts and its close
-	// (kbook's reaps what earlier processes left first); nil: untracked.
-	OpenProcs func(log log.Logger) (*proc.Registry, func())
+	// OpenProcs opens the registry of what the run starts (kbook's reaps
+	// what earlier processes left first); nil: untracked.
+	OpenProcs proc.Opener
 }
 
 // Run runs the runbooks of o.Paths and returns the report. Bad input (a
@@ -96,12 +95,8 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		out = io.Discard
 	}
 	printer := console.New(out, chk.tty, o.Verbose)
-	var procs *proc.Registry
-	if o.OpenProcs != nil {
-		var closeProcs func()
-		procs, closeProcs = o.OpenProcs(printer)
-		defer closeProcs()
-	}
+	procs, closeProcs := o.OpenProcs.Open(printer)
+	defer closeProcs()
 	opts := runner.Options{
 		Parallel:  o.Parallel,
 		Filter:    chk.filter,

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"github.com/k0rdent/kbook/internal/log"
 
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
@@ -19,7 +18,7 @@ func ForProject(o Options, p *site.Project, crdsGiven bool, procs *proc.Registry
 		o.Cluster.Options.CRDs = ProjectCRDs(p.Dir, p.Config.Run.CRDs)
 	}
 	if procs != nil {
-		o.OpenProcs = func(log.Logger) (*proc.Registry, func()) { return procs, func() {} }
+		o.OpenProcs = proc.Opened(procs)
 	}
 	return o
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -59,6 +60,16 @@ type RenderOptions struct {
 	// clusterLabels) and anything else: they are merged last, over the
 	// config and the injected values.
 	Values map[string]any
+}
+
+// RenderChart is Render as kbook template render runs it: a chart path
+// that does not exist is bad input naming the path and the reason alone
+// ("chart x: no such file or directory").
+func RenderChart(chartPath string, opts RenderOptions) ([]Object, error) {
+	if _, err := os.Stat(chartPath); err != nil {
+		return nil, &findings.InputError{Err: fmt.Errorf("chart %s: %w", chartPath, errors.Unwrap(err))}
+	}
+	return Render(chartPath, opts)
 }
 
 // Render renders the chart as kcm would install it for a ClusterDeployment

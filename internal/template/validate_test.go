@@ -322,6 +322,40 @@ func TestRenderErrors(t *testing.T) {
 	}
 }
 
+// TestRenderChart: kbook template render's chart is bad input when it is
+// not there, named with the reason alone; one that is renders as Render
+// renders it.
+func TestRenderChart(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-chart")
+	pass, _ := setupFixture(t, "RENDER001-pass")
+	fail, _ := setupFixture(t, "RENDER001-fail")
+	for _, tc := range []struct {
+		name, path string
+		wantErr    string
+		input      bool
+	}{
+		{"missing", missing, "chart " + missing + ": no such file or directory", true},
+		{"renders", pass, "", false},
+		{"render error", fail, filepath.ToSlash(fail) + "/templates/kubeadmcontrolplane.yaml:7: ", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := RenderChart(tc.path, RenderOptions{})
+			switch {
+			case tc.wantErr == "" && (err != nil || len(objs) == 0):
+				t.Fatalf("%d objects, error %v: want the chart's objects", len(objs), err)
+			case tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) || findings.IsInput(err) != tc.input):
+				t.Fatalf("error %v (bad input %v), want %q (bad input %v)", err, findings.IsInput(err), tc.wantErr, tc.input)
+			}
+			if tc.wantErr == "" {
+				want, _ := Render(tc.path, RenderOptions{})
+				if len(want) != len(objs) {
+					t.Errorf("%d objects, Render gives %d", len(objs), len(want))
+				}
+			}
+		})
+	}
+}
+
 func TestInjectValues(t *testing.T) {
 	user := map[string]any{"clusterIdentity": map[string]any{"name": "mine"}, "clusterLabels": map[string]any{"a": "b"}}
 	got := injectValues(user, map[string]any{"global": map[string]any{"registry": "reg.example.com"}}, "ns1")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/status"
 	"github.com/k0rdent/kbook/internal/upgrade/window"
@@ -31,11 +32,13 @@ type Request struct {
 	Namespace      string
 	AllowK8sChange bool
 	// Charts are folders of the templates' charts (live); else they are
-	// pulled from the templates' HelmRepository into a folder of Procs.
+	// pulled from the templates' HelmRepository into a folder of the
+	// registry OpenProcs opens (nil: untracked), which Log tells of.
 	Charts []string
 	// Kubeconfig and Context select the management cluster (live).
 	Kubeconfig, Context string
-	Procs               *proc.Registry
+	OpenProcs           proc.Opener
+	Log                 log.Logger
 }
 
 // ErrInterrupted is a live check or apply stopped by its context.
@@ -67,6 +70,16 @@ func (r Request) Check(ctx context.Context) (*Report, error) {
 		return nil, input(err)
 	}
 	return rep, nil
+}
+
+// Findings runs the check r asks for, as Check does, and returns its
+// report as findings, for findings.Write (kbook upgrade check -o).
+func (r Request) Findings(ctx context.Context) (*findings.Report, error) {
+	rep, err := r.Check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rep.FindingsReport(), nil
 }
 
 func (r Request) offline() (*Report, error) {
@@ -108,17 +121,20 @@ func (r Request) connect() (*status.Client, Target, func(), error) {
 	}
 	// Charts pulled from HelmRepositories go into a directory the process
 	// registry removes, even when kbook is killed (by the next run).
-	tmp, err := r.Procs.MkdirTemp("charts-")
+	procs, closeProcs := r.OpenProcs.Open(r.Log)
+	tmp, err := procs.MkdirTemp("charts-")
 	if err != nil {
+		closeProcs()
 		return nil, Target{}, nil, err
 	}
 	t := Target{Namespace: c.Namespace, Name: r.Deployment, To: r.To, AllowK8sChange: r.AllowK8sChange,
 		Charts: &ChartFinder{Dirs: r.Charts, TempDir: tmp}}
-	return c, t, func() { os.RemoveAll(tmp) }, nil
+	return c, t, func() { os.RemoveAll(tmp); closeProcs() }, nil
 }
 
 // Apply checks when (--window, --exclude, --at: bad input before
-// anything is read), connects and applies the upgrade r names. The result
+// anything is read), connects and applies the upgrade r names, telling of
+// its progress to o.Log (default r.Log). The result
 // is returned with the error whenever there is one: a *Refusal (refused,
 // rejected, timed out), a findings.InputError, or ErrInterrupted with what
 // was left behind.
@@ -128,6 +144,9 @@ func (r Request) Apply(ctx context.Context, o ApplyOptions, at string) (*Result,
 	}
 	if err := parseWhen(&o, at, time.Now()); err != nil {
 		return nil, input(err)
+	}
+	if o.Log == nil {
+		o.Log = r.Log
 	}
 	c, t, cleanup, err := r.connect()
 	if err != nil {
@@ -205,8 +224,12 @@ func input(err error) error {
 }
 
 // WriteApply writes what Apply did (res) and, in JSON, why it refused
-// (err) as text or json.
+// (err) as text or json; without a result (Apply stopped before it had
+// one), nothing.
 func WriteApply(w io.Writer, format string, res *Result, err error) error {
+	if res == nil {
+		return nil
+	}
 	if format == "json" {
 		doc := struct {
 			*Result

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/status"
 )
 
@@ -108,5 +111,82 @@ func TestLiveError(t *testing.T) {
 				t.Errorf("liveError(%v) = %v (input %v)", tc.err, err, findings.IsInput(err))
 			}
 		})
+	}
+}
+
+// TestRequestFindings: an offline request's findings are its check's, in
+// findings' vocabulary (what kbook upgrade check -o writes); bad input
+// stays bad input.
+func TestRequestFindings(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		r      Request
+		errors []string
+	}{
+		{"patch", Request{From: charts("base"), To: charts("patch")}, nil},
+		{"downgrade", Request{From: charts("base"), To: charts("downgrade")}, []string{ruleK8sDowngrade, ruleSkew}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := tc.r.Findings(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				if f.Severity == findings.Error {
+					got = append(got, f.Rule)
+				}
+			}
+			slices.Sort(got)
+			if want := slices.Sorted(slices.Values(tc.errors)); !slices.Equal(got, want) {
+				t.Errorf("errors %q, want %q", got, want)
+			}
+		})
+	}
+	if _, err := (Request{From: charts("base")}).Findings(context.Background()); !findings.IsInput(err) {
+		t.Errorf("no --to: error %v, want bad input", err)
+	}
+}
+
+// TestWriteApplyNothing: an apply that stopped before it had a result
+// writes nothing, in either format.
+func TestWriteApplyNothing(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		var b strings.Builder
+		if err := WriteApply(&b, format, nil, errors.New("stopped")); err != nil || b.Len() > 0 {
+			t.Errorf("-o %s: wrote %q, error %v; want nothing", format, b.String(), err)
+		}
+	}
+}
+
+// TestRequestOpensProcs: a live check or apply opens the registry that
+// holds the charts it pulls once, and closes it before it returns, even
+// when the cluster does not answer; an offline check opens none.
+func TestRequestOpensProcs(t *testing.T) {
+	kubeconfig := filepath.Join("testdata", "live", "unreachable-kubeconfig.yaml")
+	root := t.TempDir()
+	var opened, closed int
+	open := proc.Opener(func(l log.Logger) (*proc.Registry, func()) {
+		opened++
+		reg, closeReg := proc.Own(root, l)
+		return reg, func() { closed++; closeReg() }
+	})
+	ctx := context.Background()
+	live := Request{Deployment: "dev-1", To: "b", Kubeconfig: kubeconfig, OpenProcs: open}
+	if _, err := live.Check(ctx); err == nil {
+		t.Error("a live check against a cluster that does not answer passed")
+	}
+	if opened != 1 || closed != 1 {
+		t.Errorf("live check: registry opened %d times, closed %d, want once each", opened, closed)
+	}
+	if _, err := live.Apply(ctx, ApplyOptions{}, ""); err == nil {
+		t.Error("an apply against a cluster that does not answer passed")
+	}
+	if opened != 2 || closed != 2 {
+		t.Errorf("apply: registry opened %d times, closed %d in all, want twice each", opened, closed)
+	}
+	offline := Request{From: charts("base"), To: charts("patch"), OpenProcs: open}
+	if _, err := offline.Check(ctx); err != nil || opened != 2 {
+		t.Errorf("offline check: error %v, registry opened %d times in all, want no new one", err, opened)
 	}
 }

@@ -30,10 +30,11 @@ type Request struct {
 	Kubeconfig, Context string
 	// Options are Run's; Config is set here from the cluster.
 	Options Options
-	// Log receives the cluster's progress; Procs records the local
-	// servers (nil: untracked).
-	Log   log.Logger
-	Procs *proc.Registry
+	// Log receives the cluster's progress; OpenProcs opens the registry
+	// that records the local servers, so that they die with kbook and a
+	// kill -9 is reaped by the next kbook (nil: untracked).
+	Log       log.Logger
+	OpenProcs proc.Opener
 }
 
 // Outcome is a Run on the cluster Backend names.
@@ -55,7 +56,9 @@ func OnCluster(ctx context.Context, r Request) (*Outcome, error) {
 	if o.Samples, err = loadSamples(r.Samples); err != nil {
 		return nil, input(err)
 	}
-	co := cluster.Options{Backend: cluster.Local, Kubeconfig: r.Kubeconfig, Context: r.Context, Logger: r.Log, Procs: r.Procs}
+	procs, closeProcs := r.OpenProcs.Open(r.Log)
+	defer closeProcs()
+	co := cluster.Options{Backend: cluster.Local, Kubeconfig: r.Kubeconfig, Context: r.Context, Logger: r.Log, Procs: procs}
 	if r.Kubeconfig != "" || r.Context != "" {
 		co.Backend = cluster.Kubeconfig
 	}

@@ -48,9 +48,11 @@ type Options struct {
 	// (unless CRDsGiven) CRDs are the project's (run.ForProject).
 	Run       run.Options
 	CRDsGiven bool
-	// Procs records the work folders and servers of the build (nil:
-	// untracked).
-	Procs *proc.Registry
+	// OpenProcs opens the registry that records the build's work folders
+	// and servers while they exist, so that the next kbook removes them if
+	// this one is killed (nil: untracked).
+	OpenProcs proc.Opener
+	procs     *proc.Registry
 	// Logger receives the build's warnings and progress.
 	Logger log.Logger
 	// Stdout receives what was written, Stderr notes and warnings.
@@ -62,6 +64,9 @@ type Options struct {
 // anything runs; an interrupted build returns the context's cause; a site
 // written with a failed runbook returns ErrRunbookFailed.
 func Build(ctx context.Context, o Options) error {
+	procs, closeProcs := o.OpenProcs.Open(o.Logger)
+	defer closeProcs()
+	o.procs = procs
 	if o.OutDir == "" {
 		o.OutDir = "public"
 	}
@@ -117,7 +122,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 	if o.Reports != nil || o.VersionSet || o.Aliases != nil {
 		return input(errors.New("--all-versions takes the versions, aliases and refs from kbook.yaml: drop --version, --alias and --report"))
 	}
-	cos, cleanup, err := site.CheckoutVersions(o.Dir, o.OutDir, proj.Config, o.Procs)
+	cos, cleanup, err := site.CheckoutVersions(o.Dir, o.OutDir, proj.Config, o.procs)
 	defer cleanup()
 	if err != nil {
 		return input(site.ErrorUnder(o.Dir, err))
@@ -190,7 +195,7 @@ func write(ctx context.Context, vs []*site.Version, o Options) (*site.Result, *s
 	if !o.NoSearch {
 		search = site.FindPagefind(o.Dir)
 	}
-	res, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.Procs, HugoTimeout: o.HugoTimeout})
+	res, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.procs, HugoTimeout: o.HugoTimeout})
 	return res, search, buildError(ctx, o.Dir, err)
 }
 
@@ -206,7 +211,7 @@ func checkTemplates(ctx context.Context, vs []*site.Version, o Options) error {
 	if !runs || o.NoRun || len(o.Reports) > 0 {
 		return nil
 	}
-	_, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Dirs: o.Procs, CheckOnly: true, HugoTimeout: o.HugoTimeout})
+	_, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Dirs: o.procs, CheckOnly: true, HugoTimeout: o.HugoTimeout})
 	return buildError(ctx, o.Dir, err)
 }
 
@@ -239,7 +244,7 @@ func Results(ctx context.Context, proj *site.Project, reports []string, noRun bo
 	if len(proj.Runbooks) == 0 {
 		return nil, false, nil
 	}
-	ro := run.ForProject(o.Run, proj, o.CRDsGiven, o.Procs)
+	ro := run.ForProject(o.Run, proj, o.CRDsGiven, o.procs)
 	ro.CacheOnly = noRun
 	return run.ForSite(ctx, ro)
 }

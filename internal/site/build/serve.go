@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/run"
@@ -31,8 +32,9 @@ type ServeOptions struct {
 	RunOptions  run.Options
 	CRDsGiven   bool
 	HugoTimeout time.Duration
-	// Procs records the served folder and the servers (nil: untracked).
-	Procs *proc.Registry
+	// OpenProcs opens the registry that records the served folder and the
+	// servers (nil: untracked).
+	OpenProcs proc.Opener
 	// Stdout receives the address served, Stderr the rebuilds.
 	Stdout, Stderr io.Writer
 }
@@ -45,6 +47,8 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if err := defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
 		return err
 	}
+	procs, closeProcs := o.OpenProcs.Open(log.To{W: o.Stderr})
+	defer closeProcs()
 	if o.Port < 0 || o.Port > 65535 {
 		return input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
 	}
@@ -54,7 +58,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	}
 	// The served folder lives in kbook's process registry: the next kbook
 	// removes it if this one is killed.
-	out, err := o.Procs.MkdirTemp("kbook-serve-")
+	out, err := procs.MkdirTemp("kbook-serve-")
 	if err != nil {
 		return err
 	}
@@ -62,8 +66,8 @@ func Serve(ctx context.Context, o ServeOptions) error {
 
 	search := site.FindPagefind(o.Dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
-	live := &site.Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: o.Procs, HugoTimeout: o.HugoTimeout, Log: logf}
-	ro := run.ForProject(o.RunOptions, proj, o.CRDsGiven, o.Procs)
+	live := &site.Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
+	ro := run.ForProject(o.RunOptions, proj, o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
 			ro := ro
