@@ -8,10 +8,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/schema"
+	"github.com/k0rdent/kbook/internal/testctx"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -158,7 +158,7 @@ func compareFields(t *testing.T, serverErr error, errs field.ErrorList) {
 func TestFromCluster(t *testing.T) {
 	cfg := needAPIServer(t)
 	fromFiles := validator(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	fromCluster, err := schema.FromCluster(ctx, cfg)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/status"
 	"github.com/k0rdent/kbook/internal/status/statustest"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 var crdDirs = apitest.SharedCRDs("k0rdent", "capi", "k0smotron")
@@ -129,7 +130,7 @@ func TestPrintExample(t *testing.T) {
 func TestWatch(t *testing.T) {
 	c, ns := client(t, "status-watch")
 	statustest.Apply(t, c, ns, "testdata/objects.yaml", "testdata/status.yaml")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	type shown struct {
 		tree  *status.Tree

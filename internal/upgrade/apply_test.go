@@ -16,6 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/status"
 	"github.com/k0rdent/kbook/internal/status/statustest"
+	"github.com/k0rdent/kbook/internal/testctx"
 	"github.com/k0rdent/kbook/internal/upgrade"
 )
 
@@ -187,7 +188,7 @@ func TestApplyWaitTimesOut(t *testing.T) {
 // upgrade goes on).
 func TestApplyWaitInterrupted(t *testing.T) {
 	c, target := setup(t, "upgrade-apply-interrupt", nil)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	// The first progress line comes after the patch: interrupt there.
 	log := cancelOnProgress{cancel: cancel}

@@ -2,14 +2,13 @@ package inventory_test
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/k0rdent/kbook/internal/controllergen"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 // TestGeneratedCurrent: the committed deepcopy functions, CRDs and manager
@@ -27,7 +26,7 @@ func TestGeneratedCurrent(t *testing.T) {
 	if !strings.Contains(string(mk), "controller-gen@"+controllergen.Version) {
 		t.Errorf("Makefile: want controller-gen@%s, the version this test generates with", controllergen.Version)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	bin, err := controllergen.Binary(ctx)
 	if err != nil {

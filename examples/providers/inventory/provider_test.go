@@ -7,7 +7,6 @@
 package inventory_test
 
 import (
-	"context"
 	"net/http/httptest"
 	"os"
 	"testing"
@@ -29,6 +28,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/provider/conformance"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 var inputs = []string{"infrastructure-components.yaml", "metadata.yaml", "chart"}
@@ -63,7 +63,7 @@ func TestMain(m *testing.M) {
 // the controller, not kbook, sets providerID and readiness.
 func TestConformanceWithController(t *testing.T) {
 	cfg := server.Config(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	set, err := provider.Load(inputs, provider.RenderOptions{})
 	if err != nil {

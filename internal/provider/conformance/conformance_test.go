@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/provider"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 var server = apitest.New()
@@ -40,7 +40,7 @@ const valid = "../testdata/valid"
 // kcm need; everything kbook created is gone afterwards.
 func TestConformanceValid(t *testing.T) {
 	cfg := server.Config(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	set := load(t, filepath.Join(valid, "components.yaml"), filepath.Join(valid, "bootstrap-controlplane.yaml"), filepath.Join(valid, "chart"))
 	res, err := Run(ctx, set, Options{Config: cfg, Logger: logger{t}})

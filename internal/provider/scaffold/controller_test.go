@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/mod/modfile"
 
 	"github.com/k0rdent/kbook/internal/controllergen"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/provider"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 var update = flag.Bool("update", false, "rewrite the controller skeleton's generated files (controller-gen's output, go.mod, go.sum) from a scaffold")
@@ -166,7 +166,7 @@ func TestControllerBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a controller-runtime module and controller-gen " + controllergen.Version + "; run without -short")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	bin, err := controllergen.Binary(ctx)
 	if err != nil {

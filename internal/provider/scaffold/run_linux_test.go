@@ -2,7 +2,6 @@ package scaffold
 
 import (
 	"bytes"
-	"context"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/k0rdent/kbook/internal/apitest"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 // TestControllerRuns: the scaffold's manager, built and started against a
@@ -41,7 +41,7 @@ func TestControllerRuns(t *testing.T) {
 	t.Cleanup(srv.Stop)
 	cfg := srv.Config(t)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 	goCmd(t, ctx, dir, "build", "-o", "bin/manager", "./cmd")
 

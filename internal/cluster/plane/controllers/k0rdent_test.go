@@ -1,15 +1,14 @@
 package controllers
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/k0rdent/kbook/internal/gobuild"
+	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 // TestK0rdentPinsFollowKcm checks that every module of a release is at the
@@ -137,7 +136,7 @@ esac
 func TestK0rdentBuildSteps(t *testing.T) {
 	r, log, _ := fakeK0rdent(t)
 	cacheRoot := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := testctx.New(t)
 	defer cancel()
 
 	// API only: trees, no builds.
