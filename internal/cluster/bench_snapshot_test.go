@@ -16,6 +16,25 @@ func BenchmarkLocalStartK0rdent(b *testing.B) {
 	dir := benchAssets(b)
 	snaps := b.TempDir()
 	o := Options{Backend: Local, AssetsDir: dir, K0rdent: controllers.DefaultK0rdentVersion, K0rdentAPIOnly: true, SnapshotDir: snaps}
+	benchSnapshotOrNot(b, o)
+}
+
+// BenchmarkLocalStartPlane starts the local API server and the default
+// k0rdent release's plane with its controllers until the Management is
+// ready, then stops both: "no-snapshot" bootstraps it on an empty server
+// every time, "snapshot" starts from the snapshot of the bootstrapped
+// plane (saved before the timer starts). One plane per machine: it waits
+// for plane.LockMachine. hack/bench-speed.sh prints the ratio.
+func BenchmarkLocalStartPlane(b *testing.B) {
+	dir, r := lockPlane(b)
+	o := Options{Backend: Local, AssetsDir: dir, K0rdent: r.Version, SnapshotDir: b.TempDir()}
+	benchSnapshotOrNot(b, o)
+}
+
+// benchSnapshotOrNot times Up and Stop of o without a snapshot
+// ("no-snapshot") and from the snapshot saved by a first, untimed, start
+// ("snapshot").
+func benchSnapshotOrNot(b *testing.B, o Options) {
 	b.Run("no-snapshot", func(b *testing.B) {
 		o := o
 		o.NoSnapshot = true

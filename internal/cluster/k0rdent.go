@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -39,8 +40,10 @@ func (o *Options) k0rdentRelease() (*controllers.K0rdentRelease, error) {
 
 // startPlane installs the k0rdent CRDs on the local API server (unless it
 // started from a snapshot that has them) and, unless API-only, starts the
-// controllers (built first, once, into paths).
-func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []plane.CRD, crdsInstalled bool) (*plane.Plane, string, error) {
+// controllers (built first, once, into paths). restored: the server
+// started from the snapshot of a bootstrapped plane, which the plane
+// rewires (plane.Options.Restored), within restoreTimeout.
+func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []plane.CRD, crdsInstalled, restored bool) (*plane.Plane, string, error) {
 	r, err := o.k0rdentRelease()
 	if err != nil || r == nil {
 		return nil, "", err
@@ -51,9 +54,14 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	if err != nil {
 		return nil, "", fmt.Errorf("k0rdent plane: %w", err)
 	}
+	var timeout time.Duration // plane.Start's default
+	if restored {
+		timeout = restoreTimeout
+	}
 	p, err := plane.Start(ctx, plane.Options{
 		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
-		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Logger: o.logger(), Launcher: plane.Registry(o.Procs),
+		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Restored: restored,
+		Logger: o.logger(), Launcher: plane.Registry(o.Procs), Timeout: timeout,
 	})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -61,6 +69,11 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	}
 	return p, dir, nil
 }
+
+// restoreTimeout bounds the start of a plane restored from its snapshot,
+// which takes seconds: past it, the plane is started afresh instead (a
+// variable: a test makes the restore fail with it).
+var restoreTimeout = 90 * time.Second
 
 var managementGVR = k0rdent.GVR("managements")
 

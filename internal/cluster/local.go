@@ -49,20 +49,32 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		return nil, err
 	}
 	var (
-		paths     controllers.K0rdentPaths
-		planeCRDs []plane.CRD
+		paths       controllers.K0rdentPaths
+		planeCRDs   []plane.CRD
+		planeInputs []plane.SnapshotInput
 	)
+	full := rel != nil && !o.K0rdentAPIOnly
 	if rel != nil {
 		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom)); err != nil {
 			return nil, err
 		}
-		if o.K0rdentAPIOnly {
+		if o.K0rdentAPIOnly || !o.NoSnapshot {
 			if planeCRDs, err = plane.LoadCRDs(paths); err != nil {
 				return nil, fmt.Errorf("k0rdent %s: %w", rel.Version, err)
 			}
 		}
+		if full && !o.NoSnapshot {
+			// Before plane.Start wires the CRDs to this run's webhooks.
+			if planeInputs, err = plane.SnapshotInputs(paths, rel, planeCRDs); err != nil {
+				log.Infof("warning: the k0rdent %s plane starts without a snapshot: %v", rel.Version, err)
+			}
+		}
 	}
-	snap, err := snapshotFor(o, dir, planeCRDs)
+	snapCRDs := planeCRDs
+	if full {
+		snapCRDs = nil // planeInputs has them
+	}
+	snap, err := snapshotFor(o, dir, snapCRDs, planeInputs)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +82,13 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	fail := func(err error) (Cluster, error) {
 		_ = c.Stop(context.Background())
 		return nil, err
+	}
+	if full {
+		if err := c.upPlane(ctx, o, snap, paths, planeCRDs); err != nil {
+			return fail(err)
+		}
+		c.stopPlaneOnLoss()
+		return c, nil
 	}
 	restored, err := c.startFromSnapshot(ctx, o, snap)
 	if err != nil {
@@ -91,7 +110,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		}
 	}
 	if rel != nil {
-		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, restored); err != nil {
+		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, restored, false); err != nil {
 			return fail(err)
 		}
 		c.stopPlaneOnLoss()
@@ -193,7 +212,7 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 	log := o.logger()
 	begin := time.Now()
 	if o.K0rdent != "" {
-		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false)
+		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false, false)
 		if err != nil {
 			return false, err
 		}
@@ -215,6 +234,101 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 		return false, err
 	}
 	return false, InstallCRDs(ctx, c.cfg, o.CRDs, log)
+}
+
+// upPlane starts the local API server and the k0rdent plane with its
+// controllers, bootstrapped until the Management is ready: from the
+// snapshot of a bootstrapped plane when there is one (snap), which the
+// plane rewires and has its controllers reconcile again. Any failure of
+// that is a warning: the snapshot is removed and the plane started afresh.
+// A fresh start saves the snapshot (the plane stopped, etcd's data
+// saved) and starts again from it, which also proves it; a run whose
+// restore failed saves none (the next run makes it).
+func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []plane.CRD) error {
+	log := o.logger()
+	restoreFailed := false
+	if snap != nil {
+		ok, failed, err := c.restorePlane(ctx, o, snap, paths, crds)
+		if err != nil || ok {
+			return err
+		}
+		restoreFailed = failed
+	}
+	fresh := func() error {
+		if err := c.startServer(ctx, o); err != nil {
+			return err
+		}
+		if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
+			return err
+		}
+		var err error
+		c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, false, false)
+		return err
+	}
+	if err := fresh(); err != nil {
+		return err
+	}
+	if snap == nil || restoreFailed {
+		return nil
+	}
+	begin := time.Now()
+	c.stopPlane()
+	names, err := servedCRDs(ctx, c.cfg, nil)
+	if err != nil {
+		return err
+	}
+	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names) })
+	c.srv = nil
+	if err != nil {
+		log.Infof("warning: no snapshot of the k0rdent plane saved (%v); starting it afresh once more", err)
+		return fresh()
+	}
+	log.Infof("saved a snapshot of the bootstrapped k0rdent plane (%s) in %s: later runs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
+	ok, _, err := c.restorePlane(ctx, o, snap, paths, crds)
+	if err != nil || ok {
+		return err
+	}
+	return fresh()
+}
+
+// restorePlane starts the server from the snapshot of a bootstrapped
+// plane and the plane on it (plane.Options.Restored). Not ok: there is no
+// snapshot, or it could not be used (planeFailed: the server started from
+// it but the plane did not become ready): it is then removed, with a
+// warning, and nothing runs.
+func (c *localCluster) restorePlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []plane.CRD) (ok, planeFailed bool, err error) {
+	restored, err := c.startFromSnapshot(ctx, o, snap)
+	if err != nil || !restored {
+		return false, false, err
+	}
+	begin := time.Now()
+	c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, true, true)
+	if err == nil {
+		o.logger().Infof("started the k0rdent plane from its snapshot, Management ready, in %s", time.Since(begin).Round(time.Millisecond))
+		return true, false, nil
+	}
+	_ = c.srv.Stop()
+	c.srv = nil
+	if ctx.Err() != nil {
+		return false, true, err
+	}
+	o.logger().Infof("warning: the k0rdent plane restored from snapshot %s did not become ready, starting it afresh: %v", snap.dir(), err)
+	if err := snap.remove(); err != nil {
+		return false, true, fmt.Errorf("remove snapshot: %w", err)
+	}
+	return false, true, nil
+}
+
+// stopPlane stops the k0rdent controllers and removes their directory.
+func (c *localCluster) stopPlane() {
+	if c.plane != nil {
+		_ = c.plane.Stop()
+		c.plane = nil
+	}
+	if c.planeDir != "" {
+		_ = os.RemoveAll(c.planeDir)
+		c.planeDir = ""
+	}
 }
 
 func (c *localCluster) Name() string             { return "kbook" }

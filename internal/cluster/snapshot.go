@@ -57,9 +57,11 @@ type snapshotFile struct {
 // set of CRDs, kept in kbook's cache (<cache>/snapshots/<key>): a server
 // that starts from it skips installing them. The key digests everything
 // that decides that data: the binaries' versions, every CRD file's
-// content and the k0rdent release's CRDs (API only; a plane with
-// controllers wires webhooks to ports and a CA of its own run, so it is
-// never snapshotted).
+// content and the k0rdent release's CRDs (API only), or, for a plane
+// with controllers, what plane.SnapshotInputs lists: that snapshot holds
+// the plane bootstrapped until its Management was ready, which
+// plane.Start rewires to this run's ports, CA and repository
+// (plane.Options.Restored).
 type snapshot struct {
 	root   string // the snapshots directory
 	key    string
@@ -67,9 +69,12 @@ type snapshot struct {
 }
 
 // snapshotFor returns the snapshot the options would start from, or nil
-// when they install nothing or snapshots are off.
-func snapshotFor(o Options, assetsDir string, planeCRDs []plane.CRD) (*snapshot, error) {
-	if o.NoSnapshot || (len(o.CRDs) == 0 && len(planeCRDs) == 0) || (o.K0rdent != "" && !o.K0rdentAPIOnly) {
+// when they install nothing or snapshots are off. planeCRDs are the
+// release's CRDs of an API-only plane, planeInputs the inputs of a plane
+// with controllers (nil: that plane is not snapshotted).
+func snapshotFor(o Options, assetsDir string, planeCRDs []plane.CRD, planeInputs []plane.SnapshotInput) (*snapshot, error) {
+	full := o.K0rdent != "" && !o.K0rdentAPIOnly
+	if o.NoSnapshot || (full && len(planeInputs) == 0) || (!full && len(o.CRDs) == 0 && len(planeCRDs) == 0) {
 		return nil, nil
 	}
 	h := sha256.New()
@@ -102,6 +107,9 @@ func snapshotFor(o Options, assetsDir string, planeCRDs []plane.CRD) (*snapshot,
 			return nil, fmt.Errorf("k0rdent CRD %s: %w", c.Object.Name, err)
 		}
 		add("k0rdent "+o.K0rdent+" "+c.Source, data)
+	}
+	for _, in := range planeInputs {
+		add("k0rdent "+o.K0rdent+" plane "+in.What, in.Data)
 	}
 	s.key = hex.EncodeToString(h.Sum(nil))[:32]
 	return s, nil

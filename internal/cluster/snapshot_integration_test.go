@@ -70,20 +70,8 @@ func TestSnapshotStart(t *testing.T) {
 			[]string{"installed 1 CRD from testdata/crds", "saved a snapshot of the server with 1 CRD", "started from the snapshot of 1 CRD"}, nil},
 		{"second start restores", nil,
 			[]string{"started from the snapshot of 1 CRD"}, []string{"installed", "saved"}},
-		{"a damaged snapshot is made anew", func(t *testing.T) {
-			dbs, _ := filepath.Glob(filepath.Join(snaps, "*", "member", "snap", "db"))
-			if len(dbs) != 1 {
-				t.Fatalf("snapshot databases: %v", dbs)
-			}
-			b, err := os.ReadFile(dbs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[len(b)/2] ^= 0xff
-			if err := os.WriteFile(dbs[0], b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}, []string{"warning: snapshot ", "differs from its manifest", "installed 1 CRD", "saved a snapshot"}, nil},
+		{"a damaged snapshot is made anew", func(t *testing.T) { damageSnapshot(t, snaps) },
+			[]string{"warning: snapshot ", "differs from its manifest", "installed 1 CRD", "saved a snapshot"}, nil},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -102,5 +90,23 @@ func TestSnapshotStart(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// damageSnapshot flips a byte in the middle of the database of the one
+// snapshot in snaps.
+func damageSnapshot(t *testing.T, snaps string) {
+	t.Helper()
+	dbs, _ := filepath.Glob(filepath.Join(snaps, "*", "member", "snap", "db"))
+	if len(dbs) != 1 {
+		t.Fatalf("snapshot databases: %v", dbs)
+	}
+	b, err := os.ReadFile(dbs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(dbs[0], b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 )
 
 // etcdLike writes a directory shaped like etcd's data: a small database
@@ -32,7 +35,7 @@ func etcdLike(t *testing.T) string {
 
 func testSnapshot(t *testing.T, crds ...string) *snapshot {
 	t.Helper()
-	s, err := snapshotFor(Options{Backend: Local, CRDs: crds, SnapshotDir: t.TempDir()}, "/nonexistent/assets", nil)
+	s, err := snapshotFor(Options{Backend: Local, CRDs: crds, SnapshotDir: t.TempDir()}, "/nonexistent/assets", nil, nil)
 	if err != nil || s == nil {
 		t.Fatalf("snapshotFor = %v, %v", s, err)
 	}
@@ -169,7 +172,7 @@ func TestSnapshotKey(t *testing.T) {
 		}
 	}
 	key := func(assets string) string {
-		s, err := snapshotFor(Options{Backend: Local, CRDs: []string{dir}}, assets, nil)
+		s, err := snapshotFor(Options{Backend: Local, CRDs: []string{dir}}, assets, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,8 +195,46 @@ func TestSnapshotKey(t *testing.T) {
 		{Backend: Local, CRDs: []string{dir}, NoSnapshot: true},
 		{Backend: Local, CRDs: []string{dir}, K0rdent: "v1.11.4"},
 	} {
-		if s, err := snapshotFor(o, "/a", nil); s != nil || err != nil {
+		if s, err := snapshotFor(o, "/a", nil, nil); s != nil || err != nil {
 			t.Errorf("%+v: snapshot %v, %v; want none", o, s, err)
+		}
+	}
+}
+
+// A plane with controllers has a snapshot only with its inputs, and its
+// key changes with each of them; it is never the API-only key.
+func TestSnapshotKeyPlane(t *testing.T) {
+	o := Options{Backend: Local, K0rdent: "v1.11.4"}
+	inputs := []plane.SnapshotInput{{What: "controller kcm", Data: []byte("/bin/kcm 100 1")}, {What: "crd a.yaml", Data: []byte("a")}}
+	key := func(o Options, in []plane.SnapshotInput) string {
+		t.Helper()
+		s, err := snapshotFor(o, "/a", nil, in)
+		if err != nil || s == nil {
+			t.Fatalf("snapshotFor = %v, %v", s, err)
+		}
+		return s.key
+	}
+	a := key(o, inputs)
+	if b := key(o, slices.Clone(inputs)); b != a {
+		t.Errorf("same inputs, keys %s and %s", a, b)
+	}
+	for i := range inputs {
+		changed := slices.Clone(inputs)
+		changed[i].Data = append(slices.Clone(changed[i].Data), 'x')
+		if b := key(o, changed); b == a {
+			t.Errorf("input %q changed, same key %s", inputs[i].What, a)
+		}
+	}
+	if b := key(Options{Backend: Local, K0rdent: "v1.11.4", CRDs: []string{"testdata/crds"}}, inputs); b == a {
+		t.Errorf("CRDs added, same key %s", a)
+	}
+	for _, o := range []Options{o, {Backend: Local, K0rdent: "v1.11.4", NoSnapshot: true}} {
+		in := inputs
+		if !o.NoSnapshot {
+			in = nil
+		}
+		if s, err := snapshotFor(o, "/a", nil, in); s != nil || err != nil {
+			t.Errorf("%+v with %d inputs: snapshot %v, %v; want none", o, len(in), s, err)
 		}
 	}
 }

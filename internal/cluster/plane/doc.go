@@ -18,5 +18,11 @@
 // Chart.yaml, placeholder templates) that helm-controller really
 // installs, and a Management whose components become ready.
 //
+// A plane restored from a snapshot of that state (Options.Restored, the
+// key's inputs from SnapshotInputs) is rewired to this run instead - the
+// CRDs' conversion webhooks, the webhook configurations, the repository's
+// URL, an empty Flux storage - and its controllers must reconcile it again
+// (Flux objects asked to, kcm's statuses cleared) before it is ready.
+//
 // Libraries never print: progress goes to a Logger.
 package plane

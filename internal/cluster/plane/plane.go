@@ -53,6 +53,14 @@ type Options struct {
 	// CRDs, established (it started from a snapshot made after they were
 	// installed): APIOnly then installs nothing.
 	CRDsInstalled bool
+	// Restored says the API server started from the snapshot of a plane
+	// of the same inputs (SnapshotInputs) that was bootstrapped until its
+	// Management was ready: Start then installs no CRDs and creates no
+	// bootstrap objects, but rewires what names the previous run (its
+	// webhooks' ports and CA, its Helm repository, its Flux storage) and
+	// has the controllers reconcile everything again, kcm's statuses
+	// cleared, before it calls the Management ready. Not with APIOnly.
+	Restored bool
 	// CRDs are the release's CRDs when the caller has loaded them already
 	// (LoadCRDs; nil: Start loads them).
 	CRDs []CRD
@@ -76,7 +84,9 @@ type Plane struct {
 	stopErr  error
 	repo     *helmrepo.Server
 	crds     int
-	Started  time.Duration
+	// storageAddr is source-controller's storage (host:port).
+	storageAddr string
+	Started     time.Duration
 }
 
 // controller ports.
@@ -107,6 +117,9 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		}
 	}()
 
+	if o.Restored && o.APIOnly {
+		return p, errors.New("a restored plane runs its controllers: Restored and APIOnly exclude each other")
+	}
 	crds := o.CRDs
 	if crds == nil {
 		if crds, err = LoadCRDs(o.Paths); err != nil {
@@ -127,6 +140,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		if pt, err = allocate(o.Release); err != nil {
 			return p, err
 		}
+		p.storageAddr = "127.0.0.1:" + strconv.Itoa(pt.storage)
 		if certs, err = NewCerts(filepath.Join(o.StateDir, "certs")); err != nil {
 			return p, err
 		}
@@ -139,11 +153,13 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		p.Started = time.Since(begin)
 		return p, nil
 	}
-	if err := installCRDs(ctx, o.RESTConfig, crds); err != nil {
-		return p, err
+	if !o.Restored {
+		if err := installCRDs(ctx, o.RESTConfig, crds); err != nil {
+			return p, err
+		}
+		log.Infof("installed %d k0rdent %s CRDs (kcm, Flux, Sveltos, Cluster API) in %s", len(crds), o.Release.Version, time.Since(begin).Round(time.Millisecond))
 	}
 	p.crds = len(crds)
-	log.Infof("installed %d k0rdent %s CRDs (kcm, Flux, Sveltos, Cluster API) in %s", len(crds), o.Release.Version, time.Since(begin).Round(time.Millisecond))
 	if o.APIOnly {
 		p.Started = time.Since(begin)
 		return p, nil
@@ -191,6 +207,13 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if err != nil {
 		return p, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
 	}
+	var token string
+	if o.Restored {
+		token = restoreToken()
+		if err := p.rewire(ctx, crds, token); err != nil {
+			return p, err
+		}
+	}
 
 	policy := o.Restart
 	if policy == (RestartPolicy{}) {
@@ -229,8 +252,17 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		return p, err
 	}
 	log.Infof("Flux and Cluster API controllers ready in %s", time.Since(t0).Round(time.Millisecond))
-	// Let source-controller fetch the templates' charts while kcm starts.
-	if err := p.prefetch(ctx, boot); err != nil {
+	if o.Restored {
+		// kcm reads the Flux objects' status: it starts once Flux has
+		// reconciled them all again in this run.
+		t0 = time.Now()
+		if err := p.resynced(ctx, token); err != nil {
+			return p, fmt.Errorf("the restored plane's Flux objects: %w", err)
+		}
+		log.Infof("Flux reconciled the restored HelmRepository, HelmCharts and HelmReleases in %s", time.Since(t0).Round(time.Millisecond))
+	} else if err := p.prefetch(ctx, boot); err != nil {
+		// (Otherwise source-controller fetches the templates' charts
+		// while kcm starts.)
 		return p, err
 	}
 	hooks, err := LoadWebhooks(o.Paths, pt.webhook, certs.CA)
@@ -547,13 +579,24 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	// The objects carry what kcm would add first thing (its component
 	// label, the templates' owner), each of which would otherwise cost a
 	// requeue: kcm's rate limiter waits 5 s before every retry.
+	// A restored plane has them all already: nothing is created, kcm has
+	// only to find them valid and ready again (rewire cleared their status).
+	restored := p.opts.Restored
 	release := b.Release.DeepCopy()
 	release.SetLabels(merge(release.GetLabels(), map[string]string{k0rdent.ComponentLabel: "kcm"}))
-	rel, err := createOrGet(ctx, dc.Resource(releaseGVR), release)
+	var rel *unstructured.Unstructured
+	if restored {
+		rel, err = dc.Resource(releaseGVR).Get(ctx, release.GetName(), metav1.GetOptions{})
+	} else {
+		rel, err = createOrGet(ctx, dc.Resource(releaseGVR), release)
+	}
 	if err != nil {
 		return fmt.Errorf("Release %s: %w", b.Release.GetName(), err)
 	}
 	for _, t := range b.ProviderTemplates {
+		if restored {
+			break
+		}
 		t = t.DeepCopy()
 		t.SetLabels(merge(t.GetLabels(), map[string]string{k0rdent.ComponentLabel: "kcm"}))
 		t.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: k0rdent.APIVersion, Kind: k0rdent.KindRelease, Name: rel.GetName(), UID: rel.GetUID()}})
@@ -581,8 +624,10 @@ func (p *Plane) bootstrap(ctx context.Context, b *Bootstrap) error {
 	}); err != nil {
 		return fmt.Errorf("Release %s: %w", rel.GetName(), err)
 	}
-	if err := createManagement(ctx, dc.Resource(managementGVR), b.Management); err != nil {
-		return fmt.Errorf("Management: %w", err)
+	if !restored {
+		if err := createManagement(ctx, dc.Resource(managementGVR), b.Management); err != nil {
+			return fmt.Errorf("Management: %w", err)
+		}
 	}
 	// kcm re-reads the components' HelmReleases every 10 s; each one that
 	// becomes ready lets the next start. Once helm-controller has

@@ -1,0 +1,65 @@
+package plane
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// A Flux object counts as reconciled after a restore only with the
+// restore's token handled, its generation observed, its artifact in this
+// run's storage and Ready: each stale part of a snapshot's status keeps it
+// pending.
+func TestFluxPending(t *testing.T) {
+	const token, storage = "kbook-restore-2026-12-02T07:00:00.123456789Z", "127.0.0.1:40001"
+	data, err := os.ReadFile("testdata/helmchart-resynced.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := &unstructured.Unstructured{}
+	if err := base.UnmarshalJSON(js); err != nil { // integers as the API's clients decode them
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(o *unstructured.Unstructured)
+		want   string // "" reconciled, else part of the reason
+	}{
+		{"reconciled since the restore", func(*unstructured.Unstructured) {}, ""},
+		{"the previous run's request", func(o *unstructured.Unstructured) {
+			_ = unstructured.SetNestedField(o.Object, "kbook-restore-2026-12-01T10:00:00Z", "status", "lastHandledReconcileAt")
+		}, "not reconciled since the restore"},
+		{"never asked", func(o *unstructured.Unstructured) {
+			unstructured.RemoveNestedField(o.Object, "status", "lastHandledReconcileAt")
+		}, "not reconciled since the restore"},
+		{"a new generation", func(o *unstructured.Unstructured) { o.SetGeneration(2) }, "generation 2 not observed"},
+		{"the previous run's storage", func(o *unstructured.Unstructured) {
+			_ = unstructured.SetNestedField(o.Object, "http://127.0.0.1:39999/helmchart/kcm-system/cluster-api-1-0-8/cluster-api-1.0.8.tgz", "status", "artifact", "url")
+		}, "not in this run's storage"},
+		{"no artifact (a HelmRelease)", func(o *unstructured.Unstructured) {
+			unstructured.RemoveNestedField(o.Object, "status", "artifact")
+		}, ""},
+		{"not ready", func(o *unstructured.Unstructured) {
+			conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+			c := conds[0].(map[string]any)
+			c["status"], c["message"] = "False", "chart pull error: connection refused"
+			_ = unstructured.SetNestedSlice(o.Object, conds, "status", "conditions")
+		}, "connection refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := base.DeepCopy()
+			tc.change(o)
+			got := fluxPending(o, token, storage)
+			if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("fluxPending = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
