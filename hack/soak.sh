@@ -29,7 +29,6 @@ fi
 out=${SOAK_DIR:-bin/soak}
 mkdir -p "$out"
 total=0
-LOCKED= # the command each run is started under (see the --k0rdent batches)
 
 # batch NAME N P FLAGS... : run kbook N times; count the runs that fail and
 # the runbooks that fail in them (from each run's summary line, "kbook: P
@@ -43,7 +42,7 @@ batch() {
 	while [ "$i" -le "$n" ]; do
 		log="$out/$name-p$p-$i.log"
 		ok=1
-		$LOCKED "$KBOOK" run --no-cache -p "$p" --json "$out/$name-p$p-$i.json" "$@" >"$log" 2>&1 || ok=0
+		"$KBOOK" run --no-cache -p "$p" --json "$out/$name-p$p-$i.json" "$@" >"$log" 2>&1 || ok=0
 		summary=$(sed -n 's/^kbook: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2/p' "$log" | tail -1)
 		if [ -n "$summary" ]; then
 			passed=$((passed + ${summary% *}))
@@ -62,17 +61,8 @@ batch() {
 
 batch runbooks "$RUNS" 1 $CRD_FLAGS runbooks/
 batch runbooks "$RUNS" 2 $CRD_FLAGS runbooks/
-# One full local plane per machine (CAPD's fixed port): kbook's tests that
-# start one take this lock (plane.LockMachine, a flock), and kbook run
-# --k0rdent fails at once when the port is taken. Each --k0rdent run holds
-# the lock, so that it waits for such a test, and the test for it.
-PLANE_LOCK=${TMPDIR:-/tmp}/kbook-local-plane.lock
-if command -v flock >/dev/null 2>&1; then
-	LOCKED="flock -o $PLANE_LOCK"
-else
-	echo "soak: warning: no flock: a test starting a local plane meanwhile fails the --k0rdent runs on CAPD's port" >&2
-	LOCKED=
-fi
+# One full local plane per machine (CAPD's fixed port): kbook run --k0rdent
+# waits for a plane another kbook or a test runs (plane.LockMachine).
 batch k0rdent "$K0RDENT_RUNS" 1 --k0rdent "$K0RDENT" $K0RDENT_RUNBOOKS
 batch k0rdent "$K0RDENT_RUNS" 2 --k0rdent "$K0RDENT" $K0RDENT_RUNBOOKS
 echo "soak: $total failed runs in all"

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
-	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
@@ -33,7 +32,7 @@ func TestPlaneSnapshotStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the k0rdent plane; skipped with -short")
 	}
-	dir, r := lockPlane(t)
+	dir, r := planeAssets(t)
 	snaps := t.TempDir()
 	steps := []struct {
 		name         string
@@ -145,11 +144,11 @@ func templateValid(t *testing.T, cfg *rest.Config, repoURL string) {
 	t.Fatalf("ClusterTemplate %s not valid on the restored plane; last: %v", ct.GetName(), last)
 }
 
-// lockPlane skips unless the local API server's binaries and the default
-// k0rdent release's controllers are there, and takes the machine's plane
-// lock (one plane per machine: CAPD's fixed port) until tb ends. It
-// returns the binaries' folder and the release.
-func lockPlane(tb testing.TB) (string, *controllers.K0rdentRelease) {
+// planeAssets skips unless the local API server's binaries and the default
+// k0rdent release's controllers are there (each plane start waits for
+// the machine's plane lock: CAPD's fixed port). It returns the binaries'
+// folder and the release.
+func planeAssets(tb testing.TB) (string, *controllers.K0rdentRelease) {
 	tb.Helper()
 	dir, why := binaries.Available()
 	if why != "" {
@@ -162,10 +161,5 @@ func lockPlane(tb testing.TB) (string, *controllers.K0rdentRelease) {
 	if _, why := controllers.K0rdentAvailable(r, false); why != "" {
 		tb.Skip(why)
 	}
-	unlock, err := plane.LockMachine(context.Background(), func(msg string) { tb.Log(msg) })
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(unlock)
 	return dir, r
 }

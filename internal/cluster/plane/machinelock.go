@@ -12,12 +12,13 @@ import (
 // lock that the starters of a full local plane share, then takes it; the
 // returned func gives it back (the system does too, when the process
 // dies). Only one full plane runs per machine, since CAPD's in-memory
-// backend always listens on one port: kbook's tests that start one take
-// this lock, so that `go test ./...`, which runs packages in parallel,
-// runs them one after the other. kbook run --k0rdent does not wait: it
-// fails at once, naming the port. waiting hears who holds it.
+// backend always listens on one port: Start takes this lock for a plane
+// with controllers and Stop gives it back, so that two `kbook run
+// --k0rdent` (or `go test ./...`, which runs packages in parallel, and a
+// kbook beside it) run their planes one after the other instead of one
+// failing on the port. waiting hears who holds it, every few seconds.
 func LockMachine(ctx context.Context, waiting func(msg string)) (unlock func(), err error) {
-	l, err := gobuild.Lock(ctx, filepath.Join(os.TempDir(), "kbook-local-plane.lock"), "starting a local k0rdent plane", waiting)
+	l, err := gobuild.Lock(ctx, filepath.Join(os.TempDir(), "kbook-local-plane.lock"), "running a local k0rdent plane", waiting)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,9 @@ type Plane struct {
 	crds     int
 	// storageAddr is source-controller's storage (host:port).
 	storageAddr string
-	Started     time.Duration
+	// unlock gives back LockMachine, taken by a plane with controllers.
+	unlock  func()
+	Started time.Duration
 }
 
 // controller ports.
@@ -105,9 +107,6 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if o.Timeout == 0 {
 		o.Timeout = 3 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	begin := time.Now()
 	log := o.Logger
 	p = &Plane{opts: o}
 	defer func() {
@@ -116,6 +115,17 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 			p = nil
 		}
 	}()
+	if !o.APIOnly {
+		// One plane with controllers per machine (CAPD's fixed port): wait
+		// for the one running, before the start's own time limit begins,
+		// and hold the lock until Stop.
+		if p.unlock, err = LockMachine(ctx, func(msg string) { log.Infof("%s", msg) }); err != nil {
+			return p, fmt.Errorf("waiting for the local k0rdent plane of another kbook: %w", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	begin := time.Now()
 
 	if o.Restored && o.APIOnly {
 		return p, errors.New("a restored plane runs its controllers: Restored and APIOnly exclude each other")
@@ -815,6 +825,9 @@ func (p *Plane) Stop() error {
 		}
 		if p.repo != nil {
 			errs = append(errs, p.repo.Close())
+		}
+		if p.unlock != nil {
+			p.unlock()
 		}
 		p.stopErr = errors.Join(errs...)
 	})

@@ -249,14 +249,6 @@ func TestPlane(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the k0rdent plane")
 	}
-	// One full plane per machine: the controller-kill test of package
-	// cluster/target waits too. Cleanups run last first: this one after
-	// the plane stopped.
-	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(unlock)
 	// A run after the first (-count=N) gets an API server of its own: the
 	// shared one keeps the first plane's Management, whose stale status
 	// would pass for the new plane's.

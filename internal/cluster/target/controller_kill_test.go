@@ -37,12 +37,6 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	if _, why := controllers.K0rdentAvailable(rel, false); why != "" {
 		t.Skip(why)
 	}
-	// One full plane per machine: TestPlane (package plane) waits too.
-	unlock, err := plane.LockMachine(context.Background(), func(msg string) { t.Log(msg) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
 	const victim = "source-controller"
 	// What kbook prints of the cluster's progress, as on a terminal.
 	logFile := filepath.Join(t.TempDir(), "log")

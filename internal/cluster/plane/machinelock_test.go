@@ -1,0 +1,49 @@
+package plane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// waitLogger cancels a context at the first line that says Start waits
+// for the machine's plane lock, and keeps that line.
+type waitLogger struct {
+	cancel context.CancelCauseFunc
+	line   chan string
+}
+
+func (l waitLogger) Infof(format string, args ...any) {
+	select {
+	case l.line <- fmt.Sprintf(format, args...):
+	default:
+	}
+	l.cancel(errWaited)
+}
+
+var errWaited = errors.New("test: Start said it waits")
+
+// TestStartWaitsForThePlaneLock: while another holder (here the test; in
+// life another kbook or a test binary) has the machine's plane lock, Start
+// of a plane with controllers waits, says so, and gives up only when its
+// context ends, before it starts or checks anything. An API-only plane
+// does not wait: it runs no CAPD.
+func TestStartWaitsForThePlaneLock(t *testing.T) {
+	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	l := waitLogger{cancel: cancel, line: make(chan string, 1)}
+	p, err := Start(ctx, Options{StateDir: t.TempDir(), Logger: l})
+	if p != nil || !errors.Is(err, errWaited) || !strings.Contains(err.Error(), "local k0rdent plane of another kbook") {
+		t.Fatalf("Start while the lock is held = %v, %v; want the wait ended by its context", p, err)
+	}
+	if msg := <-l.line; !strings.HasPrefix(msg, "waiting for") || !strings.Contains(msg, "running a local k0rdent plane") {
+		t.Errorf("Start said %q while it waited", msg)
+	}
+}
