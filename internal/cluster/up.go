@@ -1,11 +1,14 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
@@ -129,15 +132,20 @@ func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger)
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
 	log.Infof("starting local cluster %q (log: %s)", o.Name, logFile)
+	// The background process's progress (a plane's bootstrap, a wait for
+	// another kbook's plane) is shown here as it comes.
+	progress := &lineRelay{path: logFile, log: log}
 	for {
+		progress.relay()
 		if s, err := ReadState(o.Root, o.Name); err == nil && s.PID == serve.Process.Pid {
+			progress.relay()
 			log.Infof("cluster %q is up at %s", o.Name, s.Server)
 			return s, nil
 		}
 		select {
 		case err := <-exited:
-			out, _ := os.ReadFile(logFile)
-			return nil, fmt.Errorf("cluster process exited (%v):\n%s", err, out)
+			progress.relay()
+			return nil, fmt.Errorf("cluster process exited (%v); its log is %s", err, logFile)
 		case <-ctx.Done():
 			_ = serve.Process.Signal(os.Interrupt)
 			<-exited
@@ -145,4 +153,39 @@ func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// lineRelay sends the complete lines a growing file gains to a logger.
+type lineRelay struct {
+	path    string
+	log     log.Logger
+	off     int64
+	partial []byte
+}
+
+// relay sends the lines written since the last call; a line not yet ended
+// waits for its newline.
+func (r *lineRelay) relay() {
+	f, err := os.Open(r.path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.NewSectionReader(f, r.off, 1<<40))
+	if err != nil {
+		return
+	}
+	r.off += int64(len(b))
+	b = append(r.partial, b...)
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimRight(string(b[:i]), "\r"); line != "" {
+			r.log.Infof("%s", line)
+		}
+		b = b[i+1:]
+	}
+	r.partial = append([]byte(nil), b...)
 }

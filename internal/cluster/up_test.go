@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,5 +24,34 @@ func TestStartDetachedBadBackend(t *testing.T) {
 				t.Errorf("a state written for a cluster that never started")
 			}
 		})
+	}
+}
+
+// TestLineRelay: kbook cluster up shows the background process's log as
+// it grows, a line once it is complete, each line once; a missing log
+// (the process has not written yet) shows nothing.
+func TestLineRelay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "serve.log")
+	var got lines
+	r := &lineRelay{path: path, log: &got}
+	r.relay()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, step := range []struct{ write, want string }{
+		{"", ""},
+		{"starting etcd\nwaiting for kbook (pid 7: kbook run), running a local k0rdent plane for 3s…\n", "starting etcd\nwaiting for kbook (pid 7: kbook run), running a local k0rdent plane for 3s…\n"},
+		{"installed 86 CRDs", "starting etcd\nwaiting for kbook (pid 7: kbook run), running a local k0rdent plane for 3s…\n"},
+		{" in 1s\r\n\nkcm ready\n", "starting etcd\nwaiting for kbook (pid 7: kbook run), running a local k0rdent plane for 3s…\ninstalled 86 CRDs in 1s\nkcm ready\n"},
+	} {
+		if _, err := f.WriteString(step.write); err != nil {
+			t.Fatal(err)
+		}
+		r.relay()
+		if got.String() != step.want {
+			t.Fatalf("after writing %q: relayed %q, want %q", step.write, got.String(), step.want)
+		}
 	}
 }
