@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -331,7 +332,7 @@ func checkExe(p string) string {
 // allocate picks the ports of the controllers.
 func allocate(r *controllers.K0rdentRelease) (ports, error) {
 	n := 2*len(r.Controllers) + 1
-	free, err := FreePorts(n)
+	free, err := planePorts(n, planePortLow, planePortHigh)
 	if err != nil {
 		return ports{}, err
 	}
@@ -343,6 +344,47 @@ func allocate(r *controllers.K0rdentRelease) (ports, error) {
 		}
 	}
 	return pt, nil
+}
+
+// The controllers' ports come from [planePortLow, planePortHigh): below
+// CAPD's fixed ports (19000, workload clusters from 20000) and outside
+// Linux's ephemeral range (32768-60999 by default), from which the kernel
+// gives every listener on port 0 and every outgoing connection its port.
+// A port picked from the ephemeral range and released until the
+// controller binds it could be taken meanwhile by any connection on the
+// machine (kcm once failed to start so, "bind: address already in use",
+// on a loaded machine); this range is used only by the one plane that
+// holds LockMachine.
+const (
+	planePortLow  = 17000
+	planePortHigh = 19000
+)
+
+// planePorts picks n distinct ports of [low, high) free on 127.0.0.1 now,
+// from a random start, wrapping around.
+func planePorts(n, low, high int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	size := high - low
+	start := rand.IntN(size)
+	var ports []int
+	for i := 0; i < size && len(ports) < n; i++ {
+		p := low + (start+i)%size
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		ls = append(ls, l)
+		ports = append(ports, p)
+	}
+	if len(ports) < n {
+		return nil, fmt.Errorf("the local k0rdent plane needs %d free ports between %d and %d on 127.0.0.1, and only %d are free", n, low, high-1, len(ports))
+	}
+	return ports, nil
 }
 
 func hasWebhooks(name string) bool {

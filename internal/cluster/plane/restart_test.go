@@ -59,10 +59,7 @@ func waitRestart(t *testing.T, s *Supervisor) Restart {
 // SIGKILL, as the OOM killer would.
 func startAndKill(t *testing.T, s *Supervisor, dir string) (pidFile string, pid int) {
 	t.Helper()
-	ports, err := FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ports := testPorts(t, 1)
 	pidFile = filepath.Join(dir, "pid")
 	sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[0]), "PIDFILE="+pidFile)
 	sp.Name = "kcm"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -610,28 +609,6 @@ func dedupEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	return out
-}
-
-// FreePorts reserves n distinct free TCP ports on 127.0.0.1. They are
-// released before returning, so another process could take one in
-// between; the supervisor's readiness check then fails with the log.
-func FreePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // Down is closed when the supervisor gives up restarting one of the

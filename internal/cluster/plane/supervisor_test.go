@@ -113,10 +113,7 @@ func TestSupervisorOrderReadyAndStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports, err := FreePorts(2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ports := testPorts(t, 2)
 	ctx := context.Background()
 	var pids []int
 	for i, name := range []string{"first", "second"} {
@@ -269,18 +266,16 @@ func TestChildDiesWithParent(t *testing.T) {
 	}
 }
 
-func TestFreePorts(t *testing.T) {
-	ports, err := FreePorts(5)
+// testPorts picks n ports for the supervisor tests' helper processes,
+// outside the kernel's ephemeral range (see planePortLow) and outside the
+// range of a plane another test binary may be starting.
+func testPorts(t *testing.T, n int) []int {
+	t.Helper()
+	ports, err := planePorts(n, 16000, planePortLow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[int]bool{}
-	for _, p := range ports {
-		if p <= 0 || seen[p] {
-			t.Errorf("ports %v", ports)
-		}
-		seen[p] = true
-	}
+	return ports
 }
 
 // TestCAPDPortTaken: a second plane on the machine is refused before it
@@ -323,5 +318,40 @@ func TestReleaseNotReadyYet(t *testing.T) {
 		if got := releaseNotReadyYet(tc.err); got != tc.want {
 			t.Errorf("releaseNotReadyYet(%q) = %v, want %v", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestPlanePorts: the plane's ports are distinct, inside their range
+// (outside the kernel's ephemeral one), never one that is taken, and too
+// few free ones is an error naming the range.
+func TestPlanePorts(t *testing.T) {
+	if planePortLow >= 32768 || planePortHigh > capdDebugPort {
+		t.Fatalf("plane ports [%d, %d) overlap the ephemeral range or CAPD's ports", planePortLow, planePortHigh)
+	}
+	const low, high = 18900, 18950
+	// Taken: by this test, or by someone else if it cannot listen there.
+	taken := map[int]bool{}
+	for p := low; p < low+3; p++ {
+		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
+			defer l.Close()
+		}
+		taken[p] = true
+	}
+	if got, err := planePorts(1, low, low+3); err == nil || !strings.Contains(err.Error(), "between 18900 and 18902") {
+		t.Errorf("planePorts of a taken range = %v, %v; want an error naming the range", got, err)
+	}
+	got, err := planePorts(5, low, high)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, p := range got {
+		if p < low || p >= high || seen[p] || taken[p] {
+			t.Errorf("planePorts(5, %d, %d) = %v: %d is outside, twice or taken", low, high, got, p)
+		}
+		seen[p] = true
+	}
+	if len(got) != 5 {
+		t.Errorf("planePorts(5, ...) gave %d ports", len(got))
 	}
 }
