@@ -24,8 +24,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -513,6 +517,11 @@ func (t *Target) deleteObject(ctx context.Context, l *lister, o object) error {
 	if o.Namespace != "" {
 		ri = r.Namespace(o.Namespace)
 	}
+	if t.opts.Backend == cluster.Local && o.GVR == crdGVR {
+		if err := t.deleteCRs(ctx, l, o.Name); err != nil {
+			return fmt.Errorf("delete the custom resources of %s: %w", o, err)
+		}
+	}
 	if t.opts.Backend == cluster.Local {
 		_, err := ri.Patch(ctx, o.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -521,6 +530,98 @@ func (t *Target) deleteObject(ctx context.Context, l *lister, o object) error {
 	}
 	if err := ri.Delete(ctx, o.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %s: %w", o, err)
+	}
+	return nil
+}
+
+// crdGoneTimeout bounds the wait for the CRDs a runbook made to be gone.
+const crdGoneTimeout = time.Minute
+
+// awaitCRDsGone waits until the CRDs among objs (deleted already) are
+// gone. The API server deletes a CRD only after its custom resources
+// (its customresourcecleanup finalizer), and the next runbook may install
+// the same CRD: while the old one is terminating, its apply "configures"
+// it, and then it disappears under the runbook (proprietary-provider.md
+// once failed so in the soak, its InventoryIdentity kind not found).
+// deleteObject has cleared the custom resources' finalizers first on the
+// local backend.
+func (t *Target) awaitCRDsGone(ctx context.Context, l *lister, objs []object) error {
+	var names []string
+	for _, o := range objs {
+		if o.GVR.Group == crdGVR.Group && o.GVR.Resource == crdGVR.Resource {
+			names = append(names, o.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	dc, err := dynamic.NewForConfig(cluster.FastConfig(t.cluster.RESTConfig()))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, crdGoneTimeout)
+	defer cancel()
+	for _, name := range names {
+		err := wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			_, err := dc.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				return true, nil
+			case err != nil:
+				return false, nil
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("CRD %s, which the runbook made, is still being deleted after %s (its custom resources keep it): the next runbook would see it vanish", name, crdGoneTimeout)
+		}
+	}
+	return nil
+}
+
+// deleteCRs clears the finalizers of the custom resources of the CRD
+// name and deletes them, all of them (they go with the CRD), before the
+// CRD is deleted: once it is terminating, the API server refuses updates
+// of its resources, and a finalizer whose controller is gone (and an
+// owned resource, which the cleanup leaves to a garbage collector the
+// local server lacks) would keep it terminating for good.
+func (t *Target) deleteCRs(ctx context.Context, l *lister, name string) error {
+	dc, err := dynamic.NewForConfig(cluster.FastConfig(t.cluster.RESTConfig()))
+	if err != nil {
+		return err
+	}
+	crd, err := dc.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		vm, _ := v.(map[string]any)
+		if served, _ := vm["served"].(bool); !served {
+			continue
+		}
+		version, _ := vm["name"].(string)
+		r := l.meta.Resource(schema.GroupVersionResource{Group: group, Version: version, Resource: plural})
+		list, err := r.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, cr := range list.Items {
+			ri := r.Namespace(cr.Namespace)
+			if len(cr.Finalizers) > 0 {
+				if _, err := ri.Patch(ctx, cr.Name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return err
+				}
+			}
+			if err := ri.Delete(ctx, cr.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+		}
+		return nil
 	}
 	return nil
 }
@@ -673,6 +774,11 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	if err := s.t.deleteNamespace(ctx, l, s.namespace, after); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if s.before != nil && after != nil {
+		if err := s.t.awaitCRDsGone(ctx, l, created(s.before, after, map[string]bool{s.namespace: true})); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
