@@ -54,7 +54,7 @@ func execute(ctx context.Context, args []string) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
+		if ee.err != nil && ee.err.Error() != "" && !onlyInterrupted(ctx, ee) {
 			fmt.Fprintln(os.Stderr, "Error:", ee.err)
 		}
 		return ee.code
@@ -63,6 +63,13 @@ func execute(ctx context.Context, args []string) int {
 	fmt.Fprintln(os.Stderr, "Error:", err)
 	fmt.Fprintf(os.Stderr, "Run '%s --help' for usage.\n", root.CommandPath())
 	return findings.ExitBadInput
+}
+
+// onlyInterrupted tells an interrupted command whose error says no more
+// than that ("context canceled"): the signal handler has said it already.
+func onlyInterrupted(ctx context.Context, ee *exitError) bool {
+	return ee.code == findings.ExitInterrupted && ctx.Err() != nil &&
+		(errors.Is(ee.err, context.Canceled) || errors.Is(ee.err, context.Cause(ctx)))
 }
 
 // compatArgs keeps "kbook -v", which once printed the version, working

@@ -149,6 +149,9 @@ func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger)
 		case <-ctx.Done():
 			_ = serve.Process.Signal(os.Interrupt)
 			<-exited
+			// Interrupted before it was up: nothing of it stays (on a
+			// failure its log does, for the error names it).
+			_ = os.RemoveAll(stateDir)
 			return nil, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
