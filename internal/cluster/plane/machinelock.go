@@ -18,7 +18,7 @@ import (
 // kbook beside it) run their planes one after the other instead of one
 // failing on the port. waiting hears who holds it, every few seconds.
 func LockMachine(ctx context.Context, waiting func(msg string)) (unlock func(), err error) {
-	l, err := gobuild.Lock(ctx, filepath.Join(os.TempDir(), "kbook-local-plane.lock"), "running a local k0rdent plane", waiting)
+	l, err := gobuild.Lock(ctx, machineLock, "running a local k0rdent plane", waiting)
 	if err != nil {
 		return nil, err
 	}
@@ -28,3 +28,7 @@ func LockMachine(ctx context.Context, waiting func(msg string)) (unlock func(), 
 		}
 	}, nil
 }
+
+// machineLock is the lock's file; a unit test points it at a file of its
+// own, so that it neither waits for a real plane nor blocks one.
+var machineLock = filepath.Join(os.TempDir(), "kbook-local-plane.lock")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,12 +26,15 @@ func (l waitLogger) Infof(format string, args ...any) {
 
 var errWaited = errors.New("test: Start said it waits")
 
-// TestStartWaitsForThePlaneLock: while another holder (here the test; in
-// life another kbook or a test binary) has the machine's plane lock, Start
+// TestStartWaitsForThePlaneLock: while another holder (here the test, on a
+// lock file of its own; in life another kbook or a test binary) has the
+// machine's plane lock, Start
 // of a plane with controllers waits, says so, and gives up only when its
 // context ends, before it starts or checks anything. An API-only plane
 // does not wait: it runs no CAPD.
 func TestStartWaitsForThePlaneLock(t *testing.T) {
+	defer func(p string) { machineLock = p }(machineLock)
+	machineLock = filepath.Join(t.TempDir(), "plane.lock")
 	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
 	if err != nil {
 		t.Fatal(err)
