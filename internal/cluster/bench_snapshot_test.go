@@ -23,8 +23,8 @@ func BenchmarkLocalStartK0rdent(b *testing.B) {
 // k0rdent release's plane with its controllers until the Management is
 // ready, then stops both: "no-snapshot" bootstraps it on an empty server
 // every time, "snapshot" starts from the snapshot of the bootstrapped
-// plane (saved before the timer starts). One plane per machine: each
-// start waits for plane.LockMachine (uncontended, it costs a flock). hack/bench-speed.sh prints the ratio.
+// plane (saved before the timer starts). One plane per machine: it holds
+// plane.LockMachine throughout. hack/bench-speed.sh prints the ratio.
 func BenchmarkLocalStartPlane(b *testing.B) {
 	dir, r := planeAssets(b)
 	o := Options{Backend: Local, AssetsDir: dir, K0rdent: r.Version, SnapshotDir: b.TempDir()}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
@@ -145,9 +146,9 @@ func templateValid(t *testing.T, cfg *rest.Config, repoURL string) {
 }
 
 // planeAssets skips unless the local API server's binaries and the default
-// k0rdent release's controllers are there (each plane start waits for
-// the machine's plane lock: CAPD's fixed port). It returns the binaries'
-// folder and the release.
+// k0rdent release's controllers are there, and holds the machine's plane
+// lock (CAPD's fixed port) until tb ends. It returns the binaries' folder
+// and the release.
 func planeAssets(tb testing.TB) (string, *controllers.K0rdentRelease) {
 	tb.Helper()
 	dir, why := binaries.Available()
@@ -161,5 +162,12 @@ func planeAssets(tb testing.TB) (string, *controllers.K0rdentRelease) {
 	if _, why := controllers.K0rdentAvailable(r, false); why != "" {
 		tb.Skip(why)
 	}
+	// Its plane starts hold the lock once more: no other process's plane
+	// between them, and no queueing again before each.
+	unlock, err := plane.LockMachine(context.Background(), func(msg string) { tb.Log(msg) })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(unlock)
 	return dir, r
 }

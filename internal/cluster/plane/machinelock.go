@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/k0rdent/kbook/internal/gobuild"
 )
@@ -17,16 +18,64 @@ import (
 // --k0rdent` (or `go test ./...`, which runs packages in parallel, and a
 // kbook beside it) run their planes one after the other instead of one
 // failing on the port. waiting hears who holds it, every few seconds.
+//
+// The lock is the process's: taken again in a process that holds it, it
+// is held once more (given back with the last unlock), so that a test
+// that starts several planes one after the other holds it across them,
+// instead of queueing again behind other processes' planes before each.
 func LockMachine(ctx context.Context, waiting func(msg string)) (unlock func(), err error) {
+	machine.Lock()
+	if machine.holds > 0 {
+		machine.holds++
+		machine.Unlock()
+		return machine.release(), nil
+	}
+	machine.Unlock()
+	machine.taking.Lock() // one flock per process
+	defer machine.taking.Unlock()
+	machine.Lock()
+	if machine.holds > 0 { // taken while this one waited for taking
+		machine.holds++
+		machine.Unlock()
+		return machine.release(), nil
+	}
+	machine.Unlock()
 	l, err := gobuild.Lock(ctx, machineLock, "running a local k0rdent plane", waiting)
 	if err != nil {
 		return nil, err
 	}
+	machine.Lock()
+	machine.flock = l
+	machine.holds++
+	machine.Unlock()
+	return machine.release(), nil
+}
+
+// machineHold is this process's hold on the machine's plane lock: how
+// many holds, the flock while there is one, and taking, held by the one
+// goroutine that waits for the flock.
+type machineHold struct {
+	sync.Mutex
+	holds  int
+	flock  interface{ Unlock() }
+	taking sync.Mutex
+}
+
+var machine machineHold
+
+// release gives one hold back, once however often it is called.
+func (m *machineHold) release() func() {
+	var once sync.Once
 	return func() {
-		if l != nil {
-			l.Unlock()
-		}
-	}, nil
+		once.Do(func() {
+			m.Lock()
+			defer m.Unlock()
+			if m.holds--; m.holds == 0 && m.flock != nil {
+				m.flock.Unlock()
+				m.flock = nil
+			}
+		})
+	}
 }
 
 // machineLock is the lock's file; a unit test points it at a file of its

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
 // waitLogger cancels a context at the first line that says Start waits
@@ -35,11 +37,12 @@ var errWaited = errors.New("test: Start said it waits")
 func TestStartWaitsForThePlaneLock(t *testing.T) {
 	defer func(p string) { machineLock = p }(machineLock)
 	machineLock = filepath.Join(t.TempDir(), "plane.lock")
-	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	// Another process's hold: a flock of its own on the file.
+	other, err := gobuild.Lock(context.Background(), machineLock, "a test", func(msg string) { t.Log(msg) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unlock()
+	defer other.Unlock()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	l := waitLogger{cancel: cancel, line: make(chan string, 1)}
@@ -49,5 +52,45 @@ func TestStartWaitsForThePlaneLock(t *testing.T) {
 	}
 	if msg := <-l.line; !strings.HasPrefix(msg, "waiting for") || !strings.Contains(msg, "running a local k0rdent plane") {
 		t.Errorf("Start said %q while it waited", msg)
+	}
+}
+
+// TestLockMachineHeldAgain: in a process that holds the plane lock,
+// LockMachine holds it once more without waiting, and the lock is free
+// for other processes only after the last hold is given back (giving one
+// back twice counts once).
+func TestLockMachineHeldAgain(t *testing.T) {
+	defer func(p string) { machineLock = p }(machineLock)
+	machineLock = filepath.Join(t.TempDir(), "plane.lock")
+	// free tells whether another process could take the lock now.
+	free := func() bool {
+		tried, cancel := context.WithCancel(context.Background())
+		cancel() // gobuild.Lock tries once
+		l, err := gobuild.Lock(tried, machineLock, "a test", func(string) {})
+		if err != nil {
+			return false
+		}
+		l.Unlock()
+		return true
+	}
+	first, err := LockMachine(context.Background(), func(msg string) { t.Fatalf("the first hold waited: %s", msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := LockMachine(context.Background(), func(msg string) { t.Fatalf("the second hold waited: %s", msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if free() {
+		t.Fatal("the lock is free while held twice")
+	}
+	second()
+	second()
+	if free() {
+		t.Fatal("the lock is free while held once")
+	}
+	first()
+	if !free() {
+		t.Fatal("the lock is still held after the last hold was given back")
 	}
 }

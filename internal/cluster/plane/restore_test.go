@@ -27,6 +27,12 @@ func TestPlaneRestored(t *testing.T) {
 		t.Skip("starts the k0rdent plane twice")
 	}
 	r, paths := release(t, true)
+	// Both starts hold the lock once more: no other plane between them.
+	unlock, err := LockMachine(context.Background(), func(msg string) { t.Log(msg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unlock)
 	srv := apitest.New() // the plane's objects stay: a server of its own
 	t.Cleanup(srv.Stop)
 	cfg := srv.Config(t)
