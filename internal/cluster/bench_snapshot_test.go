@@ -3,6 +3,7 @@ package cluster
 import (
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 )
 
@@ -15,7 +16,7 @@ import (
 func BenchmarkLocalStartK0rdent(b *testing.B) {
 	dir := benchAssets(b)
 	snaps := b.TempDir()
-	o := Options{Backend: Local, AssetsDir: dir, K0rdent: controllers.DefaultK0rdentVersion, K0rdentAPIOnly: true, SnapshotDir: snaps}
+	o := Options{Backend: Local, AssetsDir: dir, K0rdent: controllers.DefaultK0rdentVersion, K0rdentAPIOnly: true, SnapshotDir: snaps, Procs: apitest.Procs(b)}
 	benchSnapshotOrNot(b, o)
 }
 
@@ -27,7 +28,7 @@ func BenchmarkLocalStartK0rdent(b *testing.B) {
 // plane.LockMachine throughout. hack/bench-speed.sh prints the ratio.
 func BenchmarkLocalStartPlane(b *testing.B) {
 	dir, r := planeAssets(b)
-	o := Options{Backend: Local, AssetsDir: dir, K0rdent: r.Version, SnapshotDir: b.TempDir()}
+	o := Options{Backend: Local, AssetsDir: dir, K0rdent: r.Version, SnapshotDir: b.TempDir(), Procs: apitest.Procs(b)}
 	benchSnapshotOrNot(b, o)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -59,7 +60,7 @@ func TestPlaneSnapshotStart(t *testing.T) {
 				st.before(t)
 			}
 			log := &lines{}
-			c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, K0rdent: r.Version, SnapshotDir: snaps, Logger: log})
+			c, err := Up(context.Background(), Options{Backend: Local, AssetsDir: dir, K0rdent: r.Version, SnapshotDir: snaps, Logger: log, Procs: apitest.Procs(t)})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log)
 			}
