@@ -759,6 +759,7 @@ func (s *Session) Close(ctx context.Context) error {
 	var (
 		errs  []string
 		after map[types.UID]object
+		made  []object // what the runbook made outside its namespace
 	)
 	begin := time.Now()
 	defer func() {
@@ -768,17 +769,18 @@ func (s *Session) Close(ctx context.Context) error {
 		var err error
 		if after, err = l.snapshot(ctx, ""); err != nil {
 			errs = append(errs, err.Error())
-		} else if err := s.t.delete(ctx, l, created(s.before, after, map[string]bool{s.namespace: true})); err != nil {
-			errs = append(errs, err.Error())
+		} else {
+			made = created(s.before, after, map[string]bool{s.namespace: true})
+			if err := s.t.delete(ctx, l, made); err != nil {
+				errs = append(errs, err.Error())
+			}
 		}
 	}
 	if err := s.t.deleteNamespace(ctx, l, s.namespace, after); err != nil {
 		errs = append(errs, err.Error())
 	}
-	if s.before != nil && after != nil {
-		if err := s.t.awaitCRDsGone(ctx, l, created(s.before, after, map[string]bool{s.namespace: true})); err != nil {
-			errs = append(errs, err.Error())
-		}
+	if err := s.t.awaitCRDsGone(ctx, l, made); err != nil {
+		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
