@@ -262,13 +262,13 @@ func (s *Supervisor) giveUp(p *supervised, r Restart) {
 	if s.downErr != nil {
 		return
 	}
-	s.downErr = &DownError{Name: r.Name, Exit: r.Exit, Restarts: r.Attempt - 1, LogPath: p.logPath, Tail: lastLines(r.Tail, 10)}
+	s.downErr = &DownError{Name: r.Name, Exit: r.Exit, Restarts: r.Attempt - 1, LogPath: p.logPath, Tail: r.LastLines(10)}
 	close(s.down)
 }
 
-// lastLines is the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+// LastLines is the last n lines of the log tail r carries.
+func (r Restart) LastLines(n int) string {
+	lines := strings.Split(strings.TrimRight(r.Tail, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -124,7 +124,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	}
 	if out := logged(); !strings.Contains(out, victim+" exited (") || !strings.Contains(out, "restart 1/") || !strings.Contains(out, victim+" restarted (restart 1) and ready") {
 		t.Errorf("the log does not tell the exit and the restart:\n%s", out)
-	} else if last := lastLines(strings.TrimSpace(restart.Tail), 1); !strings.Contains(out, last) {
+	} else if last := strings.TrimSpace(restart.LastLines(1)); !strings.Contains(out, last) {
 		t.Errorf("the log does not show the log tail's last line %q:\n%s", last, out)
 	}
 	// kbook cluster status lists what the supervisor wrote there.
@@ -201,7 +201,7 @@ func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
 	if w.Status != report.Failed || !strings.Contains(w.Reason, reason) {
 		t.Errorf("the waiting runbook: %s: %s\nwant %q in the reason", w.Status, w.Reason, reason)
 	}
-	if tail := lastLines(strings.TrimSpace(last.Tail), 1); tail == "" || !strings.Contains(w.Diagnostics, "the last lines of its log:") || !strings.Contains(w.Diagnostics, tail) {
+	if tail := strings.TrimSpace(last.LastLines(1)); tail == "" || !strings.Contains(w.Diagnostics, "the last lines of its log:") || !strings.Contains(w.Diagnostics, tail) {
 		t.Errorf("the waiting runbook's diagnostics lack the log tail (last line %q):\n%s", tail, w.Diagnostics)
 	}
 	if n.Status != report.Failed || !strings.HasPrefix(n.Reason, "not run: "+reason) {

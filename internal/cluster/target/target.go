@@ -730,7 +730,7 @@ func (s *Session) Diagnose(ctx context.Context) string {
 			for _, r := range rs {
 				out += "  " + r.String() + "\n"
 				if r.Tail != "" {
-					out += "    " + strings.ReplaceAll(lastLines(r.Tail, 5), "\n", "\n    ") + "\n"
+					out += "    " + strings.ReplaceAll(r.LastLines(5), "\n", "\n    ") + "\n"
 				}
 			}
 		}
@@ -786,15 +786,6 @@ func (s *Session) Close(ctx context.Context) error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
-}
-
-// lastLines is the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
