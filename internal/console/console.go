@@ -211,19 +211,35 @@ func indent(s, prefix string) string {
 	return prefix + strings.Join(lines, "\n"+prefix) + "\n"
 }
 
-// Summary closes a run: a line with the time taken (and cache hits), then
-// the counts alone on the last line, in the "N passed, N failed" form CI
-// systems look for.
+// Summary closes a run: a line with the time taken (and cache hits), a
+// line per failed runbook with where and why it failed (repeated from its
+// report above, which a long run pushes out of sight: a CI log's tail
+// then still says what broke), then the counts alone on the last line, in
+// the "N passed, N failed" form CI systems look for.
 func Summary(rep *report.Report) string {
 	s := rep.Summary()
-	first := fmt.Sprintf("ran %s in %s", Count(len(rep.Runbooks), "runbook"), rep.Duration.Round(time.Millisecond))
+	var b strings.Builder
+	fmt.Fprintf(&b, "ran %s in %s", Count(len(rep.Runbooks), "runbook"), rep.Duration.Round(time.Millisecond))
 	if s.Cached > 0 {
-		first += fmt.Sprintf(", %d from cache", s.Cached)
+		fmt.Fprintf(&b, ", %d from cache", s.Cached)
 	}
 	if rep.Interrupted {
-		first += ", interrupted"
+		b.WriteString(", interrupted")
 	}
-	return fmt.Sprintf("%s\nkbook: %d passed, %d failed, %d skipped\n", first, s.Passed, s.Failed, s.Skipped)
+	b.WriteString("\n")
+	for _, res := range rep.Runbooks {
+		if res.Status != report.Failed {
+			continue
+		}
+		loc := res.Path
+		if res.Failure != nil && res.Failure.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", res.Path, res.Failure.Line)
+		}
+		reason, _, _ := strings.Cut(res.Reason, "\n")
+		fmt.Fprintf(&b, "FAIL  %s: %s\n", loc, reason)
+	}
+	fmt.Fprintf(&b, "kbook: %d passed, %d failed, %d skipped\n", s.Passed, s.Failed, s.Skipped)
+	return b.String()
 }
 
 // Count says "1 runbook", "2 runbooks", "0 errors".

@@ -53,10 +53,13 @@ func TestPrinterTTY(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	rep := &report.Report{Duration: 2 * time.Second, Runbooks: []*report.Runbook{
-		{Status: report.Passed, Cached: true}, {Status: report.Failed}, {Status: report.Skipped},
+		{Status: report.Passed, Cached: true},
+		{Path: "a.md", Status: report.Failed, Reason: "exec kubectl: exit status 1\nmore", Failure: &report.Failure{File: "a.md", Line: 12}},
+		{Path: "b.md", Status: report.Failed, Reason: "interrupted"},
+		{Status: report.Skipped},
 	}}
 	got := Summary(rep)
-	want := "ran 3 runbooks in 2s, 1 from cache\nkbook: 1 passed, 1 failed, 1 skipped\n"
+	want := "ran 4 runbooks in 2s, 1 from cache\nFAIL  a.md:12: exec kubectl: exit status 1\nFAIL  b.md: interrupted\nkbook: 1 passed, 2 failed, 1 skipped\n"
 	if got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
