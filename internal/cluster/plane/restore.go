@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,48 +46,71 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 	if err != nil {
 		return err
 	}
-	patched, err := patchConversions(ctx, ac, crds)
-	if err != nil {
-		return err
-	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
-	}
-	if err := deleteWebhooks(ctx, cs); err != nil {
-		return err
-	}
-	// kcm always elects a leader (cmd/main.go: LeaderElection true, not
-	// released when it stops): the previous run's lease would keep this
-	// run's kcm waiting until it expires.
-	if err := cs.CoordinationV1().Leases(k0rdent.SystemNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-		return fmt.Errorf("rewire: the previous run's leases: %w", err)
 	}
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	cleared := 0
-	for _, gvr := range kcmStatusGVRs {
-		list, err := dc.Resource(gvr).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("rewire: list %s: %w", gvr.Resource, err)
-		}
-		for _, o := range list.Items {
-			if _, err := dc.Resource(gvr).Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"status":null}`), metav1.PatchOptions{}, "status"); err != nil {
-				return fmt.Errorf("rewire: clear the status of %s %s: %w", o.GetKind(), o.GetName(), err)
+	// First, all at once, what depends on nothing else: the conversion
+	// patches, the previous run's webhook configurations and leases, and
+	// the lists of kcm's and Flux's objects. (The first request for a
+	// custom resource after the restore makes kube-apiserver set up that
+	// CRD's storage, most of a second each under load: one after the
+	// other, the six lists took 5 s.)
+	var patched int
+	first := []func() error{
+		func() (err error) { patched, err = patchConversions(ctx, ac, crds); return err },
+		func() error { return deleteWebhooks(ctx, cs) },
+		// kcm always elects a leader (cmd/main.go: LeaderElection true,
+		// not released when it stops): the previous run's lease would
+		// keep this run's kcm waiting until it expires.
+		func() error {
+			if err := cs.CoordinationV1().Leases(k0rdent.SystemNamespace).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+				return fmt.Errorf("rewire: the previous run's leases: %w", err)
 			}
+			return nil
+		},
+	}
+	gvrs := append(slices.Clone(kcmStatusGVRs), fluxGVRs...)
+	lists := make([]*unstructured.UnstructuredList, len(gvrs))
+	for i, gvr := range gvrs {
+		r := dc.Resource(gvr)
+		first = append(first, func() (err error) {
+			if slices.Contains(fluxGVRs, gvr) {
+				lists[i], err = r.Namespace(k0rdent.SystemNamespace).List(ctx, metav1.ListOptions{})
+			} else {
+				lists[i], err = r.List(ctx, metav1.ListOptions{})
+			}
+			if err != nil {
+				return fmt.Errorf("rewire: list %s: %w", gvr.Resource, err)
+			}
+			return nil
+		})
+	}
+	if err := atOnce(len(first), first); err != nil {
+		return err
+	}
+	// Then the status clears and reconcile requests, which do not depend
+	// on each other, eight at a time.
+	var jobs []func() error
+	cleared, asked := 0, 0
+	for i, gvr := range kcmStatusGVRs {
+		for _, o := range lists[i].Items {
+			jobs = append(jobs, func() error {
+				if _, err := dc.Resource(gvr).Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"status":null}`), metav1.PatchOptions{}, "status"); err != nil {
+					return fmt.Errorf("rewire: clear the status of %s %s: %w", o.GetKind(), o.GetName(), err)
+				}
+				return nil
+			})
 			cleared++
 		}
 	}
-	asked := 0
-	for _, gvr := range fluxGVRs {
+	for i, gvr := range fluxGVRs {
 		r := dc.Resource(gvr).Namespace(k0rdent.SystemNamespace)
-		list, err := r.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("rewire: list %s: %w", gvr.Resource, err)
-		}
-		for _, o := range list.Items {
+		for _, o := range lists[len(kcmStatusGVRs)+i].Items {
 			m := map[string]any{"metadata": map[string]any{"annotations": map[string]any{k0rdent.FluxReconcileRequestAnnotation: token}}}
 			if gvr == k0rdent.HelmRepositoryGVR && o.GetName() == k0rdent.TemplatesRepoName {
 				m["spec"] = map[string]any{"url": p.repo.URL()}
@@ -95,20 +119,29 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 			if err != nil {
 				return err
 			}
-			if _, err := r.Patch(ctx, o.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-				return fmt.Errorf("rewire: %s %s: %w", o.GetKind(), o.GetName(), err)
-			}
-			// The artifacts are gone with the previous run's storage:
-			// helm-controller, finding one in a HelmChart's status, would
-			// fetch it from a dead port with retries for minutes. Without
-			// it, it waits until source-controller has built the new one.
-			if gvr != k0rdent.HelmReleaseGVR {
-				if _, err := r.Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"status":{"artifact":null,"url":null}}`), metav1.PatchOptions{}, "status"); err != nil {
-					return fmt.Errorf("rewire: the artifact of %s %s: %w", o.GetKind(), o.GetName(), err)
+			jobs = append(jobs, func() error {
+				if _, err := r.Patch(ctx, o.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+					return fmt.Errorf("rewire: %s %s: %w", o.GetKind(), o.GetName(), err)
 				}
-			}
+				// The artifacts are gone with the previous run's storage:
+				// helm-controller, finding one in a HelmChart's status,
+				// would fetch it from a dead port with retries for
+				// minutes. Without it, it waits until source-controller
+				// has built the new one. (After the request: the
+				// controller is not running yet, so nothing rewrites it
+				// between the two.)
+				if gvr != k0rdent.HelmReleaseGVR {
+					if _, err := r.Patch(ctx, o.GetName(), types.MergePatchType, []byte(`{"status":{"artifact":null,"url":null}}`), metav1.PatchOptions{}, "status"); err != nil {
+						return fmt.Errorf("rewire: the artifact of %s %s: %w", o.GetKind(), o.GetName(), err)
+					}
+				}
+				return nil
+			})
 			asked++
 		}
+	}
+	if err := atOnce(8, jobs); err != nil {
+		return err
 	}
 	p.opts.Logger.Infof("rewired the restored plane in %s: %d CRDs' conversion webhooks, %d kcm statuses cleared, %d Flux objects asked to reconcile", time.Since(begin).Round(time.Millisecond), patched, cleared, asked)
 	return nil
@@ -119,13 +152,7 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 // at a time: each makes kube-apiserver rebuild that CRD's handlers, which
 // one after the other took seconds under load. It returns how many.
 func patchConversions(ctx context.Context, ac apiext.Interface, crds []CRD) (int, error) {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		n    int
-		sem  = make(chan struct{}, 8)
-	)
+	var jobs []func() error
 	for _, c := range crds {
 		if c.ConversionBy == "" {
 			continue
@@ -134,20 +161,38 @@ func patchConversions(ctx context.Context, ac apiext.Interface, crds []CRD) (int
 		if err != nil {
 			return 0, err
 		}
-		n++
+		jobs = append(jobs, func() error {
+			if _, err := ac.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, c.Object.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				return fmt.Errorf("rewire CRD %s: %w", c.Object.Name, err)
+			}
+			return nil
+		})
+	}
+	return len(jobs), atOnce(8, jobs)
+}
+
+// atOnce runs jobs, n at a time, and joins their errors.
+func atOnce(n int, jobs []func() error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, n)
+	)
+	for _, job := range jobs {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if _, err := ac.ApiextensionsV1().CustomResourceDefinitions().Patch(ctx, c.Object.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			if err := job(); err != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Errorf("rewire CRD %s: %w", c.Object.Name, err))
+				errs = append(errs, err)
 				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	return n, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // deleteWebhooks deletes the admission webhook configurations a plane

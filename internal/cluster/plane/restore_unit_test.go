@@ -1,8 +1,12 @@
 package plane
 
 import (
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -61,5 +65,48 @@ func TestFluxPending(t *testing.T) {
 				t.Errorf("fluxPending = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAtOnce: every job runs, never more than n at once, and every error
+// is returned.
+func TestAtOnce(t *testing.T) {
+	var (
+		mu            sync.Mutex
+		running, most int
+		ran           atomic.Int32
+	)
+	var jobs []func() error
+	for i := range 50 {
+		jobs = append(jobs, func() error {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			mu.Unlock()
+			runtime.Gosched()
+			mu.Lock()
+			running--
+			mu.Unlock()
+			ran.Add(1)
+			if i%10 == 3 {
+				return fmt.Errorf("job %d", i)
+			}
+			return nil
+		})
+	}
+	err := atOnce(4, jobs)
+	if ran.Load() != 50 {
+		t.Errorf("%d of 50 jobs ran", ran.Load())
+	}
+	if most > 4 {
+		t.Errorf("%d jobs ran at once, want at most 4", most)
+	}
+	for _, i := range []int{3, 13, 23, 33, 43} {
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("job %d", i)) {
+			t.Errorf("error %v lacks job %d's", err, i)
+		}
+	}
+	if err := atOnce(8, nil); err != nil {
+		t.Errorf("no jobs: %v", err)
 	}
 }
