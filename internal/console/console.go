@@ -161,11 +161,7 @@ func Result(res *report.Runbook, verbose bool) string {
 	case report.Skipped:
 		fmt.Fprintf(&b, "--- SKIP  %s: %s\n", res.Path, res.Reason)
 	case report.Failed:
-		loc := res.Path
-		if res.Failure != nil && res.Failure.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", res.Path, res.Failure.Line)
-		}
-		fmt.Fprintf(&b, "--- FAIL  %s (%s)\n", loc, d)
+		fmt.Fprintf(&b, "--- FAIL  %s (%s)\n", failedAt(res), d)
 		fmt.Fprintf(&b, "    %s\n", res.Reason)
 		if res.Log != "" {
 			b.WriteString(indent(logTail(res.Log), "    | "))
@@ -193,6 +189,15 @@ func Result(res *report.Runbook, verbose bool) string {
 		}
 	}
 	return b.String()
+}
+
+// failedAt is where a failed runbook failed: its path, and the line when
+// known.
+func failedAt(res *report.Runbook) string {
+	if res.Failure != nil && res.Failure.Line > 0 {
+		return fmt.Sprintf("%s:%d", res.Path, res.Failure.Line)
+	}
+	return res.Path
 }
 
 // logTail drops the environment dump at the head of a testscript log.
@@ -231,12 +236,8 @@ func Summary(rep *report.Report) string {
 		if res.Status != report.Failed {
 			continue
 		}
-		loc := res.Path
-		if res.Failure != nil && res.Failure.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", res.Path, res.Failure.Line)
-		}
 		reason, _, _ := strings.Cut(res.Reason, "\n")
-		fmt.Fprintf(&b, "FAIL  %s: %s\n", loc, reason)
+		fmt.Fprintf(&b, "FAIL  %s: %s\n", failedAt(res), reason)
 	}
 	fmt.Fprintf(&b, "kbook: %d passed, %d failed, %d skipped\n", s.Passed, s.Failed, s.Skipped)
 	return b.String()
