@@ -105,12 +105,7 @@ func newClusterAssetsCmd() *cobra.Command {
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
 				release = k0rdent
 			}
-			dir, err := cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog)
-			if err != nil {
-				return failure(err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), dir)
-			return nil
+			return to{cmd}.line(cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog))
 		},
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")

@@ -71,9 +71,9 @@ func (t to) bytes(data []byte, err error) error {
 	return err
 }
 
-// line prints a library's result as one line; its error exits as exit
-// maps it.
-func (t to) line(res fmt.Stringer, err error) error {
+// line prints a library's result (a path, a Stringer) as one line; its
+// error exits as exit maps it.
+func (t to) line(res any, err error) error {
 	if err != nil {
 		return exit(t.cmd.Context(), err)
 	}
