@@ -24,22 +24,14 @@ import (
 // that starts several planes one after the other holds it across them,
 // instead of queueing again behind other processes' planes before each.
 func LockMachine(ctx context.Context, waiting func(msg string)) (unlock func(), err error) {
-	machine.Lock()
-	if machine.holds > 0 {
-		machine.holds++
-		machine.Unlock()
+	if machine.heldAgain() {
 		return machine.release(), nil
 	}
-	machine.Unlock()
 	machine.taking.Lock() // one flock per process
 	defer machine.taking.Unlock()
-	machine.Lock()
-	if machine.holds > 0 { // taken while this one waited for taking
-		machine.holds++
-		machine.Unlock()
+	if machine.heldAgain() { // taken while this one waited for taking
 		return machine.release(), nil
 	}
-	machine.Unlock()
 	l, err := gobuild.Lock(ctx, machineLock, "running a local k0rdent plane", waiting)
 	if err != nil {
 		return nil, err
@@ -62,6 +54,17 @@ type machineHold struct {
 }
 
 var machine machineHold
+
+// heldAgain adds a hold when the process holds the lock already.
+func (m *machineHold) heldAgain() bool {
+	m.Lock()
+	defer m.Unlock()
+	if m.holds > 0 {
+		m.holds++
+		return true
+	}
+	return false
+}
 
 // release gives one hold back, once however often it is called.
 func (m *machineHold) release() func() {

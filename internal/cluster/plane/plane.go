@@ -508,34 +508,26 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []CRD) error {
 	api := cs.ApiextensionsV1().CustomResourceDefinitions()
 	// A few at a time: each CRD makes the API server build its OpenAPI
 	// and handlers, which dominates.
-	sem := make(chan struct{}, 6)
-	errs := make(chan error, len(crds))
-	for _, c := range crds {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
+	jobs := make([]func() error, len(crds))
+	for i, c := range crds {
+		jobs[i] = func() error {
 			obj := c.Object.DeepCopy()
 			_, err := api.Create(ctx, obj, metav1.CreateOptions{})
 			if apierrors.IsAlreadyExists(err) {
 				cur, gerr := api.Get(ctx, obj.Name, metav1.GetOptions{})
 				if gerr != nil {
-					errs <- fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
-					return
+					return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
 				}
 				obj.ResourceVersion = cur.ResourceVersion
 				_, err = api.Update(ctx, obj, metav1.UpdateOptions{})
 			}
 			if err != nil {
-				err = fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
+				return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
 			}
-			errs <- err
-		}()
+			return nil
+		}
 	}
-	var all []error
-	for range crds {
-		all = append(all, <-errs)
-	}
-	if err := errors.Join(all...); err != nil {
+	if err := atOnce(6, jobs); err != nil {
 		return err
 	}
 	for _, c := range crds {

@@ -77,14 +77,15 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 	gvrs := append(slices.Clone(kcmStatusGVRs), fluxGVRs...)
 	lists := make([]*unstructured.UnstructuredList, len(gvrs))
 	for i, gvr := range gvrs {
-		r := dc.Resource(gvr)
+		// kcm's kinds in every namespace (they are cluster-scoped or
+		// anywhere), Flux's in the system namespace, where kcm puts them.
+		ns := ""
+		if i >= len(kcmStatusGVRs) {
+			ns = k0rdent.SystemNamespace
+		}
+		r := dc.Resource(gvr).Namespace(ns)
 		first = append(first, func() (err error) {
-			if slices.Contains(fluxGVRs, gvr) {
-				lists[i], err = r.Namespace(k0rdent.SystemNamespace).List(ctx, metav1.ListOptions{})
-			} else {
-				lists[i], err = r.List(ctx, metav1.ListOptions{})
-			}
-			if err != nil {
+			if lists[i], err = r.List(ctx, metav1.ListOptions{}); err != nil {
 				return fmt.Errorf("rewire: list %s: %w", gvr.Resource, err)
 			}
 			return nil
