@@ -20,14 +20,14 @@ CRD_FLAGS    = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),--k0rdent $(K0R
 
 # The local backend's kube-apiserver and etcd: KUBEBUILDER_ASSETS if set,
 # else kbook's cache, filled the first time by setup-envtest's released
-# archive (seconds) or, offline, a build from pinned Go modules (~10 min on
-# 2 cores); ASSETS_FROM=build|download forces one (see --assets-from).
+# archive (seconds) or, offline, a build from pinned Go modules (4.5 min on
+# 2 idle cores); ASSETS_FROM=build|download forces one (see --assets-from).
 ASSETS_FROM ?= auto
 ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 
 # The k0rdent release whose real controllers (kcm, Flux, Cluster API) the
-# local backend runs with --k0rdent: built once into kbook's cache (about 25
-# minutes on 2 cores the first time), and the runbooks that need them.
+# local backend runs with --k0rdent: built once into kbook's cache (about 11
+# minutes on 2 idle cores the first time), and the runbooks that need them.
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
