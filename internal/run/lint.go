@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -18,7 +19,7 @@ import (
 
 // LintRegistry holds every rule kbook check reports: runbook lint, the
 // checks Run makes before it runs anything, and the links.
-var LintRegistry = findings.Join(runbook.Registry, runner.Registry, sitelinks.Registry)
+var LintRegistry = findings.Join(runbook.Registry, runtarget.Registry, runner.Registry, sitelinks.Registry)
 
 // Lint checks the runbooks of paths (default: runbooks) without running
 // them, as kbook check does: the checks Run makes before it runs anything,
@@ -59,6 +60,7 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	found := r.Check(rbs)
 	for _, rb := range rbs {
 		found = append(found, runbook.Lint(rb)...)
+		found = append(found, runtarget.Lint(rb)...)
 	}
 	links, pages, err := docsLinks(paths, l)
 	if err != nil {
