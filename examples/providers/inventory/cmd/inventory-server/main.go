@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -34,6 +35,45 @@ func token(file string) (string, error) {
 	return "", fmt.Errorf("no token: give --token-file or set INVENTORY_TOKEN")
 }
 
+// writeAtomic writes data to a temporary file beside path, then renames
+// it over path: a reader waiting for the file (list --url-file, a runbook
+// step) sees all of it or nothing, never the empty file os.WriteFile
+// creates before it writes.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// readURLFile reads the URL of an --addr-file: an error until the file
+// holds a whole line (a server of an older build may not have finished
+// writing it).
+func readURLFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasSuffix(string(data), "\n") || strings.TrimSpace(string(data)) == "" {
+		return "", fmt.Errorf("%s: no URL yet", path)
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
 func serve(args []string) int {
 	fs := flag.NewFlagSet("inventory-server", flag.ExitOnError)
 	listen := fs.String("listen", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
@@ -58,13 +98,13 @@ func serve(args []string) int {
 	url := "http://" + ln.Addr().String()
 	if *identityOut != "" {
 		id := fmt.Sprintf("apiVersion: infrastructure.inventory.example/v1alpha1\nkind: InventoryIdentity\nmetadata:\n  name: %s\nspec:\n  url: %s\n  secretRef:\n    name: %s\n", *identityName, url, *secretName)
-		if err := os.WriteFile(*identityOut, []byte(id), 0o644); err != nil {
+		if err := writeAtomic(*identityOut, []byte(id)); err != nil {
 			fmt.Fprintln(os.Stderr, "inventory-server:", err)
 			return 1
 		}
 	}
 	if *addrFile != "" {
-		if err := os.WriteFile(*addrFile, []byte(url+"\n"), 0o644); err != nil {
+		if err := writeAtomic(*addrFile, []byte(url+"\n")); err != nil {
 			fmt.Fprintln(os.Stderr, "inventory-server:", err)
 			return 1
 		}
@@ -95,16 +135,16 @@ func list(args []string) int {
 	_ = fs.Parse(args)
 	deadline := time.Now().Add(*wait)
 	if *urlFile != "" {
-		data, err := os.ReadFile(*urlFile)
+		u, err := readURLFile(*urlFile)
 		for err != nil && time.Now().Before(deadline) {
 			time.Sleep(100 * time.Millisecond)
-			data, err = os.ReadFile(*urlFile)
+			u, err = readURLFile(*urlFile)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "list:", err)
 			return 2
 		}
-		*url = strings.TrimSpace(string(data))
+		*url = u
 	}
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(*url + "/healthz"); err == nil {
@@ -113,9 +153,13 @@ func list(args []string) int {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if *url == "" {
+		fmt.Fprintln(os.Stderr, "list: give --url or --url-file")
+		return 2
+	}
 	tok, err := token(*tokenFile)
-	if err != nil || *url == "" {
-		fmt.Fprintln(os.Stderr, "list: give --url (or --url-file) and a token:", err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "list:", err)
 		return 2
 	}
 	ms, err := inventory.NewClient(*url, tok).Machines(context.Background())
