@@ -104,8 +104,20 @@ func Lint(r *Runbook) []findings.Finding {
 // execProgram returns the program an "exec" line runs and the conditions
 // guarding it.
 func execProgram(line string) (string, map[string]bool) {
+	prog, _, conds := execLine(line)
+	return prog, conds
+}
+
+// ExecArgs returns the program an "exec" script line runs and its
+// arguments, past its [conditions] and "!"; "" when the line is no exec.
+func ExecArgs(line string) (prog string, args []string) {
+	prog, args, _ = execLine(line)
+	return prog, args
+}
+
+func execLine(line string) (prog string, args []string, conds map[string]bool) {
 	words := strings.Fields(line)
-	conds := map[string]bool{}
+	conds = map[string]bool{}
 	for len(words) > 0 && strings.HasPrefix(words[0], "[") && strings.HasSuffix(words[0], "]") {
 		conds[strings.Trim(words[0], "[]")] = true
 		words = words[1:]
@@ -114,9 +126,9 @@ func execProgram(line string) (string, map[string]bool) {
 		words = words[1:]
 	}
 	if len(words) < 2 || words[0] != "exec" {
-		return "", conds
+		return "", nil, conds
 	}
-	return words[1], conds
+	return words[1], words[2:], conds
 }
 
 // mentions reports whether name appears in s as a whole path token.

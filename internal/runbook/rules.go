@@ -10,20 +10,22 @@ const (
 	RuleExecUndeclared = "exec-undeclared"
 )
 
-const categoryLint = "Runbook lint"
+// CategoryLint is the category of the rules that read a runbook without
+// running it (kbook check groups them).
+const CategoryLint = "Runbook lint"
 
 // Registry holds Lint's rules (kbook check lists them in its help).
-var Registry = findings.NewRegistry([]string{categoryLint},
-	findings.Rule{ID: RuleShellNotRun, Category: categoryLint, Severity: findings.Error,
+var Registry = findings.NewRegistry([]string{CategoryLint},
+	findings.Rule{ID: RuleShellNotRun, Category: CategoryLint, Severity: findings.Error,
 		Title:       "a sh/bash/console block that no step executes; make it a testscript step or mark it ```sh norun",
 		Description: "A shell block (sh, bash, console, ...) shows readers commands that no step runs, so nothing keeps them working: documentation rots there. Make it a `testscript` step, or mark it ```` ```sh norun ```` when it must not run."},
-	findings.Rule{ID: RuleNoSteps, Category: categoryLint, Severity: findings.Error,
+	findings.Rule{ID: RuleNoSteps, Category: CategoryLint, Severity: findings.Error,
 		Title:       "a Markdown runbook given by name with no testscript block",
 		Description: "A Markdown file given to kbook as a runbook has no `testscript` block: nothing in it is executed or verified."},
-	findings.Rule{ID: RuleFileUnused, Category: categoryLint, Severity: findings.Warning,
+	findings.Rule{ID: RuleFileUnused, Category: CategoryLint, Severity: findings.Warning,
 		Title:       "a file= block that no step mentions",
 		Description: "A `file=NAME` block is written to `$WORK`, but no step names it: the reader sees a file that the runbook never uses."},
-	findings.Rule{ID: RuleExecUndeclared, Category: categoryLint, Severity: findings.Warning,
+	findings.Rule{ID: RuleExecUndeclared, Category: CategoryLint, Severity: findings.Warning,
 		Title:       "a step execs a program that is not declared in requires: or guarded by an [exec:PROG] condition",
 		Description: "A step runs a program other than the common tools without `requires: [exec:PROG]` in the front matter or an `[exec:PROG]` condition: on a machine without it the runbook fails instead of being skipped."},
 )

@@ -13,8 +13,8 @@ import (
 const RuleClusterUndeclared = "cluster-undeclared"
 
 // Registry holds Lint's rule (kbook check lists it in its help).
-var Registry = findings.NewRegistry([]string{"Runbook lint"},
-	findings.Rule{ID: RuleClusterUndeclared, Category: "Runbook lint", Severity: findings.Warning,
+var Registry = findings.NewRegistry([]string{runbook.CategoryLint},
+	findings.Rule{ID: RuleClusterUndeclared, Category: runbook.CategoryLint, Severity: findings.Warning,
 		Title: "a step runs kubectl or helm against a cluster, and the runbook asks for none",
 		Description: "kbook starts a cluster (and gives a runbook its namespace and KUBECONFIG) only for a runbook that needs one: `requires:` naming a backend (`cluster`, `local`, `kind`, `kubeconfig`, `k0rdent`, `kcm`) or an `api:` resource, `crds:`, a cluster condition, or an `await`/`assert`/`error` step. " +
 			"A runbook that only execs kubectl or helm gets none, and the step fails on kubectl's `localhost:8080` default. Add `requires: [cluster]` to its front matter."},
@@ -51,14 +51,7 @@ func Lint(rb *runbook.Runbook) []findings.Finding {
 // clusterCommand returns "kubectl SUB" or "helm SUB" when the script line
 // execs one that talks to a cluster, else "".
 func clusterCommand(line string) string {
-	words := strings.Fields(line)
-	for len(words) > 0 && (words[0] == "!" || strings.HasPrefix(words[0], "[") && strings.HasSuffix(words[0], "]")) {
-		words = words[1:]
-	}
-	if len(words) < 2 || words[0] != "exec" {
-		return ""
-	}
-	prog, args := words[1], words[2:]
+	prog, args := runbook.ExecArgs(line)
 	sub := ""
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
