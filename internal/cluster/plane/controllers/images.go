@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/cluster/plane/images"
 	"sigs.k8s.io/yaml"
 )
@@ -184,5 +185,5 @@ func (pl *puller) save(p K0rdentPaths) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(p.Dir, ImagesFile), append(data, '\n'))
+	return atomicfile.Write(filepath.Join(p.Dir, ImagesFile), append(data, '\n'))
 }

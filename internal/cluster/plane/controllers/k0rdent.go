@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster/plane/images"
 	"github.com/k0rdent/kbook/internal/gobuild"
@@ -331,7 +332,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	}
 	stamp := fmt.Sprintf("k0rdent %s\nplatform %s/%s\nbuilt %s (%s)\n%s\n", r.Version, runtime.GOOS, runtime.GOARCH,
 		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"))
-	if err := writeFileAtomic(filepath.Join(p.Dir, binStamp), []byte(stamp)); err != nil {
+	if err := atomicfile.Write(filepath.Join(p.Dir, binStamp), []byte(stamp)); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
 	return p, nil
@@ -365,7 +366,7 @@ func (c *k0rdentConfig) fetchTrees(ctx context.Context, goBin string, r *K0rdent
 		lines = append(lines, m.Path+" "+m.Version)
 	}
 	c.log.Infof("fetched the k0rdent %s modules in %s", r.Version, time.Since(start).Round(time.Millisecond))
-	return writeFileAtomic(filepath.Join(p.Dir, sourcesStamp), []byte(strings.Join(lines, "\n")+"\n"))
+	return atomicfile.Write(filepath.Join(p.Dir, sourcesStamp), []byte(strings.Join(lines, "\n")+"\n"))
 }
 
 // moduleDir runs go mod download in a wrapper module and returns where the
@@ -475,14 +476,6 @@ func copyTree(src, dst string) error {
 		}
 		return f.Close()
 	})
-}
-
-func writeFileAtomic(p string, data []byte) error {
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
 }
 
 // wrapperRequires reads the requirements of an embedded wrapper go.mod:
