@@ -146,16 +146,16 @@ func list(args []string) int {
 		}
 		*url = u
 	}
+	if *url == "" {
+		fmt.Fprintln(os.Stderr, "list: give --url or --url-file")
+		return 2
+	}
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(*url + "/healthz"); err == nil {
 			resp.Body.Close()
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-	if *url == "" {
-		fmt.Fprintln(os.Stderr, "list: give --url or --url-file")
-		return 2
 	}
 	tok, err := token(*tokenFile)
 	if err != nil {
