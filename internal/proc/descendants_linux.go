@@ -2,7 +2,9 @@ package proc
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -22,18 +24,22 @@ func SignalDescendants(sig syscall.Signal) {
 }
 
 // KillDescendantsIn kills (SIGKILL) the descendants of this process whose
-// environment holds dir or a path below it: the programs one runbook runs
-// (testscript gives them WORK=<its work directory>), and nothing of the
-// runbooks beside it. It returns how many it killed.
+// environment holds dir or a path below it, or whose working directory is
+// there: the programs one runbook runs (testscript gives them WORK=<its
+// work directory> and starts them in it), and nothing of the runbooks
+// beside it. The working directory also finds a program in the middle of
+// an execve (`sh -c '...; exec sleep 300'`): the kernel shows its
+// environment empty until the new program's stack is set up, while the
+// working directory survives the exec. It returns how many it killed.
 func KillDescendantsIn(dir string) int {
 	parent, _ := processTree()
 	self, n := os.Getpid(), 0
+	real := dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
 	for pid := range parent {
-		if !descends(parent, pid, self) {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-		if err != nil || !envInside(string(env), []string{dir}) {
+		if !descends(parent, pid, self) || !runsIn(pid, dir, real) {
 			continue
 		}
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
@@ -41,6 +47,18 @@ func KillDescendantsIn(dir string) int {
 		}
 	}
 	return n
+}
+
+// runsIn reports whether process pid's environment names dir (or a path
+// below it) or its working directory is real (dir with its symbolic links
+// resolved, as the kernel shows a working directory) or below it.
+func runsIn(pid int, dir, real string) bool {
+	p := "/proc/" + strconv.Itoa(pid)
+	if env, err := os.ReadFile(p + "/environ"); err == nil && envInside(string(env), []string{dir}) {
+		return true
+	}
+	cwd, err := os.Readlink(p + "/cwd")
+	return err == nil && (cwd == real || strings.HasPrefix(cwd, real+"/"))
 }
 
 // descends reports whether pid is below ancestor in the parent map.
