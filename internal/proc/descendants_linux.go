@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -58,7 +57,7 @@ func runsIn(pid int, dir, real string) bool {
 		return true
 	}
 	cwd, err := os.Readlink(p + "/cwd")
-	return err == nil && (cwd == real || strings.HasPrefix(cwd, real+"/"))
+	return err == nil && within(cwd, real)
 }
 
 // descends reports whether pid is below ancestor in the parent map.

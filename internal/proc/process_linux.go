@@ -113,10 +113,15 @@ func envInside(env string, dirs []string) bool {
 			continue
 		}
 		for _, d := range dirs {
-			if v == d || strings.HasPrefix(v, d+"/") {
+			if within(v, d) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// within reports whether path is dir or a path below it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+"/")
 }
