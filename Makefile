@@ -2,6 +2,13 @@
 GO      ?= go
 BIN     := bin/kbook
 PKGS    := ./...
+# CGO_ENABLED=0: kbook builds the local API server and the k0rdent
+# controllers static, as their releases are (internal/gobuild.Env), and no
+# -trimpath; kbook's own vet, build and tests compile the same way, so the
+# Kubernetes libraries both use (one version each: TestSourcesPinKbooksVersions)
+# are compiled once on a fresh machine, not once per setting.
+export CGO_ENABLED ?= 0
+
 # The tests that start the local k0rdent plane (plane, target, cmd/kbook) take
 # one machine-wide lock, so on a loaded machine a package can wait minutes for
 # another's plane: go test's default 10-minute limit per package is too short.

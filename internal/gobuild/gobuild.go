@@ -50,7 +50,11 @@ func ExtractTxt(fsys fs.ReadFileFS, root, target string) error {
 
 // Env is the environment of go build: the caller's, building a static
 // binary for this machine (the cache dir is named after it) outside any
-// go.work.
+// go.work. The builds pass no flag that changes how a package compiles
+// (no -trimpath; -ldflags only links), so a dependency they share, at the
+// same version, with an earlier CGO_ENABLED=0 build in the same GOCACHE (kbook's
+// own under `make test`, the local API server's for the controllers) is
+// compiled once.
 func Env() []string {
 	return append(os.Environ(),
 		"CGO_ENABLED=0",

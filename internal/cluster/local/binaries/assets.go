@@ -321,10 +321,13 @@ func ldflags(name string) string {
 }
 
 // build runs go build for cmd/name of the module in srcDir into outDir.
+// The module pins the versions kbook's own go.mod has wherever both build a
+// module, and no -trimpath: kbook's Kubernetes libraries, compiled already,
+// are about half of kube-apiserver's (see gobuild.Env).
 func (c *config) build(ctx context.Context, goBin, srcDir, outDir, name string) error {
 	c.log.Infof("building %s %s (first run only, %s)…", name, version(name), estimates[name])
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath",
+	cmd := exec.CommandContext(ctx, goBin, "build",
 		"-ldflags", ldflags(name),
 		"-o", filepath.Join(outDir, name),
 		"./"+path.Join("cmd", name))

@@ -1,7 +1,6 @@
 package binaries
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -15,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 
 	"github.com/k0rdent/kbook/internal/gobuild"
 )
@@ -354,38 +356,10 @@ func TestVersionsMatchGoMod(t *testing.T) {
 		t.Fatal(err)
 	}
 	staging := "v0" + strings.TrimPrefix(KubernetesVersion, "v1") // v1.34.12 -> v0.34.12
-	required := map[string]string{}
-	replaced := map[string]string{}
-	block := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := sc.Text()
-		if i := strings.Index(line, "//"); i >= 0 {
-			line = line[:i]
-		}
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 0:
-			continue
-		case f[0] == ")":
-			block = ""
-			continue
-		case len(f) == 2 && f[1] == "(":
-			block = f[0]
-			continue
-		}
-		kind := block
-		if f[0] == "require" || f[0] == "replace" {
-			kind, f = f[0], f[1:]
-		}
-		switch {
-		case kind == "require" && len(f) == 2:
-			required[f[0]] = f[1]
-		case kind == "replace" && len(f) == 4 && f[1] == "=>":
-			if f[0] != f[2] {
-				t.Errorf("replace %s => %s: want the same module at another version", f[0], f[2])
-			}
-			replaced[f[0]] = f[3]
+	required, replaced := readGoMod(t, "src/go.mod.txt", data)
+	for m, v := range replaced {
+		if v.Path != m {
+			t.Errorf("replace %s => %s: want the same module at another version", m, v.Path)
 		}
 	}
 	if got := required["k8s.io/kubernetes"]; got != KubernetesVersion {
@@ -398,13 +372,13 @@ func TestVersionsMatchGoMod(t *testing.T) {
 		t.Fatal("go.mod.txt replaces no k8s.io staging module")
 	}
 	for m, v := range replaced {
-		if v != staging {
-			t.Errorf("replace %s => %s, want %s to match KubernetesVersion %s", m, v, staging, KubernetesVersion)
+		if v.Version != staging {
+			t.Errorf("replace %s => %s, want %s to match KubernetesVersion %s", m, v.Version, staging, KubernetesVersion)
 		}
 	}
 	stagingMinor := staging[:strings.LastIndex(staging, ".")+1] // v0.34.
 	for m, v := range required {
-		if strings.HasPrefix(m, "k8s.io/") && (v == "v0.0.0" || strings.HasPrefix(v, stagingMinor)) && replaced[m] == "" {
+		if _, ok := replaced[m]; strings.HasPrefix(m, "k8s.io/") && (v == "v0.0.0" || strings.HasPrefix(v, stagingMinor)) && !ok {
 			t.Errorf("go.mod.txt requires staging module %s %s without a replace", m, v)
 		}
 	}
@@ -421,6 +395,60 @@ func TestVersionsMatchGoMod(t *testing.T) {
 			t.Errorf("go.sum.txt lacks %q", want)
 		}
 	}
+}
+
+// TestSourcesPinKbooksVersions checks that every module both kbook's go.mod
+// and the local API server's sources require is at one version in both: the
+// build then reuses the packages kbook's own build compiled (about half of
+// kube-apiserver's). A bump of one is made in the other (go get the higher
+// version in both, then go mod tidy).
+func TestSourcesPinKbooksVersions(t *testing.T) {
+	src, err := srcFS.ReadFile("src/go.mod.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kbookMod = "../../../../go.mod"
+	own, err := os.ReadFile(kbookMod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kbook, _ := readGoMod(t, kbookMod, own)
+	required, replaced := readGoMod(t, "src/go.mod.txt", src)
+	shared := 0
+	for m, v := range required {
+		if r, ok := replaced[m]; ok {
+			v = r.Version
+		}
+		kv, ok := kbook[m]
+		if !ok {
+			continue
+		}
+		shared++
+		if kv != v {
+			t.Errorf("%s: kbook's go.mod requires %s, src/go.mod.txt %s: go get the higher in both", m, kv, v)
+		}
+	}
+	if shared < 50 {
+		t.Errorf("only %d modules in both go.mod files; kbook and kube-apiserver share their Kubernetes libraries", shared)
+	}
+}
+
+// readGoMod parses a go.mod: the required version of each module and, for a
+// replaced module, what replaces it.
+func readGoMod(t *testing.T, name string, data []byte) (required map[string]string, replaced map[string]module.Version) {
+	t.Helper()
+	f, err := modfile.Parse(name, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	required, replaced = map[string]string{}, map[string]module.Version{}
+	for _, r := range f.Require {
+		required[r.Mod.Path] = r.Mod.Version
+	}
+	for _, r := range f.Replace {
+		replaced[r.Old.Path] = r.New
+	}
+	return required, replaced
 }
 
 func TestExtract(t *testing.T) {

@@ -392,7 +392,7 @@ func moduleDir(ctx context.Context, goBin, wrapper, mod string) (string, error) 
 // buildController runs go build for one controller in its wrapper module.
 func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0rdentRelease, ctl Controller, wrapper, target string) error {
 	tmp := target + ".tmp"
-	args := []string{"build", "-trimpath", "-ldflags", controllerLdflags(r, ctl), "-o", tmp, ctl.Package}
+	args := []string{"build", "-ldflags", controllerLdflags(r, ctl), "-o", tmp, ctl.Package}
 	cmd := exec.CommandContext(ctx, niceArgs(goBin, args)[0], niceArgs(goBin, args)[1:]...)
 	cmd.Dir = wrapper
 	cmd.Env = gobuild.Env()
