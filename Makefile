@@ -14,7 +14,10 @@ export CGO_ENABLED ?= 0
 # another's plane: go test's default 10-minute limit per package is too short.
 # -vet=off: `make lint` has run the full go vet on the same packages, so go
 # test's own subset of vet would type-check every test package a second time.
-GOTESTFLAGS ?= -timeout 30m -vet=off
+# -p 3: go test runs at most -p test binaries (and builds) at once, by
+# default one per core; most of a binary's time here is waiting (for
+# kube-apiserver, for the plane lock), so two left a core idle.
+GOTESTFLAGS ?= -timeout 30m -vet=off -p 3
 
 # Reference CRDs (k0rdent, Cluster API, k0smotron) beside the repository, when
 # present. Without them the local API server serves the k0rdent release's own
@@ -38,7 +41,7 @@ ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
-.PHONY: all build run test test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
+.PHONY: all build run test test-runbooks test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
 
 all: build
 
@@ -78,6 +81,11 @@ screenshots: site site-tools
 	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves; each phase says its wall and CPU seconds (hack/phase), and a table of them ends the run
+# go test waits much of its time (kube-apiserver starts, the plane lock):
+# the runbook runs go beside it (test-runbooks, output shown after go
+# test's). Ctrl-C reaches them too: a background job of the recipe's shell
+# ignores SIGINT, but kbook handles it (signal.Notify undoes the ignore) and
+# stops the chain with its exit status.
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
@@ -88,19 +96,28 @@ test:
 	assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
 	echo "== k0rdent $(K0RDENT) controllers ($$(date +%T))" && \
 	$(PHASE) k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) && \
-	echo "== go test ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(GOTESTFLAGS) $(PKGS) && \
-	echo "== kbook check ($$(date +%T))" && \
-	$(PHASE) check ./$(BIN) check runbooks/ && \
-	echo "== kbook run ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets $(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
-	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
-	KUBEBUILDER_ASSETS=$$assets $(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS) && \
+	echo "== go test, and beside it kbook check and run (bin/test-runbooks.log, shown after go test) ($$(date +%T))" && \
+	{ KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
+	  KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(GOTESTFLAGS) $(PKGS); gotest=$$?; \
+	  wait $$runs; runbooks=$$?; \
+	  echo "== kbook check and run (beside go test)"; cat bin/test-runbooks.log; \
+	  [ $$gotest = 0 ] && [ $$runbooks = 0 ]; } && \
 	echo "== kbook build (the docs site, from the results of both runs: the k0rdent runbooks' pages name the plane) ($$(date +%T))" && \
 	$(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
 	echo "== make test passed ($$(date +%T))"; \
 	status=$$?; echo "== phases (wall and CPU seconds; cores = CPU / wall)"; \
 	PHASES=bin/phases.tsv hack/phase --table | sed 's/^/   /'; exit $$status
+
+# test-runbooks: make test's runbook phases (KUBEBUILDER_ASSETS set by it):
+# kbook check, every runbook on the local API server, the k0rdent ones on
+# the real plane.
+test-runbooks:
+	@echo "== kbook check ($$(date +%T))" && \
+	$(PHASE) check ./$(BIN) check runbooks/ && \
+	echo "== kbook run ($$(date +%T))" && \
+	$(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
+	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
+	$(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS)
 
 ## site: build kbook's own docs site into bin/site (runbooks run first, cached when unchanged)
 site: build
