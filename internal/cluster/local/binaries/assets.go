@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -250,10 +251,8 @@ func (c *config) ensureCache(ctx context.Context) (string, error) {
 	if err := os.Mkdir(outDir, 0o755); err != nil {
 		return "", fmt.Errorf("envtest assets: %w", err)
 	}
-	for _, n := range names {
-		if err := c.build(ctx, goBin, srcDir, outDir, n); err != nil {
-			return "", fmt.Errorf("envtest assets: %w", err)
-		}
+	if err := c.build(ctx, goBin, srcDir, outDir, names); err != nil {
+		return "", fmt.Errorf("envtest assets: %w", err)
 	}
 
 	if core {
@@ -283,11 +282,15 @@ func (c *config) ensureCache(ctx context.Context) (string, error) {
 // extract writes the embedded module to dir with the .txt suffixes removed.
 func extract(dir string) error { return gobuild.ExtractTxt(srcFS, "src", dir) }
 
-// estimates are shown before each build.
-var estimates = map[string]string{
-	Etcd:          "~1 min on 2 cores",
-	KubeAPIServer: "~10 min on 2 cores",
-	Kubectl:       "a few min on 2 cores",
+// estimate says how long building names takes the first time.
+func estimate(names []string) string {
+	switch {
+	case slices.Contains(names, KubeAPIServer):
+		return "~5 min on 2 cores"
+	case slices.Contains(names, Etcd):
+		return "~1 min on 2 cores"
+	}
+	return "a few min on 2 cores"
 }
 
 // version returns the version binary name is built from.
@@ -300,12 +303,10 @@ func version(name string) string {
 
 // ldflags strips debug information, as the upstream release builds do, and
 // stamps the Kubernetes version the way k8s.io/kubernetes/hack/lib/version.sh
-// does (without it --version says v0.0.0-master).
-func ldflags(name string) string {
+// does (without it kube-apiserver --version says v0.0.0-master); etcd has
+// none of the stamped packages.
+func ldflags() string {
 	flags := []string{"-s", "-w"}
-	if name == Etcd {
-		return strings.Join(flags, " ")
-	}
 	major, minor := "", ""
 	if parts := strings.Split(strings.TrimPrefix(KubernetesVersion, "v"), "."); len(parts) >= 2 {
 		major, minor = parts[0], parts[1]
@@ -320,33 +321,41 @@ func ldflags(name string) string {
 	return strings.Join(flags, " ")
 }
 
-// build runs go build for cmd/name of the module in srcDir into outDir.
-// The module pins the versions kbook's own go.mod has wherever both build a
-// module, and no -trimpath: kbook's Kubernetes libraries, compiled already,
-// are about half of kube-apiserver's (see gobuild.Env).
-func (c *config) build(ctx context.Context, goBin, srcDir, outDir, name string) error {
-	c.log.Infof("building %s %s (first run only, %s)…", name, version(name), estimates[name])
+// build runs one go build for cmd/<name> of the module in srcDir, for each
+// of names, into outDir: one build keeps both cores busy where a binary's
+// last packages and its link would leave one idle. The module pins the
+// versions kbook's own go.mod has wherever both build a module, and no
+// -trimpath: kbook's Kubernetes libraries, compiled already, are about half
+// of kube-apiserver's (see gobuild.Env).
+func (c *config) build(ctx context.Context, goBin, srcDir, outDir string, names []string) error {
+	what := make([]string, len(names))
+	for i, n := range names {
+		what[i] = n + " " + version(n)
+	}
+	c.log.Infof("building %s (first run only, %s)…", strings.Join(what, ", "), estimate(names))
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, goBin, "build",
-		"-ldflags", ldflags(name),
-		"-o", filepath.Join(outDir, name),
-		"./"+path.Join("cmd", name))
+	args := []string{"build", "-ldflags", ldflags(), "-o", outDir + string(filepath.Separator)}
+	for _, n := range names {
+		args = append(args, "./"+path.Join("cmd", n))
+	}
+	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = srcDir
 	cmd.Env = gobuild.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	gobuild.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
-	stop := gobuild.Still(c.log, name)
+	label := strings.Join(names, ", ")
+	stop := gobuild.Still(c.log, label)
 	err := cmd.Run()
 	stop()
 	if ctx.Err() != nil {
-		return fmt.Errorf("build %s: %w", name, context.Cause(ctx))
+		return fmt.Errorf("build %s: %w", label, context.Cause(ctx))
 	}
 	if err != nil {
-		return fmt.Errorf("build %s: go build: %w\n%s", name, err, gobuild.Tail(out.String(), 4000))
+		return fmt.Errorf("build %s: go build: %w\n%s", label, err, gobuild.Tail(out.String(), 4000))
 	}
-	c.log.Infof("built %s in %s", name, time.Since(start).Round(time.Second))
+	c.log.Infof("built %s in %s", label, time.Since(start).Round(time.Second))
 	return nil
 }
 
