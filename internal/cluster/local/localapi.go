@@ -256,8 +256,9 @@ func (s *Server) startProcesses() error {
 		if err == nil {
 			return
 		}
-		// kube-apiserver would wait for the missing etcd until its start
-		// timeout: end it (once it has been started) so Start returns.
+		// kube-apiserver would wait for the missing etcd (about 20 s before
+		// it gives up by itself): end it, once it has been started, so
+		// that Start returns.
 		for {
 			for _, pid := range proc.ChildrenWith(s.certDir) {
 				_ = proc.Kill(pid)
