@@ -14,6 +14,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/controllergen"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/testctx"
 )
@@ -91,20 +92,13 @@ func TestControllerVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, err := modfile.ParseLax("go.mod", kb, nil)
+	want, err := gobuild.Requires("go.mod", kb)
 	if err != nil {
 		t.Fatal(err)
-	}
-	want := map[string]string{}
-	for _, r := range mf.Require {
-		want[r.Mod.Path] = r.Mod.Version
 	}
 	if ControllerRuntimeVersion != want["sigs.k8s.io/controller-runtime"] || KubernetesVersion != want["k8s.io/apimachinery"] {
 		t.Errorf("ControllerRuntimeVersion %s, KubernetesVersion %s; kbook's go.mod: %s, %s", ControllerRuntimeVersion, KubernetesVersion,
 			want["sigs.k8s.io/controller-runtime"], want["k8s.io/apimachinery"])
-	}
-	if ControllerToolsVersion != controllergen.Version {
-		t.Errorf("ControllerToolsVersion %s, controllergen.Version %s", ControllerToolsVersion, controllergen.Version)
 	}
 	// The chart installs the release of the module's GitHub repository.
 	vals, err := os.ReadFile(filepath.Join(scaffoldController(t, samples[1]), "chart", "values.yaml"))
@@ -119,19 +113,29 @@ func TestControllerVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := modfile.ParseLax("go.mod", data, nil)
+	sk, err := gobuild.Requires("go.mod", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range sk.Require {
-		switch r.Mod.Path {
-		case "sigs.k8s.io/controller-runtime", "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
-			if r.Mod.Version != want[r.Mod.Path] {
-				t.Errorf("skeleton go.mod: %s %s, kbook's go.mod %s; change it and run go test ./internal/provider/scaffold -run TestControllerBuilds -update", r.Mod.Path, r.Mod.Version, want[r.Mod.Path])
-			}
-		case "sigs.k8s.io/cluster-api":
-			t.Errorf("skeleton go.mod requires %s: the skeleton reads Cluster API's objects unstructured", r.Mod.Path)
-		}
+	// Every module the scaffold shares with kbook is at kbook's version (the
+	// ones kbook's releases are tested with), and a scaffold's build reuses
+	// what kbook's compiled; update keeps it so.
+	diff, shared := gobuild.VersionDiff(sk, want)
+	for _, d := range diff {
+		t.Errorf("%s (skeleton go.mod, kbook's go.mod); run go test ./internal/provider/scaffold -run TestControllerBuilds -update", d)
+	}
+	if shared < 40 {
+		t.Errorf("the skeleton's go.mod shares only %d modules with kbook's", shared)
+	}
+	mf, err := modfile.ParseLax("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf.Go == nil || !strings.HasPrefix(mf.Go.Version+".", goVersion+".") {
+		t.Errorf("skeleton go.mod: go directive %v, the Dockerfile builds with golang:%s", mf.Go, goVersion)
+	}
+	if v, ok := sk["sigs.k8s.io/cluster-api"]; ok {
+		t.Errorf("skeleton go.mod requires sigs.k8s.io/cluster-api %s: the skeleton reads Cluster API's objects unstructured", v)
 	}
 	if mk, _ := os.ReadFile(filepath.Join(dir, "Makefile")); !bytes.Contains(mk, []byte("controller-gen@"+controllergen.Version)) {
 		t.Errorf("Makefile does not run controller-gen@%s", controllergen.Version)
@@ -204,15 +208,53 @@ func TestControllerBuilds(t *testing.T) {
 	}
 }
 
+// pinKbooksVersions runs go mod tidy in dir and moves every module it
+// shares with kbook's go.mod to kbook's version, until tidy changes none.
+func pinKbooksVersions(t *testing.T, ctx context.Context, dir string) {
+	kb, err := os.ReadFile("../../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kbook, err := gobuild.Requires("go.mod", kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	for range 5 {
+		run("mod", "tidy")
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := gobuild.Requires("go.mod", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit := []string{"mod", "edit"}
+		for m, v := range req {
+			if kv, ok := kbook[m]; ok && kv != v {
+				edit = append(edit, "-require="+m+"@"+kv)
+			}
+		}
+		if len(edit) == 2 {
+			return
+		}
+		run(edit...)
+	}
+	t.Fatal("go mod tidy keeps moving modules off kbook's versions")
+}
+
 // updateSkeleton writes what controller-gen and go mod tidy make of a
 // scaffold of samples[0] back into skeleton/controller.
 func updateSkeleton(t *testing.T, ctx context.Context, bin, dir string) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "tidy")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
+	pinKbooksVersions(t, ctx, dir)
 	out := t.TempDir()
 	if err := controllergen.Generate(ctx, bin, controllergen.Options{Dir: dir, APIPaths: "./api/...",
 		RBACPaths: "./internal/controller/...", RoleName: samples[0].Name + "-manager"}, out); err != nil {

@@ -16,8 +16,9 @@
 // project builds without it), the release's infrastructure-components.yaml
 // and clusterctl metadata.yaml, a Dockerfile and a Makefile. The module requires the
 // controller-runtime and Kubernetes libraries kbook's example provider is
-// built with (ControllerRuntimeVersion, KubernetesVersion); its go.mod and
-// go.sum are what go mod tidy writes for them.
+// built with (ControllerRuntimeVersion, KubernetesVersion), and every other
+// module it shares with kbook at kbook's version (so a scaffold's first
+// build reuses what kbook's compiled); go.mod and go.sum are tidy.
 //
 // Either result passes kbook provider validate as written.
 package scaffold

@@ -69,7 +69,7 @@ const (
 	// Contract is the Cluster API contract the skeleton implements.
 	Contract       = "v1beta2"
 	k0rdentVersion = "v1.11.4"
-	goVersion      = "1.25"
+	goVersion      = "1.26"
 )
 
 var (
