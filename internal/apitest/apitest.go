@@ -13,6 +13,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster/local"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -191,3 +192,10 @@ func CloseProcs() {
 		}
 	}
 }
+
+// Logger is a log.Logger that sends each line to tb.Logf.
+func Logger(tb testing.TB) log.Logger { return tbLogger{tb} }
+
+type tbLogger struct{ tb testing.TB }
+
+func (l tbLogger) Infof(format string, args ...any) { l.tb.Logf(format, args...) }

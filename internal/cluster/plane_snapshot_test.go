@@ -160,7 +160,7 @@ func planeAssets(tb testing.TB) (string, *controllers.K0rdentRelease) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, why := controllers.K0rdentAvailable(r, false); why != "" {
+	if _, why := controllers.K0rdentAwait(context.Background(), r, false, controllers.K0rdentLogger(apitest.Logger(tb))); why != "" {
 		tb.Skip(why)
 	}
 	// Its plane starts hold the lock once more: no other process's plane

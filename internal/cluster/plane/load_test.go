@@ -1,10 +1,12 @@
 package plane
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 )
 
@@ -17,7 +19,7 @@ func release(t *testing.T, binaries bool) (*controllers.K0rdentRelease, controll
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, why := controllers.K0rdentAvailable(r, !binaries)
+	p, why := controllers.K0rdentAwait(context.Background(), r, !binaries, controllers.K0rdentLogger(apitest.Logger(t)))
 	if why != "" {
 		t.Skip(why)
 	}

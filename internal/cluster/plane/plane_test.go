@@ -46,7 +46,7 @@ func startPlane(tb testing.TB, srv *apitest.Server) (*Plane, *rest.Config) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	paths, why := controllers.K0rdentAvailable(r, false)
+	paths, why := controllers.K0rdentAwait(context.Background(), r, false, controllers.K0rdentLogger(apitest.Logger(tb)))
 	if why != "" {
 		tb.Skip(why)
 	}

@@ -34,7 +34,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, why := controllers.K0rdentAvailable(rel, false); why != "" {
+	if _, why := controllers.K0rdentAwait(context.Background(), rel, false, controllers.K0rdentLogger(apitest.Logger(t))); why != "" {
 		t.Skip(why)
 	}
 	const victim = "source-controller"

@@ -66,7 +66,7 @@ func TestDescribeK0rdent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, why := controllers.K0rdentAvailable(r, true); why != "" {
+	if _, why := controllers.K0rdentAwait(context.Background(), r, true, controllers.K0rdentLogger(apitest.Logger(t))); why != "" {
 		t.Skip(why)
 	}
 	ctx := context.Background()

@@ -124,7 +124,7 @@ func (c *config) cacheDir() (string, error) {
 // If KUBEBUILDER_ASSETS is set, Dir checks and returns it. Otherwise the
 // source (see WithSource) decides: Build returns the cache directory, first
 // building the binaries into it with the local Go toolchain if they are not
-// all there (about ten minutes on two cores, once); Download returns the
+// all there (4 to 10 minutes on two cores, once); Download returns the
 // download store's entry, fetching the released archive if needed
 // (seconds); Auto takes what the cache has, else downloads, else builds.
 // Concurrent callers, in this process or others, wait for one build or
@@ -180,7 +180,7 @@ func Available(opts ...Option) (dir, why string) {
 		if dl := c.inCache(false); dl != "" {
 			return dl, ""
 		}
-		return "", fmt.Sprintf("no local API server binaries in %s: set %s, or fetch them once with 'kbook cluster assets' (a download, or about ten minutes' build)", d, EnvAssets)
+		return "", fmt.Sprintf("no local API server binaries in %s: set %s, or fetch them once with 'kbook cluster assets' (a download, or a build of 4 to 10 minutes)", d, EnvAssets)
 	}
 	return d, ""
 }

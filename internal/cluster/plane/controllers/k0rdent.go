@@ -238,7 +238,7 @@ func K0rdentAvailable(r *K0rdentRelease, apiOnly bool, opts ...K0rdentOption) (K
 		return p, fmt.Sprintf("k0rdent %s sources are not in %s yet (kbook cluster assets --k0rdent %s fetches them)", r.Version, p.Dir, r.Version)
 	}
 	if !apiOnly && !isFile(filepath.Join(p.Dir, binStamp)) {
-		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them, about 25 minutes on 2 cores once)", r.Version, p.Dir, r.Version)
+		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them once, 11 to 21 minutes on 2 cores)", r.Version, p.Dir, r.Version)
 	}
 	return p, ""
 }
@@ -248,8 +248,36 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// K0rdentAwait is K0rdentAvailable once no kbook process is preparing the
+// release in the cache any more: while one holds the release's lock (a
+// `kbook cluster assets --k0rdent` building the controllers), it waits for
+// it, saying so through the K0rdentLogger. It never builds. make test builds
+// the controllers beside go test, whose tests that need them wait here.
+func K0rdentAwait(ctx context.Context, r *K0rdentRelease, apiOnly bool, opts ...K0rdentOption) (K0rdentPaths, string) {
+	p, why := K0rdentAvailable(r, apiOnly, opts...)
+	if why == "" {
+		return p, ""
+	}
+	if _, err := os.Stat(filepath.Dir(p.Dir)); err != nil {
+		return p, why // no cache for any release: nobody is preparing one
+	}
+	c := newK0rdentConfig(opts)
+	lk, err := gobuild.Lock(ctx, p.Dir+".lock", preparing(r, p), func(msg string) { c.log.Infof("%s", msg) })
+	if err != nil {
+		return p, fmt.Sprintf("%s (waiting for its lock: %v)", why, err)
+	}
+	lk.Unlock()
+	return K0rdentAvailable(r, apiOnly, opts...)
+}
+
+// preparing is what the holder of a release's lock does, as the processes
+// waiting for it say.
+func preparing(r *K0rdentRelease, p K0rdentPaths) string {
+	return "preparing k0rdent " + r.Version + " in " + p.Dir
+}
+
 // K0rdentDir returns the release's cache directory, first fetching the
-// modules' trees (seconds) and building the controllers (about 25 minutes
+// modules' trees (seconds) and building the controllers (11 to 21 minutes
 // on two cores, once; not with APIOnly) if they are not there. Concurrent
 // callers wait for one build; a cancelled build leaves the binaries built
 // so far, each complete, and the next call builds the rest.
@@ -265,7 +293,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
-	lk, err := gobuild.Lock(ctx, p.Dir+".lock", "preparing k0rdent "+r.Version+" in "+p.Dir, func(msg string) { c.log.Infof("%s", msg) })
+	lk, err := gobuild.Lock(ctx, p.Dir+".lock", preparing(r, p), func(msg string) { c.log.Infof("%s", msg) })
 	if err != nil {
 		return p, fmt.Errorf("k0rdent assets: lock %s: %w", p.Dir, err)
 	}
@@ -393,7 +421,7 @@ func moduleDir(ctx context.Context, goBin, wrapper, mod string) (string, error) 
 func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0rdentRelease, ctl Controller, wrapper, target string) error {
 	tmp := target + ".tmp"
 	args := []string{"build", "-ldflags", controllerLdflags(r, ctl), "-o", tmp, ctl.Package}
-	cmd := exec.CommandContext(ctx, niceArgs(goBin, args)[0], niceArgs(goBin, args)[1:]...)
+	cmd := exec.CommandContext(ctx, goBin, args...)
 	cmd.Dir = wrapper
 	cmd.Env = gobuild.Env()
 	var out bytes.Buffer
@@ -410,15 +438,6 @@ func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0
 		return fmt.Errorf("build %s: go build %s: %w\n%s", ctl.Name, ctl.Package, err, gobuild.Tail(out.String(), 4000))
 	}
 	return os.Rename(tmp, target)
-}
-
-// niceArgs runs the build at a lower priority where nice exists: it takes
-// minutes and must not starve the machine.
-func niceArgs(goBin string, args []string) []string {
-	if n, err := exec.LookPath("nice"); err == nil {
-		return append([]string{n, "-n", "10", goBin}, args...)
-	}
-	return append([]string{goBin}, args...)
 }
 
 // controllerLdflags strips debug information and stamps the version the

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestK0rdentVersions(t *testing.T) {
 }
 
 // TestK0rdentBuildSteps runs K0rdentDir with a fake go: the trees come from
-// go mod download's Dir, each controller is built once with nice, an
+// go mod download's Dir, each controller is built once, an
 // interrupted build keeps the binaries it finished, the stamps come last.
 // fakeK0rdent puts a fake go first on PATH that "downloads" the release's
 // modules from a fake module cache (a file in each tree the plane reads)
@@ -203,5 +204,54 @@ func writeExe(t *testing.T, p, script string) {
 	}
 	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitLogger sends each line to a channel.
+type waitLogger chan string
+
+func (w waitLogger) Infof(format string, args ...any) { w <- fmt.Sprintf(format, args...) }
+
+// TestK0rdentAwait: with nobody preparing the release, K0rdentAwait says
+// at once what is missing; while another holder has the release's lock it
+// waits, says for whom, and reports what the holder left once it is done.
+func TestK0rdentAwait(t *testing.T) {
+	ctx, cancel := testctx.New(t)
+	defer cancel()
+	r, _ := K0rdent("")
+	root := t.TempDir()
+	if _, why := K0rdentAwait(ctx, r, false, K0rdentCacheDir(root)); !strings.Contains(why, "not in") {
+		t.Fatalf("empty cache: why = %q", why)
+	}
+	p, _ := K0rdentPathsFor(r, K0rdentCacheDir(root))
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := gobuild.Lock(ctx, p.Dir+".lock", preparing(r, p), func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(waitLogger, 100)
+	done := make(chan string, 1)
+	go func() {
+		_, why := K0rdentAwait(ctx, r, false, K0rdentCacheDir(root), K0rdentLogger(msgs))
+		done <- why
+	}()
+	select {
+	case m := <-msgs:
+		if !strings.Contains(m, preparing(r, p)) {
+			t.Errorf("waiting message %q does not say what the holder does", m)
+		}
+	case why := <-done:
+		t.Fatalf("returned %q while the lock was held", why)
+	}
+	for _, stamp := range []string{sourcesStamp, binStamp} {
+		if err := os.WriteFile(filepath.Join(p.Dir, stamp), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lk.Unlock()
+	if why := <-done; why != "" {
+		t.Errorf("after the holder finished: why = %q", why)
 	}
 }
