@@ -9,15 +9,18 @@ PKGS    := ./...
 # are compiled once on a fresh machine, not once per setting.
 export CGO_ENABLED ?= 0
 
-# The tests that start the local k0rdent plane (plane, target, cmd/kbook) take
-# one machine-wide lock, so on a loaded machine a package can wait minutes for
-# another's plane: go test's default 10-minute limit per package is too short.
+# The tests that start the local k0rdent plane (plane, target, internal/cluster)
+# take one machine-wide lock, and under make test first wait for the
+# controllers' build beside them, so a package can wait many minutes: go
+# test's default 10-minute limit per package is too short.
 # -vet=off: `make lint` has run the full go vet on the same packages, so go
 # test's own subset of vet would type-check every test package a second time.
-# -p 3: go test runs at most -p test binaries (and builds) at once, by
+# -p 5: go test runs at most -p test binaries (and builds) at once, by
 # default one per core; most of a binary's time here is waiting (for
-# kube-apiserver, for the plane lock), so two left a core idle.
-GOTESTFLAGS ?= -timeout 30m -vet=off -p 3
+# kube-apiserver, for the plane lock, for the controllers: the three plane
+# packages can wait together), so fewer left a core idle.
+# -ldflags=-w: no DWARF in the test binaries, a tenth less link work.
+GOTESTFLAGS ?= -timeout 60m -vet=off -p 5 -ldflags=-w
 
 # Reference CRDs (k0rdent, Cluster API, k0smotron) beside the repository, when
 # present. Without them the local API server serves the k0rdent release's own
@@ -36,8 +39,8 @@ ASSETS_FROM ?= auto
 ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 
 # The k0rdent release whose real controllers (kcm, Flux, Cluster API) the
-# local backend runs with --k0rdent: built once into kbook's cache (about 11
-# minutes on 2 idle cores the first time), and the runbooks that need them.
+# local backend runs with --k0rdent: built once into kbook's cache (11 to 21
+# minutes on 2 cores the first time), and the runbooks that need them.
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
@@ -81,30 +84,36 @@ screenshots: site site-tools
 	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves; each phase says its wall and CPU seconds (hack/phase), and a table of them ends the run
-# go test waits much of its time (kube-apiserver starts, the plane lock):
-# the runbook runs go beside it (test-runbooks, output shown after go
-# test's). Ctrl-C reaches them too: a background job of the recipe's shell
+# The k0rdent controllers' build (the longest phase on a fresh machine) runs
+# beside everything after kbook's own build: the tests that start the plane
+# wait for it (controllers.K0rdentAwait), the others do not. go test waits
+# much of its time too (kube-apiserver starts, the plane lock): the runbook
+# runs go beside it (test-runbooks). The output of both comes after go
+# test's. Ctrl-C reaches them too: a background job of the recipe's shell
 # ignores SIGINT, but kbook handles it (signal.Notify undoes the ignore) and
-# stops the chain with its exit status.
+# stops the chain with its exit status; a failed phase ends the build
+# (hack/phase --bg passes the TERM on).
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
-	@$(PHASE) lint $(MAKE) --no-print-directory lint && \
-	$(PHASE) build $(MAKE) --no-print-directory build && \
-	$(PHASE) site-tools $(MAKE) --no-print-directory site-tools && \
-	echo "== local API server binaries ($$(date +%T))" && \
-	assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
-	echo "== k0rdent $(K0RDENT) controllers ($$(date +%T))" && \
-	$(PHASE) k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) && \
-	echo "== go test, and beside it kbook check and run (bin/test-runbooks.log, shown after go test) ($$(date +%T))" && \
-	{ KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
-	  KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(GOTESTFLAGS) $(PKGS); gotest=$$?; \
-	  wait $$runs; runbooks=$$?; \
-	  echo "== kbook check and run (beside go test)"; cat bin/test-runbooks.log; \
-	  [ $$gotest = 0 ] && [ $$runbooks = 0 ]; } && \
-	echo "== kbook build (the docs site, from the results of both runs: the k0rdent runbooks' pages name the plane) ($$(date +%T))" && \
-	$(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
-	echo "== make test passed ($$(date +%T))"; \
+	@$(PHASE) build $(MAKE) --no-print-directory build && \
+	{ echo "== k0rdent $(K0RDENT) controllers, built beside what follows (bin/k0rdent-assets.log, shown after go test) ($$(date +%T))"; \
+	  $(PHASE) --bg k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
+	  trap 'kill $$ctl 2>/dev/null' EXIT; \
+	  $(PHASE) lint $(MAKE) --no-print-directory lint && \
+	  $(PHASE) site-tools $(MAKE) --no-print-directory site-tools && \
+	  echo "== local API server binaries ($$(date +%T))" && \
+	  assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
+	  echo "== go test, and beside it kbook check and run (bin/test-runbooks.log, shown after go test) ($$(date +%T))" && \
+	  { KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
+	    KUBEBUILDER_ASSETS=$$assets $(PHASE) go-test $(GO) test $(GOTESTFLAGS) $(PKGS); gotest=$$?; \
+	    wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; ctl=; \
+	    echo "== k0rdent $(K0RDENT) controllers (beside)"; cat bin/k0rdent-assets.log; \
+	    echo "== kbook check and run (beside go test)"; cat bin/test-runbooks.log; \
+	    [ $$built = 0 ] && [ $$gotest = 0 ] && [ $$runbooks = 0 ]; } && \
+	  echo "== kbook build (the docs site, from the results of both runs: the k0rdent runbooks' pages name the plane) ($$(date +%T))" && \
+	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
+	  echo "== make test passed ($$(date +%T))"; }; \
 	status=$$?; echo "== phases (wall and CPU seconds; cores = CPU / wall)"; \
 	PHASES=bin/phases.tsv hack/phase --table | sed 's/^/   /'; exit $$status
 
