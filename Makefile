@@ -93,25 +93,26 @@ screenshots: site site-tools
 # ignores SIGINT, but kbook handles it (signal.Notify undoes the ignore) and
 # stops the chain with its exit status; a failed phase ends the build
 # (hack/phase --bg passes the TERM on).
-# While they build, the phases beside them run at a lower priority (FG,
-# nice 5: a quarter of the contested CPU), as the controllers and then the
+# While they build, the phases beside them run at a lower priority (FG and
+# NICE, nice 5: a quarter of the contested CPU), as the controllers and then the
 # plane tests waiting for them are the longest path; once they are built
 # nothing else runs at the higher one.
+NICE  = $(shell command -v nice >/dev/null && echo nice -n 5)
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
-FG    = $(shell command -v nice >/dev/null && echo nice -n 5)
+FG    = PHASES=$(CURDIR)/bin/phases.tsv $(NICE) hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
 	@$(PHASE) build $(MAKE) --no-print-directory build && \
 	{ echo "== k0rdent $(K0RDENT) controllers, built beside what follows (bin/k0rdent-assets.log, shown after go test) ($$(date +%T))"; \
 	  $(PHASE) --bg k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
 	  trap 'kill $$ctl 2>/dev/null' EXIT; \
-	  $(FG) $(PHASE) lint $(MAKE) --no-print-directory lint && \
-	  $(FG) $(PHASE) site-tools $(MAKE) --no-print-directory site-tools && \
+	  $(FG) lint $(MAKE) --no-print-directory lint && \
+	  $(FG) site-tools $(MAKE) --no-print-directory site-tools && \
 	  echo "== local API server binaries ($$(date +%T))" && \
-	  assets=$$($(FG) $(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
+	  assets=$$($(FG) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
 	  echo "== go test, and beside it kbook check and run (bin/test-runbooks.log, shown after go test) ($$(date +%T))" && \
-	  { KUBEBUILDER_ASSETS=$$assets $(FG) $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
-	    KUBEBUILDER_ASSETS=$$assets $(FG) $(PHASE) go-test $(GO) test $(GOTESTFLAGS) $(PKGS); gotest=$$?; \
+	  { KUBEBUILDER_ASSETS=$$assets $(NICE) $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
+	    KUBEBUILDER_ASSETS=$$assets $(FG) go-test $(GO) test $(GOTESTFLAGS) $(PKGS); gotest=$$?; \
 	    wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; ctl=; \
 	    echo "== k0rdent $(K0RDENT) controllers (beside)"; cat bin/k0rdent-assets.log; \
 	    echo "== kbook check and run (beside go test)"; cat bin/test-runbooks.log; \
