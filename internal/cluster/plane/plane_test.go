@@ -35,10 +35,6 @@ var server = apitest.New()
 // planeRuns counts TestPlane's runs in this process.
 var planeRuns atomic.Int32
 
-type testLogger struct{ tb testing.TB }
-
-func (l testLogger) Infof(format string, args ...any) { l.tb.Logf(format, args...) }
-
 // startPlane starts the release's plane on srv.
 func startPlane(tb testing.TB, srv *apitest.Server) (*Plane, *rest.Config) {
 	tb.Helper()
@@ -52,7 +48,7 @@ func startPlane(tb testing.TB, srv *apitest.Server) (*Plane, *rest.Config) {
 	}
 	cfg := srv.Config(tb)
 	p, err := Start(context.Background(), Options{
-		Release: r, Paths: paths, RESTConfig: cfg, StateDir: tb.TempDir(), Logger: testLogger{tb},
+		Release: r, Paths: paths, RESTConfig: cfg, StateDir: tb.TempDir(), Logger: apitest.Logger(tb),
 	})
 	if err != nil {
 		tb.Fatal(err)

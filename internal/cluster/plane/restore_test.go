@@ -36,7 +36,7 @@ func TestPlaneRestored(t *testing.T) {
 	srv := apitest.New() // the plane's objects stay: a server of its own
 	t.Cleanup(srv.Stop)
 	cfg := srv.Config(t)
-	first, err := Start(context.Background(), Options{Release: r, Paths: paths, RESTConfig: cfg, StateDir: t.TempDir(), Logger: testLogger{t}})
+	first, err := Start(context.Background(), Options{Release: r, Paths: paths, RESTConfig: cfg, StateDir: t.TempDir(), Logger: apitest.Logger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

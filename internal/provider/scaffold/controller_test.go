@@ -88,14 +88,7 @@ func versionOr(v string) string {
 // controller-runtime and Kubernetes versions kbook's own go.mod does (the
 // example provider's), and the Makefile runs controllergen.Version.
 func TestControllerVersions(t *testing.T) {
-	kb, err := os.ReadFile("../../../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := gobuild.Requires("go.mod", kb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := requires(t, kbookGoMod)
 	if ControllerRuntimeVersion != want["sigs.k8s.io/controller-runtime"] || KubernetesVersion != want["k8s.io/apimachinery"] {
 		t.Errorf("ControllerRuntimeVersion %s, KubernetesVersion %s; kbook's go.mod: %s, %s", ControllerRuntimeVersion, KubernetesVersion,
 			want["sigs.k8s.io/controller-runtime"], want["k8s.io/apimachinery"])
@@ -208,17 +201,27 @@ func TestControllerBuilds(t *testing.T) {
 	}
 }
 
+// kbookGoMod is kbook's own go.mod.
+const kbookGoMod = "../../../go.mod"
+
+// requires reads the go.mod at path (gobuild.Requires).
+func requires(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := gobuild.Requires(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
 // pinKbooksVersions runs go mod tidy in dir and moves every module it
 // shares with kbook's go.mod to kbook's version, until tidy changes none.
 func pinKbooksVersions(t *testing.T, ctx context.Context, dir string) {
-	kb, err := os.ReadFile("../../../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	kbook, err := gobuild.Requires("go.mod", kb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kbook := requires(t, kbookGoMod)
 	run := func(args ...string) {
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir = dir
@@ -229,14 +232,7 @@ func pinKbooksVersions(t *testing.T, ctx context.Context, dir string) {
 	}
 	for range 5 {
 		run("mod", "tidy")
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := gobuild.Requires("go.mod", data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := requires(t, filepath.Join(dir, "go.mod"))
 		edit := []string{"mod", "edit"}
 		for m, v := range req {
 			if kv, ok := kbook[m]; ok && kv != v {
