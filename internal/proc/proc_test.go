@@ -37,6 +37,7 @@ func helper() {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
+	r.goWrapper = os.Getenv("PROC_TEST_GO_WRAPPER") == "1"
 	c, err := r.Start(exec.Command("sleep", "300"), "started")
 	if err != nil {
 		fmt.Println("error", err)
@@ -112,12 +113,27 @@ func waitGone(t *testing.T, what string, pid int) {
 
 // TestOwnerKilled is the kill -9 story: children die with their owner at
 // once, the process outside its control and the directories are reaped by
-// the next Sweep.
+// the next Sweep; the wrapped child both with setpriv (where the machine
+// has it) and with the Go wrapper mode.
 func TestOwnerKilled(t *testing.T) {
 	requireLinux(t)
+	for _, mode := range []string{"setpriv", "go"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode == "setpriv" && findSetpriv() == "" {
+				t.Skip("no setpriv with --pdeathsig on this machine (util-linux): the Go wrapper mode alone is used")
+			}
+			testOwnerKilled(t, mode == "go")
+		})
+	}
+}
+
+func testOwnerKilled(t *testing.T, goWrapper bool) {
 	root, outside := t.TempDir(), t.TempDir()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "PROC_TEST_HELPER=1", "PROC_TEST_ROOT="+root, "PROC_TEST_OUTSIDE="+outside)
+	if goWrapper {
+		cmd.Env = append(cmd.Env, "PROC_TEST_GO_WRAPPER=1")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -125,3 +126,16 @@ func envInside(env string, dirs []string) bool {
 func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+"/")
 }
+
+// findSetpriv is util-linux's setpriv when it arms a parent-death signal
+// here (tried once), else "": Wrap's scripts then use the Go wrapper.
+var findSetpriv = sync.OnceValue(func() string {
+	p, err := exec.LookPath("setpriv")
+	if err != nil {
+		return ""
+	}
+	if err := exec.Command(p, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", ":").Run(); err != nil {
+		return ""
+	}
+	return p
+})

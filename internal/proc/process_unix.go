@@ -37,3 +37,6 @@ func mergeChildAttr(a *syscall.SysProcAttr) { a.Setpgid = true }
 
 // processesIn cannot look into other processes' environments here.
 func processesIn([]string) []Process { return nil }
+
+// findSetpriv: no parent-death signal here, so no setpriv either.
+func findSetpriv() string { return "" }

@@ -50,3 +50,6 @@ func mergeChildAttr(a *syscall.SysProcAttr) { a.CreationFlags |= syscall.CREATE_
 
 // processesIn cannot look into other processes' environments here.
 func processesIn([]string) []Process { return nil }
+
+// findSetpriv: Windows wraps nothing.
+func findSetpriv() string { return "" }

@@ -54,6 +54,10 @@ type Registry struct {
 	owner Process
 	exe   string
 
+	// goWrapper makes Wrap use the Go wrapper mode even where setpriv
+	// would do (tests of both).
+	goWrapper bool
+
 	mu     sync.Mutex
 	closed bool // no more records
 
@@ -340,18 +344,38 @@ func (r *Registry) markClosed() {
 	r.mu.Unlock()
 }
 
+// WrapOption configures Registry.Wrap.
+type WrapOption func(*wrapConfig)
+
+type wrapConfig struct{ help string }
+
+// WithHelp makes the wrapper answer a lone --help argument with the
+// content of file - the binary's own help, saved by the caller - instead
+// of running the binary: envtest runs kube-apiserver and etcd with --help
+// before every start, to discover their flags, and each such run of a
+// wrapped binary costs a start of the wrapper and of the binary (half a
+// second of kube-apiserver's, on the way to a served API).
+func WithHelp(file string) WrapOption { return func(c *wrapConfig) { c.help = file } }
+
 // Wrap returns the path of an executable that runs binary as a child that
 // dies with this process and is recorded, for programs that a library
 // starts (envtest's kube-apiserver and etcd): pass it where the library
-// takes the binary's path. The wrapper is a shell script running this
-// process's executable (see WithExecutable) in its wrapper mode, which
-// sets the parent-death signal, records its own pid and then execs
-// binary with the same arguments and environment, so the library sees the
-// binary's own pid, output and exit status. Without a registry, and on
-// Windows, Wrap returns binary itself.
-func (r *Registry) Wrap(binary, name string) (string, error) {
+// takes the binary's path. The wrapper is a shell script that sets the
+// parent-death signal, records its own pid and then execs binary with the
+// same arguments and environment, so the library sees the binary's own
+// pid, output and exit status. On Linux it arms the signal with
+// util-linux's setpriv where that has --pdeathsig (a few milliseconds);
+// elsewhere, or without it, it runs this process's executable (see
+// WithExecutable) in its wrapper mode, which does the same in Go (a
+// fifth of a second for kbook's package initialisation). Without a
+// registry, and on Windows, Wrap returns binary itself.
+func (r *Registry) Wrap(binary, name string, opts ...WrapOption) (string, error) {
 	if r == nil || !canWrap {
 		return binary, nil
+	}
+	var c wrapConfig
+	for _, o := range opts {
+		o(&c)
 	}
 	abs, err := filepath.Abs(binary)
 	if err != nil {
@@ -364,13 +388,49 @@ func (r *Registry) Wrap(binary, name string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("wrap %s: %w", name, err)
 	}
-	script := fmt.Sprintf("#!/bin/sh\n# Written by kbook (pid %d): runs %s so that it dies with kbook and is recorded.\nexec %s %s %s %d %s %s \"$@\"\n",
-		r.owner.PID, abs, shellQuote(r.exe), WrapArg, shellQuote(r.dir), r.owner.PID, shellQuote(name), shellQuote(abs))
+	script := fmt.Sprintf("#!/bin/sh\n# Written by kbook (pid %d): runs %s so that it dies with kbook and is recorded.\n", r.owner.PID, abs)
+	if c.help != "" {
+		script += fmt.Sprintf("if [ \"$#\" = 1 ] && [ \"$1\" = --help ]; then exec cat %s; fi\n", shellQuote(c.help))
+	}
+	if sp := r.setpriv(); sp != "" {
+		script += r.setprivExec(sp, abs, name)
+	} else {
+		script += fmt.Sprintf("exec %s %s %s %d %s %s \"$@\"\n",
+			shellQuote(r.exe), WrapArg, shellQuote(r.dir), r.owner.PID, shellQuote(name), shellQuote(abs))
+	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
 		return "", fmt.Errorf("wrap %s: %w", name, err)
 	}
 	return path, nil
+}
+
+// setprivExec is the wrapper's last line with setpriv: setpriv arms the
+// parent-death signal and execs a shell that does what the Go wrapper
+// mode does - refuses to go on if the owner died before the signal was
+// armed, writes the process's record (pid and start time read from
+// /proc/$$/stat, whose 22nd field is the start time; the process keeps
+// its pid through the execs) atomically, and execs the binary.
+func (r *Registry) setprivExec(setpriv, abs, name string) string {
+	exe, _ := json.Marshal(abs)
+	nm, _ := json.Marshal(name)
+	rec := filepath.Join(r.dir, procPrefix)
+	tmp := filepath.Join(r.dir, newPrefix+procPrefix)
+	inner := fmt.Sprintf(`[ "$PPID" = %d ] || { echo "kbook process wrapper: kbook (pid %d) that started $0 is gone" >&2; exit 127; }
+field20() { shift 19; start=$1; }
+read -r stat </proc/$$/stat && field20 ${stat##*) } && [ -n "$start" ] || { echo "kbook process wrapper: cannot read /proc/$$/stat" >&2; exit 127; }
+printf '{"pid":%%d,"start":%%s,"exe":%%s,"name":%%s}\n' $$ "$start" %s %s >%s$$.json && mv -f %s$$.json %s$$.json || exit 127
+exec "$@"`, r.owner.PID, r.owner.PID, shellQuote(string(exe)), shellQuote(string(nm)), shellQuote(tmp), shellQuote(tmp), shellQuote(rec))
+	return fmt.Sprintf("exec %s --pdeathsig KILL -- /bin/sh -c %s %s %s \"$@\"\n", shellQuote(setpriv), shellQuote(inner), shellQuote(name), shellQuote(abs))
+}
+
+// setpriv is the setpriv that Wrap's scripts use, or "" for the Go
+// wrapper mode.
+func (r *Registry) setpriv() string {
+	if r.goWrapper {
+		return ""
+	}
+	return findSetpriv()
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -12,8 +12,10 @@
 // backend (package cluster) and the tests' shared API server (package
 // apitest) both start it.
 //
-// A program whose registry wraps the binaries must call proc.RunWrapper
-// first thing (see proc.Registry.Wrap). TestLocalTracked in package cluster
+// The wrappers answer envtest's --help probe of each binary from the
+// binary's own output, saved once in kbook's cache (help.go). A program
+// whose registry wraps the binaries must call proc.RunWrapper first thing
+// (see proc.Registry.Wrap: its Go mode, where setpriv is missing). TestLocalTracked in package cluster
 // checks it through the local backend: the servers recorded, nothing in
 // TMPDIR, nothing left after Stop.
 package local

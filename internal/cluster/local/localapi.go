@@ -32,6 +32,8 @@ type Server struct {
 	seed func(dataDir string) error
 	// log gets the start's phases with their durations (WithLogger).
 	log log.Logger
+	// helpDir keeps the binaries' --help texts (WithHelpDir).
+	helpDir string
 
 	// etcdDir and certDir are on the command lines of etcd and
 	// kube-apiserver alone: how watch finds them.
@@ -174,11 +176,7 @@ func (s *Server) describe(dir string, procs *proc.Registry) error {
 	}
 	s.dirs = append(s.dirs, certDir)
 	s.etcdDir, s.certDir = etcdDir, certDir
-	etcdPath, err := procs.Wrap(filepath.Join(dir, binaries.Etcd), binaries.Etcd)
-	if err != nil {
-		return err
-	}
-	apiPath, err := procs.Wrap(filepath.Join(dir, binaries.KubeAPIServer), binaries.KubeAPIServer)
+	etcdPath, apiPath, err := wrapBinaries(procs, helpDirOr(s.helpDir), dir)
 	if err != nil {
 		return err
 	}
