@@ -32,6 +32,7 @@ func (s *Server) StopSaving(save func(dataDir string) error) error {
 		return errors.New("stop local API server: not started")
 	}
 	dataDir := s.cp.Etcd.DataDir
+	s.endAPIStart(false)
 	var errs []error
 	if err := s.cp.Stop(); err != nil {
 		errs = append(errs, fmt.Errorf("stop local API server: %w", err))

@@ -2,13 +2,17 @@ package local
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"maps"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -34,6 +38,10 @@ type Server struct {
 	log log.Logger
 	// helpDir keeps the binaries' --help texts (WithHelpDir).
 	helpDir string
+	// apiDone is closed when envtest's start of kube-apiserver returned,
+	// with apiErr (see awaitRestored).
+	apiDone chan struct{}
+	apiErr  error
 
 	// etcdDir and certDir are on the command lines of etcd and
 	// kube-apiserver alone: how watch finds them.
@@ -236,15 +244,22 @@ func (s *Server) start() error {
 // uses. Most of kube-apiserver's start (its flags, certificates, the
 // storage of every API) needs no etcd, and it connects once etcd serves:
 // started together, etcd's start (and its wrapper's) is off the path to a
-// healthy server (0.3-0.4 s of about 3).
+// healthy server (0.3-0.4 s of about 3). A server started from saved data
+// is ready before envtest's wait ends (awaitRestored).
 func (s *Server) startProcesses() error {
 	begin := time.Now()
 	u, err := freeURL()
 	if err != nil {
 		return err
 	}
+	authn, err := newCertAuthn()
+	if err != nil {
+		return err
+	}
 	s.cp.Etcd.URL, s.cp.APIServer.EtcdURL = u, u
+	s.cp.APIServer.SecureServing.Authn = authn
 	apiDone := make(chan struct{})
+	s.apiDone = apiDone
 	etcdDone := make(chan error, 1)
 	var etcdTook time.Duration
 	go func() {
@@ -268,19 +283,114 @@ func (s *Server) startProcesses() error {
 			}
 		}
 	}()
-	apiErr := s.cp.APIServer.Start()
-	close(apiDone)
+	go func() {
+		s.apiErr = s.cp.APIServer.Start()
+		close(apiDone)
+	}()
+	var apiErr error
+	if s.seed != nil && earlyReady {
+		apiErr = s.awaitRestored(authn)
+	} else {
+		<-apiDone
+		apiErr = s.apiErr
+	}
 	if err := <-etcdDone; err != nil {
+		<-apiDone
 		_ = s.cp.APIServer.Stop()
 		return err
 	}
 	s.log.Infof("  etcd serving in %s", etcdTook)
 	if apiErr != nil {
+		<-apiDone
 		_ = s.cp.Etcd.Stop()
 		return apiErr
 	}
-	s.log.Infof("  kube-apiserver healthy in %s", since(begin))
+	select {
+	case <-apiDone:
+		s.log.Infof("  kube-apiserver healthy in %s", since(begin))
+	default:
+		s.log.Infof("  kube-apiserver healthy in %s (but for its bootstrap of RBAC roles and priority classes, which the restored data holds)", since(begin))
+	}
 	return nil
+}
+
+// earlyReady: awaitRestored ends envtest's wait by killing kube-apiserver
+// when the server is stopped before that wait is over, which needs the
+// processes found in /proc.
+const earlyReady = runtime.GOOS == "linux"
+
+// restoredHooks are the post-start hooks a server started from saved data
+// is not waited for: each only re-confirms objects that data already holds
+// (it was saved from a server that had run them, by the same binary), and
+// each begins with a fixed one-second sleep (k8s.io/kubernetes
+// pkg/registry/rbac/rest/storage_rbac.go and
+// pkg/registry/scheduling/rest/storage_scheduling.go: wait.Poll(1*time.Second,
+// ...), which waits the interval before its first try), so /healthz cannot
+// pass in less than a second after the server serves. kbook's users are
+// system:masters, which RBAC never gates. Every other check (etcd, the
+// CRDs' informers and controllers, the API services) is waited for.
+var restoredHooks = []string{
+	"poststarthook/rbac/bootstrap-roles",
+	"poststarthook/scheduling/bootstrap-system-priority-classes",
+}
+
+// awaitRestored waits until kube-apiserver's /healthz passes but for
+// restoredHooks, polling every 20 ms (envtest: 100 ms), or until envtest's
+// Start returns (an error: the process ended or timed out; nil: fully
+// healthy). envtest goes on waiting for the whole /healthz meanwhile;
+// stopping the server ends that wait first (endAPIStart).
+func (s *Server) awaitRestored(authn *certAuthn) error {
+	select {
+	case <-authn.Prepared():
+	case <-s.apiDone:
+		return s.apiErr
+	}
+	// Set by envtest before Prepared closed, and not written after.
+	serving := s.cp.APIServer.SecureServing
+	u := serving.URL("https", "/healthz")
+	u.RawQuery = url.Values{"exclude": restoredHooks}.Encode()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(serving.CA)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 2 * time.Second}
+	defer client.CloseIdleConnections()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if res, err := client.Get(u.String()); err == nil {
+			_ = res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-s.apiDone:
+			return s.apiErr
+		case <-tick.C:
+		}
+	}
+}
+
+// endAPIStart returns once envtest's start of kube-apiserver has
+// returned: after awaitRestored it may still wait for /healthz, and
+// stopping the process under it would race with it. With kill, the
+// process is killed first, which ends that wait at once; without, the
+// wait runs out (the server was healthy but for restoredHooks, which pass
+// a second or two later).
+func (s *Server) endAPIStart(kill bool) {
+	if s.apiDone == nil {
+		return
+	}
+	select {
+	case <-s.apiDone:
+		return
+	default:
+	}
+	if kill {
+		for _, pid := range proc.ChildrenWith(s.certDir) {
+			_ = proc.Kill(pid)
+		}
+	}
+	<-s.apiDone
 }
 
 // freeURL is an http URL on a loopback port free now, for etcd's clients:
@@ -359,6 +469,7 @@ func (s *Server) Stop() error {
 	var errs []error
 	if s.cp != nil {
 		killed := s.kill()
+		s.endAPIStart(true)
 		// After a kill, envtest's stop only collects the exits (and may
 		// find a process it has just reaped gone: not an error here).
 		if err := s.cp.Stop(); err != nil && !killed {
