@@ -1,0 +1,62 @@
+package tinyca
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"net"
+	"testing"
+	"time"
+)
+
+// TestIssue: what the CA issues verifies against its PEM for the usage it
+// was issued for, within the CA's validity, with distinct serials.
+func TestIssue(t *testing.T) {
+	ca, err := New("test CA", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca.PEM) {
+		t.Fatal("CA PEM does not parse")
+	}
+	serials := map[string]bool{}
+	for _, tc := range []struct {
+		name  string
+		tmpl  x509.Certificate
+		usage x509.ExtKeyUsage
+		dns   string
+	}{
+		{"serving", x509.Certificate{Subject: pkix.Name{CommonName: "127.0.0.1"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"}}, x509.ExtKeyUsageServerAuth, "localhost"},
+		{"client", x509.Certificate{Subject: pkix.Name{CommonName: "admin", Organization: []string{"system:masters"}}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}, x509.ExtKeyUsageClientAuth, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			crtPEM, keyPEM, err := ca.Issue(tc.tmpl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tls.X509KeyPair(crtPEM, keyPEM); err != nil {
+				t.Fatalf("certificate and key do not pair: %v", err)
+			}
+			block, _ := pem.Decode(crtPEM)
+			crt, err := x509.ParseCertificate(block.Bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := crt.Verify(x509.VerifyOptions{Roots: pool, DNSName: tc.dns, KeyUsages: []x509.ExtKeyUsage{tc.usage}}); err != nil {
+				t.Errorf("does not verify against the CA: %v", err)
+			}
+			if crt.Subject.CommonName != tc.tmpl.Subject.CommonName || len(crt.Subject.Organization) != len(tc.tmpl.Subject.Organization) {
+				t.Errorf("subject %v, want %v", crt.Subject, tc.tmpl.Subject)
+			}
+			if serials[crt.SerialNumber.String()] || crt.SerialNumber.Int64() < 2 {
+				t.Errorf("serial %s reused or the CA's", crt.SerialNumber)
+			}
+			serials[crt.SerialNumber.String()] = true
+			if !crt.NotAfter.After(time.Now().Add(59*time.Minute)) || crt.NotAfter.After(time.Now().Add(time.Hour)) {
+				t.Errorf("valid until %s, want the CA's hour", crt.NotAfter)
+			}
+		})
+	}
+}
