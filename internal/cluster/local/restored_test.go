@@ -2,9 +2,7 @@ package local
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
@@ -39,11 +37,11 @@ func TestStartFromSavedData(t *testing.T) {
 		_ = s.Stop()
 		t.Fatal(err)
 	}
-	if err := s.StopSaving(func(data string) error { return copyDir(data, saved[0]) }); err != nil {
+	if err := s.StopSaving(func(data string) error { return os.CopyFS(saved[0], os.DirFS(data)) }); err != nil {
 		t.Fatal(err)
 	}
 	for i, from := range saved {
-		s, err := Start(dir, nil, WithData(func(data string) error { return copyDir(from, data) }))
+		s, err := Start(dir, nil, WithData(func(data string) error { return os.CopyFS(data, os.DirFS(from)) }))
 		if err != nil {
 			t.Fatalf("start %d from saved data: %v", i+1, err)
 		}
@@ -56,7 +54,7 @@ func TestStartFromSavedData(t *testing.T) {
 			t.Fatalf("start %d from saved data: namespace kept: %v", i+1, err)
 		}
 		if i == 0 {
-			err = s.StopSaving(func(data string) error { return copyDir(data, saved[1]) })
+			err = s.StopSaving(func(data string) error { return os.CopyFS(saved[1], os.DirFS(data)) })
 		} else {
 			err = s.Stop()
 		}
@@ -69,22 +67,4 @@ func TestStartFromSavedData(t *testing.T) {
 			}
 		}
 	}
-}
-
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o700)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o600)
-	})
 }
