@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -71,21 +73,35 @@ type kustomization struct {
 // trees: kcm's chart CRDs (kcm and kcm-regional), Flux's and Sveltos'
 // config/crd/bases, and the Cluster API CRDs as their kustomizations build
 // them, contract labels included.
+// The sources are read side by side (their YAML is most of a k0rdent
+// start's own work before the API server starts: 0.2 s one after the
+// other), the result in crdSources' order.
 func LoadCRDs(p controllers.K0rdentPaths) ([]CRD, error) {
-	var out []CRD
-	for _, src := range crdSources {
-		dir := filepath.Join(p.ModuleDir(src.Module), filepath.FromSlash(src.Dir))
-		crds, err := loadSource(dir, src)
-		if err != nil {
-			return nil, fmt.Errorf("CRDs of %s (%s): %w", src.Module, src.Dir, err)
-		}
-		for i := range crds {
-			rel, _ := filepath.Rel(p.Modules, crds[i].Source)
-			crds[i].Source = filepath.ToSlash(rel)
-		}
-		out = append(out, crds...)
+	loaded := make([][]CRD, len(crdSources))
+	errs := make([]error, len(crdSources))
+	var wg sync.WaitGroup
+	for i, src := range crdSources {
+		wg.Go(func() {
+			dir := filepath.Join(p.ModuleDir(src.Module), filepath.FromSlash(src.Dir))
+			crds, err := loadSource(dir, src)
+			if err != nil {
+				errs[i] = fmt.Errorf("CRDs of %s (%s): %w", src.Module, src.Dir, err)
+				return
+			}
+			for j := range crds {
+				rel, _ := filepath.Rel(p.Modules, crds[j].Source)
+				crds[j].Source = filepath.ToSlash(rel)
+			}
+			loaded[i] = crds
+		})
 	}
-	return out, nil
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return slices.Concat(loaded...), nil
 }
 
 func loadSource(dir string, src crdSource) ([]CRD, error) {
