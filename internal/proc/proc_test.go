@@ -116,15 +116,7 @@ func waitGone(t *testing.T, what string, pid int) {
 // the next Sweep; the wrapped child both with setpriv (where the machine
 // has it) and with the Go wrapper mode.
 func TestOwnerKilled(t *testing.T) {
-	requireLinux(t)
-	for _, mode := range []string{"setpriv", "go"} {
-		t.Run(mode, func(t *testing.T) {
-			if mode == "setpriv" && findSetpriv() == "" {
-				t.Skip("no setpriv with --pdeathsig on this machine (util-linux): the Go wrapper mode alone is used")
-			}
-			testOwnerKilled(t, mode == "go")
-		})
-	}
+	eachWrapMode(t, testOwnerKilled)
 }
 
 func testOwnerKilled(t *testing.T, goWrapper bool) {

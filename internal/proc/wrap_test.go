@@ -9,25 +9,34 @@ import (
 	"testing"
 )
 
-// wrapModes runs f for each wrapper mode this machine has: setpriv (with
-// util-linux's setpriv) and kbook's own Go wrapper mode.
-func wrapModes(t *testing.T, f func(t *testing.T, r *Registry)) {
+// eachWrapMode runs f for each wrapper mode this machine has: setpriv
+// (with util-linux's setpriv; goWrapper false) and kbook's own Go wrapper
+// mode (goWrapper true).
+func eachWrapMode(t *testing.T, f func(t *testing.T, goWrapper bool)) {
 	t.Helper()
 	requireLinux(t)
 	for _, mode := range []string{"setpriv", "go"} {
 		t.Run(mode, func(t *testing.T) {
 			if mode == "setpriv" && findSetpriv() == "" {
-				t.Skip("no setpriv with --pdeathsig on this machine (util-linux)")
+				t.Skip("no setpriv with --pdeathsig on this machine (util-linux): the Go wrapper mode alone is used")
 			}
-			r, err := Open(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.goWrapper = mode == "go"
-			t.Cleanup(func() { _, _ = r.Close() })
-			f(t, r)
+			f(t, mode == "go")
 		})
 	}
+}
+
+// wrapModes runs f with a registry of this process in each wrapper mode.
+func wrapModes(t *testing.T, f func(t *testing.T, r *Registry)) {
+	t.Helper()
+	eachWrapMode(t, func(t *testing.T, goWrapper bool) {
+		r, err := Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.goWrapper = goWrapper
+		t.Cleanup(func() { _, _ = r.Close() })
+		f(t, r)
+	})
 }
 
 // fakeBinary writes an executable that records that it ran, prints its

@@ -26,12 +26,6 @@ import (
 // served API) for the same text every time: the wrapper answers it from a
 // file holding the binary's own output, made by running it once.
 
-// WithHelpDir keeps the binaries' --help texts in dir (default: help/ in
-// kbook's cache, cache.DefaultDir).
-func WithHelpDir(dir string) Option {
-	return func(s *Server) { s.helpDir = dir }
-}
-
 // helpFile is the file holding what bin --help prints (its combined
 // output), made by running it the first time: one per binary, named by
 // its path, size and modification time, so a binary rebuilt or replaced
@@ -72,21 +66,14 @@ func helpFile(dir, bin string) string {
 	return file
 }
 
-// helpDirOr is dir, else help/ in kbook's cache.
-func helpDirOr(dir string) string {
-	if dir != "" {
-		return dir
-	}
-	return filepath.Join(cache.DefaultDir(), "help")
-}
-
 // wrapBinaries wraps etcd and kube-apiserver of dir in procs, each one's
-// --help answered from its help file (both made side by side the first
-// time).
-func wrapBinaries(procs *proc.Registry, helpDir, dir string) (etcd, api string, err error) {
+// --help answered from its help file in help/ of kbook's cache (both made
+// side by side the first time).
+func wrapBinaries(procs *proc.Registry, dir string) (etcd, api string, err error) {
 	names := []string{binaries.Etcd, binaries.KubeAPIServer}
 	helps := make([]string, len(names))
 	if procs != nil {
+		helpDir := filepath.Join(cache.DefaultDir(), "help")
 		var wg sync.WaitGroup
 		for i, name := range names {
 			wg.Go(func() { helps[i] = helpFile(helpDir, filepath.Join(dir, name)) })

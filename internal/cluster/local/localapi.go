@@ -36,8 +36,6 @@ type Server struct {
 	seed func(dataDir string) error
 	// log gets the start's phases with their durations (WithLogger).
 	log log.Logger
-	// helpDir keeps the binaries' --help texts (WithHelpDir).
-	helpDir string
 	// apiDone is closed when envtest's start of kube-apiserver returned,
 	// with apiErr (see awaitRestored).
 	apiDone chan struct{}
@@ -184,7 +182,7 @@ func (s *Server) describe(dir string, procs *proc.Registry) error {
 	}
 	s.dirs = append(s.dirs, certDir)
 	s.etcdDir, s.certDir = etcdDir, certDir
-	etcdPath, apiPath, err := wrapBinaries(procs, helpDirOr(s.helpDir), dir)
+	etcdPath, apiPath, err := wrapBinaries(procs, dir)
 	if err != nil {
 		return err
 	}
@@ -273,9 +271,7 @@ func (s *Server) startProcesses() error {
 		// it gives up by itself): end it, once it has been started, so
 		// that Start returns.
 		for {
-			for _, pid := range proc.ChildrenWith(s.certDir) {
-				_ = proc.Kill(pid)
-			}
+			s.killAPIServer()
 			select {
 			case <-apiDone:
 				return
@@ -386,11 +382,17 @@ func (s *Server) endAPIStart(kill bool) {
 	default:
 	}
 	if kill {
-		for _, pid := range proc.ChildrenWith(s.certDir) {
-			_ = proc.Kill(pid)
-		}
+		s.killAPIServer()
 	}
 	<-s.apiDone
+}
+
+// killAPIServer kills this server's kube-apiserver, found in /proc by its
+// certificate directory (Linux; elsewhere it finds nothing).
+func (s *Server) killAPIServer() {
+	for _, pid := range proc.ChildrenWith(s.certDir) {
+		_ = proc.Kill(pid)
+	}
 }
 
 // freeURL is an http URL on a loopback port free now, for etcd's clients:
