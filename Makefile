@@ -39,7 +39,7 @@ ASSETS_FROM ?= auto
 ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 
 # The k0rdent release whose real controllers (kcm, Flux, Cluster API) the
-# local backend runs with --k0rdent: built once into kbook's cache (11 to 21
+# local backend runs with --k0rdent: built once into kbook's cache (about 15
 # minutes on 2 cores the first time), and the runbooks that need them.
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md

@@ -13,4 +13,14 @@
 // builds what is missing under the cross-process build lock of package
 // gobuild, and K0rdentAvailable says whether a release is built without
 // building it. Package plane (internal/cluster/plane) runs the result.
+//
+// A release's wrapper modules group the controllers by Kubernetes line (kcm
+// and Flux in one, Cluster API and CAPD in another): each controller is its
+// own go build, but in one build list per group, so the build cache compiles
+// the libraries a group shares once. To add a release: make each wrapper
+// with go mod init, go get -tool of the group's main packages at the
+// release's versions, the members' non-local replace directives that keep
+// kcm's versions (TestK0rdentBuildsOwnVersions fails otherwise), and go mod
+// tidy; store go.mod and go.sum as .txt under k0rdent/<release>/<wrapper>/,
+// and add the release to k0rdentReleases and exactModules.
 package controllers

@@ -46,7 +46,10 @@ type Module struct {
 	// Path and Version are the module's, as on the module proxy.
 	Path, Version string
 	// Wrapper is the embedded wrapper module (under k0rdent/<release>/)
-	// whose go.mod pins the module and its dependencies.
+	// whose go.mod pins the module and its dependencies. Modules whose
+	// controllers share a Kubernetes and controller-runtime line share a
+	// wrapper: one build list, so the libraries they have in common are
+	// compiled once for all of them (see the wrapper's go.mod).
 	Wrapper string
 	// Trees are the folders of the module that the plane reads (CRDs,
 	// webhook manifests, charts): copied into the cache once.
@@ -104,25 +107,25 @@ var k0rdentReleases = []K0rdentRelease{{
 			Trees: []string{"config/crd/bases"}},
 		{Key: "sveltos-lib", Path: "github.com/projectsveltos/libsveltos", Version: "v1.12.0", Wrapper: "kcm",
 			Trees: []string{"config/crd/bases"}},
-		{Key: "flux-source", Path: "github.com/fluxcd/source-controller", Version: "v1.9.3", Wrapper: "flux-source",
+		{Key: "flux-source", Path: "github.com/fluxcd/source-controller", Version: "v1.9.3", Wrapper: "kcm",
 			Trees: []string{"config/crd/bases"}},
-		{Key: "flux-helm", Path: "github.com/fluxcd/helm-controller", Version: "v1.6.2", Wrapper: "flux-helm",
+		{Key: "flux-helm", Path: "github.com/fluxcd/helm-controller", Version: "v1.6.2", Wrapper: "kcm",
 			Trees: []string{"config/crd/bases"}},
 		{Key: "capi", Path: "sigs.k8s.io/cluster-api", Version: "v1.13.4", Wrapper: "capi",
 			Trees: []string{"config/crd", "config/webhook",
 				"bootstrap/kubeadm/config/crd", "bootstrap/kubeadm/config/webhook",
 				"controlplane/kubeadm/config/crd", "controlplane/kubeadm/config/webhook"}},
-		{Key: "capd", Path: "sigs.k8s.io/cluster-api/test", Version: "v1.13.4", Wrapper: "capd",
+		{Key: "capd", Path: "sigs.k8s.io/cluster-api/test", Version: "v1.13.4", Wrapper: "capi",
 			Trees: []string{"infrastructure/docker/config/crd", "infrastructure/docker/config/webhook"}},
 	},
 	Controllers: []Controller{
-		{KCM, "kcm", "github.com/K0rdent/kcm/cmd", "~6 min on 2 cores"},
-		{SourceController, "flux-source", "github.com/fluxcd/source-controller", "~5 min on 2 cores"},
-		{HelmController, "flux-helm", "github.com/fluxcd/helm-controller", "~3 min on 2 cores"},
+		{KCM, "kcm", "github.com/K0rdent/kcm/cmd", "~5 min on 2 cores"},
+		{SourceController, "flux-source", "github.com/fluxcd/source-controller", "~3 min on 2 cores, reusing kcm's packages"},
+		{HelmController, "flux-helm", "github.com/fluxcd/helm-controller", "under a minute, reusing kcm's and source-controller's packages"},
 		{CAPICore, "capi", "sigs.k8s.io/cluster-api", "~4 min on 2 cores"},
-		{KubeadmBootstrap, "capi", "sigs.k8s.io/cluster-api/bootstrap/kubeadm", "~1 min on 2 cores"},
-		{KubeadmControlPlane, "capi", "sigs.k8s.io/cluster-api/controlplane/kubeadm", "~1 min on 2 cores"},
-		{CAPD, "capd", "sigs.k8s.io/cluster-api/test/infrastructure/docker", "~2 min on 2 cores"},
+		{KubeadmBootstrap, "capi", "sigs.k8s.io/cluster-api/bootstrap/kubeadm", "under a minute, reusing Cluster API core's packages"},
+		{KubeadmControlPlane, "capi", "sigs.k8s.io/cluster-api/controlplane/kubeadm", "under a minute, reusing Cluster API core's packages"},
+		{CAPD, "capd", "sigs.k8s.io/cluster-api/test/infrastructure/docker", "~1 min on 2 cores, reusing Cluster API's packages"},
 	},
 }}
 
@@ -238,7 +241,7 @@ func K0rdentAvailable(r *K0rdentRelease, apiOnly bool, opts ...K0rdentOption) (K
 		return p, fmt.Sprintf("k0rdent %s sources are not in %s yet (kbook cluster assets --k0rdent %s fetches them)", r.Version, p.Dir, r.Version)
 	}
 	if !apiOnly && !isFile(filepath.Join(p.Dir, binStamp)) {
-		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them once, 11 to 21 minutes on 2 cores)", r.Version, p.Dir, r.Version)
+		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them once, about 15 minutes on 2 cores)", r.Version, p.Dir, r.Version)
 	}
 	return p, ""
 }
@@ -277,7 +280,7 @@ func preparing(r *K0rdentRelease, p K0rdentPaths) string {
 }
 
 // K0rdentDir returns the release's cache directory, first fetching the
-// modules' trees (seconds) and building the controllers (11 to 21 minutes
+// modules' trees (seconds) and building the controllers (about 15 minutes
 // on two cores, once; not with APIOnly) if they are not there. Concurrent
 // callers wait for one build; a cancelled build leaves the binaries built
 // so far, each complete, and the next call builds the rest.

@@ -1,21 +1,26 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/semver"
 
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/testctx"
 )
 
 // TestK0rdentPinsFollowKcm checks that every module of a release is at the
-// version kcm's go.mod decides: kcm's wrapper (which requires exactly kcm's
-// build list) names the CAPI, Sveltos and Flux API versions, and the Flux
-// controllers are the releases of those API modules.
+// version kcm's go.mod decides: kcm's wrapper (which builds kcm with exactly
+// its own go.mod's versions, TestK0rdentBuildsOwnVersions) names the CAPI,
+// Sveltos and Flux API versions, and the Flux controllers are the releases
+// of those API modules.
 func TestK0rdentPinsFollowKcm(t *testing.T) {
 	for _, r := range k0rdentReleases {
 		t.Run(r.Version, func(t *testing.T) {
@@ -42,9 +47,6 @@ func TestK0rdentPinsFollowKcm(t *testing.T) {
 				}
 				if m.Version != want {
 					t.Errorf("%s: pinned %s, kcm %s's go.mod decides %s", m.Path, m.Version, r.Version, want)
-				}
-				if m.Wrapper == "kcm" {
-					continue
 				}
 				req, err := wrapperRequires(r.Version, m.Wrapper)
 				if err != nil {
@@ -254,4 +256,90 @@ func TestK0rdentAwait(t *testing.T) {
 	if why := <-done; why != "" {
 		t.Errorf("after the holder finished: why = %q", why)
 	}
+}
+
+// exactModules are, per release, the module keys whose controllers the
+// shared wrappers build with exactly the versions of the module's own
+// go.mod; the others' go.mod versions may be raised by a wrapper-mate's.
+var exactModules = map[string][]string{"v1.11.4": {"kcm", "capd"}}
+
+// TestK0rdentBuildsOwnVersions reads each controller module's own go.mod
+// (through the module proxy, or the module cache) and compares it with the
+// wrapper the module is built in: kcm, and CAPD, at exactly their versions;
+// every other module at its versions or, by minimal version selection,
+// newer, never older. It logs what a shared wrapper raises.
+func TestK0rdentBuildsOwnVersions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: reads go.mod files through the module proxy")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs go")
+	}
+	for _, r := range k0rdentReleases {
+		t.Run(r.Version, func(t *testing.T) {
+			exact := exactModules[r.Version]
+			if len(exact) == 0 {
+				t.Fatalf("exactModules has no entry for %s", r.Version)
+			}
+			seen := map[string]bool{}
+			for _, c := range r.Controllers {
+				m := r.Module(c.Module)
+				if seen[m.Key] {
+					continue
+				}
+				seen[m.Key] = true
+				own := ownRequires(t, goBin, m.Path+"@"+m.Version)
+				wrapper, err := wrapperRequires(r.Version, m.Wrapper)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var raised []string
+				for mod, v := range own {
+					w, ok := wrapper[mod]
+					switch {
+					case !ok:
+						// Not needed by the wrapper's packages (tidy dropped it).
+					case semver.Compare(w, v) < 0:
+						t.Errorf("%s: wrapper %s has %s %s, older than the %s its go.mod requires", m.Path, m.Wrapper, mod, w, v)
+					case w != v:
+						raised = append(raised, mod+" "+v+" -> "+w)
+					}
+				}
+				slices.Sort(raised)
+				if slices.Contains(exact, m.Key) && len(raised) > 0 {
+					t.Errorf("%s is built with exactly its go.mod's versions, but wrapper %s raises %d: %s", m.Path, m.Wrapper, len(raised), strings.Join(raised, ", "))
+				} else if len(raised) > 0 {
+					t.Logf("%s: wrapper %s raises %d of %d modules: %s", m.Path, m.Wrapper, len(raised), len(own), strings.Join(raised, ", "))
+				}
+			}
+		})
+	}
+}
+
+// ownRequires is what a module version's own go.mod requires
+// (gobuild.Requires), read through go list -m, which fetches only the
+// go.mod; it skips the test when the proxy cannot be reached.
+func ownRequires(t *testing.T, goBin, mod string) map[string]string {
+	t.Helper()
+	cmd := exec.Command(goBin, "list", "-m", "-json", mod)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(gobuild.Env(), "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	var res struct{ GoMod string }
+	if err == nil {
+		err = json.Unmarshal(out, &res)
+	}
+	if err != nil || res.GoMod == "" {
+		t.Skipf("the go.mod of %s is neither in the module cache nor on the module proxy: %v", mod, err)
+	}
+	data, err := os.ReadFile(res.GoMod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := gobuild.Requires(res.GoMod, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
