@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -11,7 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -34,12 +39,60 @@ func buildAndRun(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	kbookBin = filepath.Join(dir, "kbook")
-	out, err := exec.Command("go", "build", "-o", kbookBin, ".").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build kbook: %v\n%s", err, out)
+	if err := buildKbook(kbookBin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
+}
+
+// buildKbook links kbook once per change of its code: go build leaves a
+// binary at its -o path alone when it is up to date, so it builds into a
+// directory of kbook's cache kept per checkout, and a run whose code did not
+// change skips the link of the 200 MB binary (about 15 CPU seconds). The
+// run's own copy at bin is a hard link: a concurrent run that relinks (go
+// build removes the old file first) cannot change it under this run's
+// scripts. Concurrent builds take turns on a lock.
+func buildKbook(bin string) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(wd))
+	stable := filepath.Join(cache.DefaultDir(), "test-bin", hex.EncodeToString(sum[:6]), "kbook")
+	if err := os.MkdirAll(filepath.Dir(stable), 0o755); err != nil {
+		return err
+	}
+	lk, err := gobuild.Lock(context.Background(), stable+".lock", "building kbook for cmd/kbook's tests", func(string) {})
+	if err != nil {
+		return err
+	}
+	defer lk.Unlock()
+	if out, err := exec.Command("go", "build", "-o", stable, ".").CombinedOutput(); err != nil {
+		return fmt.Errorf("build kbook: %v\n%s", err, out)
+	}
+	if err := os.Link(stable, bin); err == nil {
+		return nil
+	}
+	return copyExe(stable, bin) // another file system
+}
+
+// copyExe copies an executable file.
+func copyExe(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
