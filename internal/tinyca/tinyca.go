@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"sync"
@@ -80,4 +81,39 @@ func (ca *CA) Issue(tmpl x509.Certificate) (certPEM, keyPEM []byte, err error) {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+}
+
+// NotAfter is when the CA (and every certificate it issued) expires.
+func (ca *CA) NotAfter() time.Time { return ca.cert.NotAfter }
+
+// KeyPEM is the CA's private key, PEM-encoded, for Load.
+func (ca *CA) KeyPEM() ([]byte, error) {
+	der, err := x509.MarshalECPrivateKey(ca.key)
+	if err != nil {
+		return nil, fmt.Errorf("CA %s: %w", ca.cert.Subject.CommonName, err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
+}
+
+// Load is the CA of certPEM and keyPEM (its PEM and KeyPEM), which must
+// belong together. Certificates it issues get serial numbers that go on
+// from the current time, distinct from those of an earlier run.
+func Load(certPEM, keyPEM []byte) (*CA, error) {
+	cb, _ := pem.Decode(certPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || cb.Type != "CERTIFICATE" || kb == nil || kb.Type != "EC PRIVATE KEY" {
+		return nil, errors.New("CA: not a PEM certificate and EC private key")
+	}
+	cert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("CA: %w", err)
+	}
+	key, err := x509.ParseECPrivateKey(kb.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("CA: %w", err)
+	}
+	if !cert.IsCA || !key.PublicKey.Equal(cert.PublicKey) {
+		return nil, fmt.Errorf("CA %s: the key is not the certificate's, or it is no CA", cert.Subject.CommonName)
+	}
+	return &CA{PEM: pem.EncodeToMemory(cb), cert: cert, key: key, serial: time.Now().UnixNano()}, nil
 }

@@ -60,3 +60,55 @@ func TestIssue(t *testing.T) {
 		})
 	}
 }
+
+// TestLoad: a CA saved (PEM, KeyPEM) and loaded issues certificates that
+// verify against the saved PEM, with serials past the first run's; a key
+// that is not the certificate's, or no PEM at all, is refused.
+func TestLoad(t *testing.T) {
+	ca, err := New("saved CA", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM, err := ca.KeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(ca.PEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !loaded.NotAfter().Equal(ca.NotAfter()) || string(loaded.PEM) != string(ca.PEM) {
+		t.Fatal("the loaded CA is not the saved one")
+	}
+	crtPEM, _, err := loaded.Issue(x509.Certificate{Subject: pkix.Name{CommonName: "127.0.0.1"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca.PEM)
+	b, _ := pem.Decode(crtPEM)
+	crt, err := x509.ParseCertificate(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := crt.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+		t.Fatalf("a certificate of the loaded CA does not verify against the saved PEM: %v", err)
+	}
+	if crt.SerialNumber.Int64() <= 1 {
+		t.Errorf("serial %d: may repeat the first run's", crt.SerialNumber)
+	}
+	other, err := New("other CA", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey, _ := other.KeyPEM()
+	for name, in := range map[string][2][]byte{
+		"another CA's key": {ca.PEM, otherKey},
+		"no PEM":           {[]byte("garbage"), keyPEM},
+		"key for cert":     {keyPEM, ca.PEM},
+	} {
+		if _, err := Load(in[0], in[1]); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+}
