@@ -42,8 +42,9 @@ func (o *Options) k0rdentRelease() (*controllers.K0rdentRelease, error) {
 // started from a snapshot that has them) and, unless API-only, starts the
 // controllers (built first, once, into paths). restored: the server
 // started from the snapshot of a bootstrapped plane, which the plane
-// rewires (plane.Options.Restored), within restoreTimeout.
-func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []plane.CRD, crdsInstalled, restored bool) (*plane.Plane, string, error) {
+// rewires (plane.Options.Restored), within restoreTimeout; wiring is the
+// snapshotted plane's (or nil).
+func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []plane.CRD, crdsInstalled, restored bool, wiring *plane.Wiring) (*plane.Plane, string, error) {
 	r, err := o.k0rdentRelease()
 	if err != nil || r == nil {
 		return nil, "", err
@@ -60,7 +61,7 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	}
 	p, err := plane.Start(ctx, plane.Options{
 		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
-		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Restored: restored,
+		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Restored: restored, Wiring: wiring,
 		Logger: o.logger(), Launcher: plane.Registry(o.Procs), Timeout: timeout,
 	})
 	if err != nil {

@@ -110,7 +110,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		}
 	}
 	if rel != nil {
-		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, restored, false); err != nil {
+		if c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, restored, false, nil); err != nil {
 			return fail(err)
 		}
 		c.stopPlaneOnLoss()
@@ -212,7 +212,7 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 	log := o.logger()
 	begin := time.Now()
 	if o.K0rdent != "" {
-		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false, false)
+		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false, false, nil)
 		if err != nil {
 			return false, err
 		}
@@ -223,7 +223,7 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 	if err != nil {
 		return false, err
 	}
-	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names) })
+	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names, nil) })
 	c.srv = nil
 	if err == nil {
 		log.Infof("saved a snapshot of the server with %s in %s: later runs with the same CRDs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
@@ -262,7 +262,7 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 			return err
 		}
 		var err error
-		c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, false, false)
+		c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, false, false, nil)
 		return err
 	}
 	if err := fresh(); err != nil {
@@ -272,12 +272,16 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 		return nil
 	}
 	begin := time.Now()
+	wiring, err := c.plane.Wiring()
+	if err != nil {
+		return err
+	}
 	c.stopPlane()
 	names, err := servedCRDs(ctx, c.cfg, nil)
 	if err != nil {
 		return err
 	}
-	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names) })
+	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names, wiring) })
 	c.srv = nil
 	if err != nil {
 		log.Infof("warning: no snapshot of the k0rdent plane saved (%v); starting it afresh once more", err)
@@ -301,8 +305,18 @@ func (c *localCluster) restorePlane(ctx context.Context, o Options, snap *snapsh
 	if err != nil || !restored {
 		return false, false, err
 	}
+	// Without its wiring (a snapshot saved before kbook kept it, or a
+	// damaged file) the plane rewires the CRDs' webhooks instead.
+	m, err := snap.manifest()
+	var wiring *plane.Wiring
+	if err == nil {
+		wiring, err = snap.wiring(m)
+	}
+	if err != nil {
+		o.logger().Infof("warning: the snapshot's webhook wiring cannot be used (%v): the restored CRDs are rewired", err)
+	}
 	begin := time.Now()
-	c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, true, true)
+	c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, true, true, wiring)
 	if err == nil {
 		o.logger().Infof("started the k0rdent plane from its snapshot, Management ready, in %s", time.Since(begin).Round(time.Millisecond))
 		return true, false, nil

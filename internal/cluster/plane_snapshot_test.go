@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,19 +24,23 @@ import (
 )
 
 // TestPlaneSnapshotStart starts the local k0rdent plane with its
-// controllers four times from one snapshot directory: the first start
+// controllers five times from one snapshot directory: the first start
 // bootstraps it, saves the snapshot and starts again from it; the second
-// starts from it, and the plane really reconciles (a template published to
-// this run's repository is made valid by kcm through Flux); after the
-// snapshot's database was damaged the third warns, bootstraps afresh and
+// starts from it, its webhooks where the snapshot's were, and the plane
+// really reconciles (a template published to this run's repository is
+// made valid by kcm through Flux); with the snapshot's wiring damaged the
+// next one warns and patches the CRDs' webhooks instead; after the
+// snapshot's database was damaged the fourth warns, bootstraps afresh and
 // saves a new snapshot; when the restored plane does not become ready in
-// time the fourth warns, removes the snapshot and bootstraps afresh.
+// time the fifth warns, removes the snapshot and bootstraps afresh.
 func TestPlaneSnapshotStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the k0rdent plane; skipped with -short")
 	}
 	dir, r := planeAssets(t)
 	snaps := t.TempDir()
+	// A restored plane serves its webhooks where the snapshot's did.
+	const noPatch = "webhook ports and CA reused (no CRD patched)"
 	steps := []struct {
 		name         string
 		before       func(t *testing.T)
@@ -43,9 +48,18 @@ func TestPlaneSnapshotStart(t *testing.T) {
 		reconciles   bool
 	}{
 		{"first start bootstraps, saves and restores", nil,
-			[]string{"k0rdent " + r.Version + " CRDs", "saved a snapshot of the bootstrapped k0rdent plane", "rewired the restored plane", "started the k0rdent plane from its snapshot"}, []string{"warning"}, false},
+			[]string{"k0rdent " + r.Version + " CRDs", "saved a snapshot of the bootstrapped k0rdent plane", "rewired the restored plane", noPatch, "started the k0rdent plane from its snapshot"}, []string{"warning"}, false},
 		{"second start restores and reconciles", nil,
-			[]string{"started the k0rdent plane from its snapshot"}, []string{"installed", "saved", "warning"}, true},
+			[]string{"started the k0rdent plane from its snapshot", noPatch}, []string{"installed", "saved", "warning"}, true},
+		{"a damaged wiring is rewired", func(t *testing.T) {
+			ws, _ := filepath.Glob(filepath.Join(snaps, "*", wiringName))
+			if len(ws) != 1 {
+				t.Fatalf("snapshot wirings: %v", ws)
+			}
+			if err := os.WriteFile(ws[0], []byte(`{"webhookPorts":{}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"warning: the snapshot's webhook wiring cannot be used", "wiring.json differs from its manifest", "CRDs' conversion webhooks", "started the k0rdent plane from its snapshot"}, []string{"installed", "saved", noPatch}, true},
 		{"a damaged snapshot is made anew", func(t *testing.T) { damageSnapshot(t, snaps) },
 			[]string{"warning: snapshot ", "differs from its manifest", "k0rdent " + r.Version + " CRDs", "saved a snapshot of the bootstrapped k0rdent plane", "started the k0rdent plane from its snapshot"}, nil, false},
 		{"a restore that fails falls back", func(t *testing.T) {

@@ -43,7 +43,11 @@ type snapshotManifest struct {
 	// established, when the data was saved.
 	CRDs  []string       `json:"crds"`
 	Files []snapshotFile `json:"files"`
-	Saved time.Time      `json:"saved"`
+	// Wiring is the file of the snapshotted plane's wiring
+	// (plane.Wiring: its webhook ports and CA, with the CA's key), beside
+	// the etcd data, not in it.
+	Wiring *snapshotFile `json:"wiring,omitempty"`
+	Saved  time.Time     `json:"saved"`
 }
 
 type snapshotFile struct {
@@ -162,7 +166,7 @@ func (s *snapshot) restore(m *snapshotManifest, dataDir string) error {
 // key: into a temporary directory first, the manifest last, then renamed
 // into place, so that a kbook killed while saving leaves nothing a later
 // run trusts (only a temporary directory, removed by the next save).
-func (s *snapshot) save(dataDir string, crds []string) error {
+func (s *snapshot) save(dataDir string, crds []string, w *plane.Wiring) error {
 	if err := os.MkdirAll(s.root, 0o700); err != nil {
 		return fmt.Errorf("save snapshot: %w", err)
 	}
@@ -195,6 +199,17 @@ func (s *snapshot) save(dataDir string, crds []string) error {
 	if err != nil {
 		return fmt.Errorf("save snapshot: %w", err)
 	}
+	if w != nil {
+		data, err := json.Marshal(w)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, wiringName), data, 0o600); err != nil {
+			return fmt.Errorf("save snapshot: %w", err)
+		}
+		sum := sha256.Sum256(data)
+		m.Wiring = &snapshotFile{Path: wiringName, Size: int64(len(data)), Mode: 0o600, SHA256: hex.EncodeToString(sum[:])}
+	}
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -209,6 +224,30 @@ func (s *snapshot) save(dataDir string, crds []string) error {
 		return fmt.Errorf("save snapshot: %w", err)
 	}
 	return nil
+}
+
+// wiringName is the file of a plane snapshot's wiring (mode 0600: it
+// holds the CA's key).
+const wiringName = "wiring.json"
+
+// wiring reads the wiring of the snapshotted plane: nil when the
+// manifest names none, an error when the file is not what it names.
+func (s *snapshot) wiring(m *snapshotManifest) (*plane.Wiring, error) {
+	if m.Wiring == nil {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir(), wiringName))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", s.dir(), err)
+	}
+	if sum := sha256.Sum256(data); int64(len(data)) != m.Wiring.Size || hex.EncodeToString(sum[:]) != m.Wiring.SHA256 {
+		return nil, fmt.Errorf("snapshot %s: %s differs from its manifest", s.dir(), wiringName)
+	}
+	var w plane.Wiring
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %s: %w", s.dir(), wiringName, err)
+	}
+	return &w, nil
 }
 
 // remove deletes a snapshot that could not be used.

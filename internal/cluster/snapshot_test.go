@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if m, err := s.manifest(); m != nil || err != nil {
 		t.Fatalf("before save: manifest = %v, %v; want none", m, err)
 	}
-	if err := s.save(data, []string{"widgets.example.kbook.io"}); err != nil {
+	if err := s.save(data, []string{"widgets.example.kbook.io"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	m, err := s.manifest()
@@ -118,7 +119,7 @@ func TestSnapshotRefused(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testSnapshot(t, "testdata/crds")
-			if err := s.save(etcdLike(t), nil); err != nil {
+			if err := s.save(etcdLike(t), nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			tc.damage(t, s)
@@ -128,6 +129,74 @@ func TestSnapshotRefused(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// A plane snapshot keeps the plane's wiring beside the etcd data, mode
+// 0600 (it holds the CA's key), checked against the manifest as the data
+// is: a damaged file is refused (the caller rewires instead); a snapshot
+// saved without one has none.
+func TestSnapshotWiring(t *testing.T) {
+	w := &plane.Wiring{WebhookPorts: map[string]int{"kcm": 17001, "capd-controller-manager": 17002}, CACert: []byte("cert"), CAKey: []byte("key")}
+	for _, tc := range []struct {
+		name    string
+		wiring  *plane.Wiring
+		damage  func(t *testing.T, p string)
+		wantErr string
+	}{
+		{"kept", w, nil, ""},
+		{"none saved", nil, nil, ""},
+		{"a byte changed", w, func(t *testing.T, p string) {
+			b, _ := os.ReadFile(p)
+			b[5] ^= 0xff
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "wiring.json differs from its manifest"},
+		{"missing", w, func(t *testing.T, p string) {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}, "no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := testSnapshot(t, "testdata/crds")
+			if err := s.save(etcdLike(t), nil, tc.wiring); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(s.dir(), wiringName)
+			if tc.wiring != nil {
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Fatalf("%s: %v, %v; want mode 0600", p, fi, err)
+				}
+			}
+			if tc.damage != nil {
+				tc.damage(t, p)
+			}
+			m, err := s.manifest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.wiring(m)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wiring == nil {
+				if got != nil {
+					t.Fatalf("wiring = %+v, want none", got)
+				}
+				return
+			}
+			if got == nil || !maps.Equal(got.WebhookPorts, w.WebhookPorts) || !bytes.Equal(got.CACert, w.CACert) || !bytes.Equal(got.CAKey, w.CAKey) {
+				t.Fatalf("wiring = %+v, want %+v", got, w)
 			}
 		})
 	}
@@ -151,7 +220,7 @@ func TestSnapshotKilledSave(t *testing.T) {
 	if err := os.Chtimes(tmp, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.save(etcdLike(t), nil); err != nil {
+	if err := s.save(etcdLike(t), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {

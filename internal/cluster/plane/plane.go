@@ -63,6 +63,11 @@ type Options struct {
 	// has the controllers reconcile everything again, kcm's statuses
 	// cleared, before it calls the Management ready. Not with APIOnly.
 	Restored bool
+	// Wiring is the wiring of the plane a Restored plane's snapshot was
+	// made of (Plane.Wiring), or nil: where its ports are free and its CA
+	// valid for a day more, the plane serves there with that CA, so the
+	// restored CRDs need no rewiring.
+	Wiring *Wiring
 	// CRDs are the release's CRDs when the caller has loaded them already
 	// (LoadCRDs; nil: Start loads them).
 	CRDs []CRD
@@ -88,6 +93,12 @@ type Plane struct {
 	crds     int
 	// storageAddr is source-controller's storage (host:port).
 	storageAddr string
+	// ports and certs are the controllers' (none for APIOnly).
+	ports ports
+	certs *Certs
+	// rewired: the restored CRDs' conversion webhooks name this run's
+	// ports and CA already (Options.Wiring reused).
+	rewired bool
 	// unlock gives back LockMachine, taken by a plane with controllers.
 	unlock  func()
 	Started time.Duration
@@ -149,13 +160,11 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		if err := capdPortFree(); err != nil {
 			return p, err
 		}
-		if pt, err = allocate(o.Release); err != nil {
+		if pt, certs, p.rewired, err = wire(o); err != nil {
 			return p, err
 		}
+		p.ports, p.certs = pt, certs
 		p.storageAddr = "127.0.0.1:" + strconv.Itoa(pt.storage)
-		if certs, err = NewCerts(filepath.Join(o.StateDir, "certs")); err != nil {
-			return p, err
-		}
 		if err := WireConversion(crds, pt.webhook, certs.CA); err != nil {
 			return p, err
 		}
@@ -328,6 +337,39 @@ func checkExe(p string) string {
 		return "is not executable"
 	}
 	return ""
+}
+
+// wire picks the plane's ports and webhook certificates: those of
+// o.Wiring for a restored plane when they can be reused (rewired), else
+// new ones.
+func wire(o Options) (pt ports, certs *Certs, rewired bool, err error) {
+	dir := filepath.Join(o.StateDir, "certs")
+	if o.Restored && o.Wiring != nil {
+		var names []string
+		for _, c := range o.Release.Controllers {
+			if hasWebhooks(c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+		ca, release, why := o.Wiring.reuse(names)
+		defer release()
+		if why == "" {
+			// The reused ports are held until wire returns: allocate
+			// skips them.
+			if pt, err = allocate(o.Release); err != nil {
+				return pt, nil, false, err
+			}
+			maps.Copy(pt.webhook, o.Wiring.WebhookPorts)
+			certs, err = newCertsFrom(dir, ca)
+			return pt, certs, err == nil, err
+		}
+		o.Logger.Infof("the snapshot's webhook ports and CA are not reused (%s): the CRDs' conversion webhooks are rewired", why)
+	}
+	if pt, err = allocate(o.Release); err != nil {
+		return pt, nil, false, err
+	}
+	certs, err = NewCerts(dir)
+	return pt, certs, false, err
 }
 
 // allocate picks the ports of the controllers.

@@ -33,7 +33,9 @@ var fluxGVRs = []schema.GroupVersionResource{k0rdent.HelmRepositoryGVR, k0rdent.
 
 // rewire adapts the state a snapshot restored to this run before any
 // controller starts: the conversion webhooks of the CRDs point at this
-// run's ports and CA (crds are wired already), the previous run's
+// run's ports and CA (crds are wired already; nothing to do when the
+// plane reused the snapshot's Wiring: each patch has kube-apiserver
+// rebuild that CRD's handlers and OpenAPI, seconds of its CPU), the previous run's
 // admission webhook configurations go (they name its ports; this run's
 // are applied as its controllers start) and so do its leader-election
 // leases, kcm's statuses are cleared, and
@@ -62,7 +64,12 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 	// other, the six lists took 5 s.)
 	var patched int
 	first := []func() error{
-		func() (err error) { patched, err = patchConversions(ctx, ac, crds); return err },
+		func() (err error) {
+			if !p.rewired {
+				patched, err = patchConversions(ctx, ac, crds)
+			}
+			return err
+		},
 		func() error { return deleteWebhooks(ctx, cs) },
 		// kcm always elects a leader (cmd/main.go: LeaderElection true,
 		// not released when it stops): the previous run's lease would
@@ -144,7 +151,11 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 	if err := atOnce(8, jobs); err != nil {
 		return err
 	}
-	p.opts.Logger.Infof("rewired the restored plane in %s: %d CRDs' conversion webhooks, %d kcm statuses cleared, %d Flux objects asked to reconcile", time.Since(begin).Round(time.Millisecond), patched, cleared, asked)
+	conv := fmt.Sprintf("%d CRDs' conversion webhooks", patched)
+	if p.rewired {
+		conv = "the snapshot's webhook ports and CA reused (no CRD patched)"
+	}
+	p.opts.Logger.Infof("rewired the restored plane in %s: %s, %d kcm statuses cleared, %d Flux objects asked to reconcile", time.Since(begin).Round(time.Millisecond), conv, cleared, asked)
 	return nil
 }
 
