@@ -84,39 +84,45 @@ screenshots: site site-tools
 	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves; each phase says its wall and CPU seconds (hack/phase), and a table of them ends the run
-# The k0rdent controllers' build (the longest phase on a fresh machine) runs
-# beside everything after kbook's own build: the tests that start the plane
-# wait for it (controllers.K0rdentAwait), the others do not. go test waits
-# much of its time too (kube-apiserver starts, the plane lock): the runbook
-# runs go beside it (test-runbooks). The output of both comes after go
-# test's. Ctrl-C reaches them too: a background job of the recipe's shell
-# ignores SIGINT, but kbook handles it (signal.Notify undoes the ignore) and
-# stops the chain with its exit status; a failed phase ends the build
-# (hack/phase --bg passes the TERM on).
-# While they build, the phases beside them run at a lower priority (FG and
-# NICE, nice 5: a quarter of the contested CPU), as the controllers and then the
-# plane tests waiting for them are the longest path; once they are built
-# nothing else runs at the higher one.
-NICE  = $(shell command -v nice >/dev/null && echo nice -n 5)
+# The order is a fresh machine's longest path first. The tests that start
+# the local k0rdent plane (the PLANE_PKGS and the --k0rdent runbooks) run
+# one plane at a time (plane.LockMachine: CAPD's fixed port), about ten
+# minutes in a row, and need the local API server and the controllers:
+# those two build from the start (kbook-assets, which compiles in
+# seconds), beside kbook's own build, and the plane lane starts as soon as
+# kbook and the API server are there (its tests wait for the controllers:
+# controllers.K0rdentAwait). Everything off that path (lint, site-tools,
+# the other packages' tests) runs meanwhile at nice 10 (LOW), so that it
+# takes the core the plane lane leaves idle, not the lane's.
+# The output of the background phases comes after the rest's. Ctrl-C
+# reaches them too: a background job of the recipe's shell ignores SIGINT,
+# but kbook handles it (signal.Notify undoes the ignore) and stops the
+# chain with its exit status; a failed phase ends the build (hack/phase
+# --bg passes the TERM on).
+PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/target
+LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 10) hack/phase
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
-FG    = PHASES=$(CURDIR)/bin/phases.tsv $(NICE) hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
-	@$(PHASE) build $(MAKE) --no-print-directory build && \
-	{ echo "== k0rdent $(K0RDENT) controllers, built beside what follows (bin/k0rdent-assets.log, shown after go test) ($$(date +%T))"; \
-	  $(PHASE) --bg k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
-	  trap 'kill $$ctl 2>/dev/null' EXIT; \
-	  $(FG) lint $(MAKE) --no-print-directory lint && \
-	  $(FG) site-tools $(MAKE) --no-print-directory site-tools && \
-	  echo "== local API server binaries ($$(date +%T))" && \
-	  assets=$$($(FG) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
-	  echo "== go test, and beside it kbook check and run (bin/test-runbooks.log, shown after go test) ($$(date +%T))" && \
-	  { KUBEBUILDER_ASSETS=$$assets $(NICE) $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
-	    KUBEBUILDER_ASSETS=$$assets $(FG) go-test $(GO) test $(GOTESTFLAGS) $(PKGS); gotest=$$?; \
-	    wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; ctl=; \
+	@echo "== the local API server and the k0rdent $(K0RDENT) controllers, built beside kbook (bin/assets.log, bin/k0rdent-assets.log) ($$(date +%T))" && \
+	$(GO) build -o bin/kbook-assets ./internal/cluster/assets/kbook-assets && \
+	{ $(PHASE) --bg k0rdent-assets bin/kbook-assets -k0rdent $(K0RDENT) -assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
+	  $(PHASE) --bg assets bin/kbook-assets -assets-from $(ASSETS_FROM) >bin/assets.dir 2>bin/assets.log & api=$$!; \
+	  lane=; runs=; trap 'kill $$ctl $$api $$lane $$runs 2>/dev/null' EXIT; \
+	  $(PHASE) build $(MAKE) --no-print-directory build && \
+	  { wait $$api || { cat bin/assets.log; false; }; } && assets=$$(cat bin/assets.dir) && echo "== local API server binaries: $$assets ($$(date +%T))" && \
+	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log), shown last ($$(date +%T))" && \
+	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
+	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
+	    $(LOW) lint $(MAKE) --no-print-directory lint && \
+	    $(LOW) site-tools $(MAKE) --no-print-directory site-tools && \
+	    echo "== go test, the other packages ($$(date +%T))" && \
+	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS))"); rest=$$?; \
+	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; lane=; runs=; ctl=; \
 	    echo "== k0rdent $(K0RDENT) controllers (beside)"; cat bin/k0rdent-assets.log; \
-	    echo "== kbook check and run (beside go test)"; cat bin/test-runbooks.log; \
-	    [ $$built = 0 ] && [ $$gotest = 0 ] && [ $$runbooks = 0 ]; } && \
+	    echo "== go test $(PLANE_PKGS) (the plane lane)"; cat bin/go-test-plane.log; \
+	    echo "== kbook check and run (the plane lane)"; cat bin/test-runbooks.log; \
+	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ]; } && \
 	  echo "== kbook build (the docs site, from the results of both runs: the k0rdent runbooks' pages name the plane) ($$(date +%T))" && \
 	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
 	  echo "== make test passed ($$(date +%T))"; }; \
