@@ -87,13 +87,16 @@ screenshots: site site-tools
 # The order is a fresh machine's longest path first. The tests that start
 # the local k0rdent plane (the PLANE_PKGS and the --k0rdent runbooks) run
 # one plane at a time (plane.LockMachine: CAPD's fixed port), about ten
-# minutes in a row, and need the local API server and the controllers:
-# those two build from the start (kbook-assets, which compiles in
-# seconds), beside kbook's own build, and the plane lane starts as soon as
-# kbook and the API server are there (its tests wait for the controllers:
+# minutes in a row, and need the local API server and the controllers.
+# The controllers build from the start (kbook-assets, which compiles in
+# seconds), beside kbook's own build: they share no package with it. The
+# API server does (its module pins kbook's Kubernetes libraries), so it
+# builds right after kbook, reusing them: two go builds compiling the same
+# package at once both compile it. The plane lane starts as soon as the
+# API server is there (its tests wait for the controllers:
 # controllers.K0rdentAwait). Everything off that path (lint, site-tools,
-# the other packages' tests) runs meanwhile at nice 10 (LOW), so that it
-# takes the core the plane lane leaves idle, not the lane's.
+# the other packages' tests) runs at nice 10 (LOW) from kbook's build on,
+# so that it takes the CPU the longest path leaves, not the path's.
 # The output of the background phases comes after the rest's. Ctrl-C
 # reaches them too: a background job of the recipe's shell ignores SIGINT,
 # but kbook handles it (signal.Notify undoes the ignore) and stops the
@@ -104,13 +107,13 @@ LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && ec
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
-	@echo "== the local API server and the k0rdent $(K0RDENT) controllers, built beside kbook (bin/assets.log, bin/k0rdent-assets.log) ($$(date +%T))" && \
+	@echo "== the k0rdent $(K0RDENT) controllers, built beside kbook and what follows (bin/k0rdent-assets.log, shown last) ($$(date +%T))" && \
 	$(GO) build -o bin/kbook-assets ./internal/cluster/assets/kbook-assets && \
 	{ $(PHASE) --bg k0rdent-assets bin/kbook-assets -k0rdent $(K0RDENT) -assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
-	  $(PHASE) --bg assets bin/kbook-assets -assets-from $(ASSETS_FROM) >bin/assets.dir 2>bin/assets.log & api=$$!; \
-	  lane=; runs=; trap 'kill $$ctl $$api $$lane $$runs 2>/dev/null' EXIT; \
+	  lane=; runs=; trap 'kill $$ctl $$lane $$runs 2>/dev/null' EXIT; \
 	  $(PHASE) build $(MAKE) --no-print-directory build && \
-	  { wait $$api || { cat bin/assets.log; false; }; } && assets=$$(cat bin/assets.dir) && echo "== local API server binaries: $$assets ($$(date +%T))" && \
+	  echo "== local API server binaries ($$(date +%T))" && \
+	  assets=$$($(PHASE) assets bin/kbook-assets -assets-from $(ASSETS_FROM)) && echo "$$assets" && \
 	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log), shown last ($$(date +%T))" && \
 	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
 	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
