@@ -87,42 +87,46 @@ screenshots: site site-tools
 # The order is a fresh machine's longest path first. The tests that start
 # the local k0rdent plane (the PLANE_PKGS and the --k0rdent runbooks) run
 # one plane at a time (plane.LockMachine: CAPD's fixed port), about ten
-# minutes in a row, and need the local API server and the controllers.
-# The controllers build from the start (kbook-assets, which compiles in
-# seconds), beside kbook's own build: they share no package with it. The
-# API server does (its module pins kbook's Kubernetes libraries), so it
-# builds right after kbook, reusing them: two go builds compiling the same
-# package at once both compile it. The plane lane starts as soon as the
-# API server is there (its tests wait for the controllers:
-# controllers.K0rdentAwait). Everything off that path (lint, site-tools,
-# the other packages' tests) runs at nice 10 (LOW) from kbook's build on,
-# so that it takes the CPU the longest path leaves, not the path's.
-# The output of the background phases comes after the rest's. Ctrl-C
-# reaches them too: a background job of the recipe's shell ignores SIGINT,
-# but kbook handles it (signal.Notify undoes the ignore) and stops the
-# chain with its exit status; a failed phase ends the build (hack/phase
-# --bg passes the TERM on).
+# minutes in a row, and need kbook, the local API server and the
+# controllers: those three builds are the path to the plane lane, about
+# 1,400 CPU seconds on a fresh machine, so they run first with the CPU to
+# themselves. kbook builds first and alone: the API server's module pins
+# kbook's Kubernetes libraries and the controllers share the standard
+# library with it, and two go builds compiling one package at once both
+# compile it. Then the API server and the controllers build side by side
+# (they share nothing), kbook-assets running both (it is kbook cluster
+# assets without the rest of kbook). The plane lane (go test of the
+# PLANE_PKGS, then kbook check and run) starts once the API server is
+# there; its tests wait for the controllers (controllers.K0rdentAwait).
+# Everything off that path (lint, site-tools, the other packages' tests)
+# runs at nice 10 (LOW) from kbook's build on, so that it takes the CPU
+# the path leaves, not the path's; lint's output and the plane lane's come
+# after the rest.
+# Ctrl-C reaches the background phases too: a background job of the
+# recipe's shell ignores SIGINT, but kbook handles it (signal.Notify undoes
+# the ignore) and stops the chain with its exit status; a failed phase ends
+# the build (hack/phase --bg passes the TERM on).
 PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/target
 LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 10) hack/phase
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
-	@echo "== the k0rdent $(K0RDENT) controllers, built beside kbook and what follows (bin/k0rdent-assets.log, shown last) ($$(date +%T))" && \
+	@ctl=; lint=; lane=; runs=; trap 'kill $$ctl $$lint $$lane $$runs 2>/dev/null' EXIT; \
+	$(PHASE) build $(MAKE) --no-print-directory build && \
 	$(GO) build -o bin/kbook-assets ./internal/cluster/assets/kbook-assets && \
-	{ $(PHASE) --bg k0rdent-assets bin/kbook-assets -k0rdent $(K0RDENT) -assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
-	  lane=; runs=; trap 'kill $$ctl $$lane $$runs 2>/dev/null' EXIT; \
-	  $(PHASE) build $(MAKE) --no-print-directory build && \
+	{ echo "== the k0rdent $(K0RDENT) controllers, built beside the API server (bin/k0rdent-assets.log), and lint and site-tools at nice 10 (bin/lint.log), shown last ($$(date +%T))"; \
+	  $(PHASE) --bg k0rdent-assets bin/kbook-assets -k0rdent $(K0RDENT) -assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
+	  { $(LOW) lint $(MAKE) --no-print-directory lint && $(LOW) site-tools $(MAKE) --no-print-directory site-tools; } >bin/lint.log 2>&1 & lint=$$!; \
 	  echo "== local API server binaries ($$(date +%T))" && \
 	  assets=$$($(PHASE) assets bin/kbook-assets -assets-from $(ASSETS_FROM)) && echo "$$assets" && \
 	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log), shown last ($$(date +%T))" && \
 	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
 	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
-	    $(LOW) lint $(MAKE) --no-print-directory lint && \
-	    $(LOW) site-tools $(MAKE) --no-print-directory site-tools && \
-	    echo "== go test, the other packages ($$(date +%T))" && \
+	    wait $$lint && echo "== go test, the other packages, at nice 10 ($$(date +%T))" && \
 	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS))"); rest=$$?; \
-	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; lane=; runs=; ctl=; \
-	    echo "== k0rdent $(K0RDENT) controllers (beside)"; cat bin/k0rdent-assets.log; \
+	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; lint=; lane=; runs=; ctl=; \
+	    echo "== lint and site-tools"; cat bin/lint.log; \
+	    echo "== k0rdent $(K0RDENT) controllers"; cat bin/k0rdent-assets.log; \
 	    echo "== go test $(PLANE_PKGS) (the plane lane)"; cat bin/go-test-plane.log; \
 	    echo "== kbook check and run (the plane lane)"; cat bin/test-runbooks.log; \
 	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ]; } && \
