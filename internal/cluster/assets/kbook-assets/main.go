@@ -33,10 +33,7 @@ func main() {
 	dir, err := assets.Prepare(ctx, *k0rdent, false, src, log.To{W: os.Stderr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kbook-assets:", err)
-		if ctx.Err() != nil {
-			os.Exit(findings.ExitInterrupted)
-		}
-		os.Exit(1)
+		os.Exit(findings.ExitFor(err, ctx.Err() != nil))
 	}
 	fmt.Println(dir)
 }
