@@ -271,6 +271,15 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 	if snap == nil || restoreFailed {
 		return nil
 	}
+	// The machine's plane lock is held once more from here until the
+	// restored plane holds it: given back between the two, another
+	// process's plane (a test's, a second kbook's) would run in between and
+	// this run wait for all of it.
+	unlock, err := plane.LockMachine(ctx, func(msg string) { log.Infof("%s", msg) })
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	begin := time.Now()
 	wiring, err := c.plane.Wiring()
 	if err != nil {
