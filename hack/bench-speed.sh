@@ -64,7 +64,17 @@ run() { "$KBOOK" run --no-cache --progress plain "$@"; }
 
 echo "kbook speed bench: $KBOOK, $(nproc) cores, load $(load), $(date -u +%FT%TZ)"
 printf '%-58s | %-37s | %-33s | %6s | %-22s |\n' "row" "baseline" "now" "ratio" "target"
-printf '%-58s | %-37s | %-33s | %6s | %-22s |\n' "fresh-clone make test, offline" "not measured here (a fresh clone:" "README phase table: 42 min 53 s)" "" "<= 30 min, green"
+# The fresh-clone row is make test's own measurement (hack/phase writes
+# bin/phases.tsv): the last make test of this checkout, which is a fresh
+# machine's only when it ran on a fresh clone with empty caches.
+phases=$(dirname "$KBOOK")/phases.tsv
+if [ -s "$phases" ]; then
+	last=$(awk -F'\t' '{ if (NR == 1 || $5 < s) s = $5; if ($6 > e) e = $6; if ($4 != 0) bad = 1 }
+		END { t = e - s; printf "%d min %02d s, %s", t / 60, t % 60, (bad ? "failed" : "green") }' "$phases")
+	printf '%-58s | %-37s | %-33s | %6s | %-22s |\n' "make test (last run here: fresh only from a fresh clone)" "bin/phases.tsv, $(date -u -r "$phases" +%FT%TZ)" "$last" "" "<= 30 min, green"
+else
+	printf '%-58s | %-37s | %-33s | %6s | %-22s |\n' "fresh-clone make test, offline" "not measured here:" "run make test on a fresh clone" "" "<= 30 min, green"
+fi
 
 # -p 2 against -p 1: four independent runbooks that each sleep 3 s.
 for i in 1 2 3 4; do runbook "sleep$i" cluster "exec sleep 3"; done
