@@ -94,10 +94,10 @@ screenshots: site site-tools
 # kbook's Kubernetes libraries and the controllers share the standard
 # library with it, and two go builds compiling one package at once both
 # compile it. Then the API server and the controllers build side by side
-# (they share nothing), kbook-assets running both (it is kbook cluster
-# assets without the rest of kbook). The plane lane (go test of the
-# PLANE_PKGS, then kbook check and run) starts once the API server is
-# there; its tests wait for the controllers (controllers.K0rdentAwait).
+# (they share nothing), each by kbook cluster assets. The plane lane (go
+# test of the PLANE_PKGS, then kbook check and run) starts once the API
+# server is there; its tests wait for the controllers
+# (controllers.K0rdentAwait).
 # Everything off that path (lint, site-tools, the other packages' tests)
 # runs at nice 10 (LOW) from kbook's build on, so that it takes the CPU
 # the path leaves, not the path's; lint's output and the plane lane's come
@@ -113,12 +113,11 @@ test:
 	@mkdir -p bin && : >bin/phases.tsv
 	@ctl=; lint=; lane=; runs=; trap 'kill $$ctl $$lint $$lane $$runs 2>/dev/null' EXIT; \
 	$(PHASE) build $(MAKE) --no-print-directory build && \
-	$(GO) build -o bin/kbook-assets ./internal/cluster/assets/kbook-assets && \
 	{ echo "== the k0rdent $(K0RDENT) controllers, built beside the API server (bin/k0rdent-assets.log), and lint and site-tools at nice 10 (bin/lint.log), shown last ($$(date +%T))"; \
-	  $(PHASE) --bg k0rdent-assets bin/kbook-assets -k0rdent $(K0RDENT) -assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
+	  $(PHASE) --bg k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) --assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
 	  { $(LOW) lint $(MAKE) --no-print-directory lint && $(LOW) site-tools $(MAKE) --no-print-directory site-tools; } >bin/lint.log 2>&1 & lint=$$!; \
 	  echo "== local API server binaries ($$(date +%T))" && \
-	  assets=$$($(PHASE) assets bin/kbook-assets -assets-from $(ASSETS_FROM)) && echo "$$assets" && \
+	  assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
 	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log), shown last ($$(date +%T))" && \
 	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
 	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \

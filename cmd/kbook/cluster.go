@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/assets"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -106,7 +105,7 @@ func newClusterAssetsCmd() *cobra.Command {
 			if cmd.Flags().Changed("k0rdent") || apiOnly {
 				release = k0rdent
 			}
-			return to{cmd}.line(assets.Prepare(cmd.Context(), release, apiOnly, src, stderrLog))
+			return to{cmd}.line(cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog))
 		},
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")

@@ -1,5 +1,6 @@
 // Package cluster owns cluster lifecycle: one interface, three backends
-// (local envtest, kind, kubeconfig), `kbook cluster` state and status.
+// (local envtest, kind, kubeconfig), `kbook cluster` state, status and
+// assets.
 //
 // It owns the lifecycle of the Kubernetes clusters kbook works with, behind
 // one interface and three backends, in the manner of kind's pkg/cluster:

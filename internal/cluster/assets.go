@@ -1,4 +1,4 @@
-package assets
+package cluster
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"github.com/k0rdent/kbook/internal/log"
 )
 
-// Prepare is kbook cluster assets: the folder of the local backend's
+// Assets is kbook cluster assets: the folder of the local backend's
 // binaries (KUBEBUILDER_ASSETS, else built once into kbook's cache), or,
 // when k0rdent is set, the cache folder of that k0rdent release's modules
 // and controllers (apiOnly: the modules alone); from says where binaries
 // not yet cached come from (--assets-from). An unknown release is a
 // findings.InputError.
-func Prepare(ctx context.Context, k0rdent string, apiOnly bool, from binaries.Source, logger log.Logger) (string, error) {
+func Assets(ctx context.Context, k0rdent string, apiOnly bool, from binaries.Source, logger log.Logger) (string, error) {
 	log := log.Or(logger)
 	if k0rdent == "" {
 		return binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(from))

@@ -1,4 +1,4 @@
-package assets
+package cluster
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 )
 
-// fakeAssets makes a folder holding executables named kube-apiserver and
+// fakeAPIAssets makes a folder holding executables named kube-apiserver and
 // etcd, as KUBEBUILDER_ASSETS names one; without exec, they are not
 // executable.
-func fakeAssets(t *testing.T, exec bool) string {
+func fakeAPIAssets(t *testing.T, exec bool) string {
 	t.Helper()
 	dir := t.TempDir()
 	mode := os.FileMode(0o644)
@@ -30,11 +30,11 @@ func fakeAssets(t *testing.T, exec bool) string {
 	return dir
 }
 
-// TestPrepare: the API server's folder comes from KUBEBUILDER_ASSETS when
+// TestAssets: the API server's folder comes from KUBEBUILDER_ASSETS when
 // it is set (checked, never built), and an unknown k0rdent release is bad
 // input, named, before anything is fetched or built.
-func TestPrepare(t *testing.T) {
-	good, notExec := fakeAssets(t, true), fakeAssets(t, false)
+func TestAssets(t *testing.T) {
+	good, notExec := fakeAPIAssets(t, true), fakeAPIAssets(t, false)
 	for _, tc := range []struct {
 		name, env, k0rdent string
 		want               string // the folder; "" for an error
@@ -50,15 +50,15 @@ func TestPrepare(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(binaries.EnvAssets, tc.env)
 			t.Setenv("KBOOK_CACHE_DIR", t.TempDir()) // nothing of the real cache is used
-			got, err := Prepare(context.Background(), tc.k0rdent, false, binaries.Auto, nil)
+			got, err := Assets(context.Background(), tc.k0rdent, false, binaries.Auto, nil)
 			if tc.want != "" {
 				if err != nil || got != tc.want {
-					t.Fatalf("Prepare = %q, %v; want %q", got, err, tc.want)
+					t.Fatalf("Assets = %q, %v; want %q", got, err, tc.want)
 				}
 				return
 			}
 			if err == nil {
-				t.Fatalf("Prepare = %q, want an error", got)
+				t.Fatalf("Assets = %q, want an error", got)
 			}
 			for _, w := range tc.wantErr {
 				if !strings.Contains(err.Error(), w) {
