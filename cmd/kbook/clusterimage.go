@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 )
 
@@ -29,3 +30,19 @@ func newClusterImageCmd() *cobra.Command {
 	return cmd
 }
 
+func newClusterLoadImageCmd() *cobra.Command {
+	var o cluster.LoadImageOptions
+	cmd := &cobra.Command{
+		Use:  "load-image [IMAGE|ARCHIVE]...",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Images, o.Logger = args, stderrLog
+			_, err := cluster.LoadImages(cmd.Context(), o)
+			return exit(cmd.Context(), err)
+		},
+	}
+	cmd.Flags().StringVar(&o.Cluster, "name", "", "kind cluster `name` (default: $"+cluster.EnvKindCluster+", which kbook run sets for runbooks on kind, else "+cluster.DefaultKindName+")")
+	cmd.Flags().StringVar(&o.GoPackage, "go", "", "build this Go main `package` (a folder, a .go file or an import path) static into an image holding only the program")
+	cmd.Flags().StringVar(&o.Tag, "tag", "", "with --go: the image `reference` to give it (e.g. kbook.local/hello:v1)")
+	return cmd
+}

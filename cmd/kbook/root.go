@@ -19,7 +19,7 @@ func newRootCmd() *cobra.Command {
 	root.Flags().Bool("version", false, "print the kbook version")
 	// The command tree: cobra lists each level's commands by name.
 	root.AddCommand(newRunCmd(), newCheckCmd(), newBuildCmd(), newServeCmd(), newStatusCmd(), newVersionCmd(), newGenDocsCmd(),
-		group("cluster", newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterImageCmd(), newClusterServeCmd()),
+		group("cluster", newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterImageCmd(), newClusterLoadImageCmd(), newClusterServeCmd()),
 		group("template", newTemplateInitCmd(), newTemplateValidateCmd(), newTemplateRenderCmd(), newTemplateManifestCmd(), newTemplatePublishCmd()),
 		group("provider", newProviderInitCmd(), newProviderValidateCmd(), newProviderManifestCmd(), newProviderConformanceCmd()),
 		group("chain", newChainValidateCmd()),

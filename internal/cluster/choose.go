@@ -36,6 +36,12 @@ func Choose(backend string, kubeGiven bool, o Options) (Options, error) {
 	if b == Kind && o.Name == "" {
 		o.Name = DefaultKindName
 	}
+	if err := CheckKindImage(o.KindImage); err != nil {
+		return Options{}, err
+	}
+	if o.KindWorkers < 0 {
+		return Options{}, fmt.Errorf("--kind-workers %d: want 0 or more", o.KindWorkers)
+	}
 	if _, err := binaries.ParseSource(o.AssetsFrom); err != nil {
 		return Options{}, err
 	}

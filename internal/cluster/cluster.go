@@ -61,8 +61,15 @@ type Options struct {
 	// etcd from when neither AssetsDir nor KUBEBUILDER_ASSETS names them:
 	// "auto", "download" or "build" (see binaries.Source); empty: build.
 	AssetsFrom string
-	// KindImage is the kind node image; empty: kind's default.
+	// KindImage is the kind node image: "auto" (or empty), "build" or an
+	// image reference (see KindNodeImage).
 	KindImage string
+	// KindWorkers is how many worker nodes a kind cluster gets beside its
+	// control plane.
+	KindWorkers int
+	// CacheDir is kbook's cache root, where a node image kbook builds is
+	// recorded (default: cache.DefaultDir()).
+	CacheDir string
 	// KeepCluster leaves a kind cluster kbook created in place.
 	KeepCluster bool
 	// Kubeconfig and Context select an existing cluster; empty Kubeconfig

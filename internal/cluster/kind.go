@@ -12,10 +12,14 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	kindcluster "sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/plural"
+	"github.com/k0rdent/kbook/internal/proc"
 )
 
 // DefaultKindName is the kind cluster kbook creates unless told otherwise.
@@ -82,7 +86,7 @@ func detectRuntime(run runFunc) (Runtime, error) {
 		}
 		why = append(why, c.name+": "+msg)
 	}
-	return Runtime{}, fmt.Errorf("%w (%s)", ErrNoRuntime, strings.Join(why, "; "))
+	return Runtime{}, fmt.Errorf("%w (%s): start Docker (sudo systemctl start docker; without systemd, dockerd & as root) - see https://docs.docker.com/engine/install/ and kbook's kind page", ErrNoRuntime, strings.Join(why, "; "))
 }
 
 // firstLine picks the line of a runtime's output that says why it failed:
@@ -111,6 +115,32 @@ type kindCluster struct {
 	keep     bool
 	cfg      *rest.Config
 	raw      []byte
+	procs    *proc.Registry
+}
+
+// kindReaper is the proc.External kind of the clusters kbook creates: a
+// later run deletes one whose kbook was killed before it could.
+const kindReaper = "kind-cluster"
+
+func init() {
+	proc.RegisterReaper(kindReaper, func(name string) error {
+		rt, err := DetectRuntime()
+		if err != nil {
+			return err
+		}
+		return deleteKind(newKindProvider(rt, nil), name)
+	})
+}
+
+// deleteKind deletes a kind cluster and, when no container is left on
+// it, the network kind made for it: nothing of kbook's is left in the
+// engine.
+func deleteKind(p *kindcluster.Provider, name string) error {
+	if err := p.Delete(name, ""); err != nil {
+		return err
+	}
+	removeIdleNetwork(kindNetwork())
+	return nil
 }
 
 func upKind(ctx context.Context, o Options) (Cluster, error) {
@@ -128,46 +158,105 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kind: list clusters: %w", err)
 	}
-	c := &kindCluster{provider: p, name: name, keep: o.KeepCluster}
+	c := &kindCluster{provider: p, name: name, keep: o.KeepCluster, procs: o.Procs}
 	if contains(existing, name) {
 		log.Infof("reusing kind cluster %q (%s)", name, rt.Name)
 	} else {
-		log.Infof("creating kind cluster %q with %s (a few minutes)", name, rt.Name)
-		opts := []kindcluster.CreateOption{
-			kindcluster.CreateWithWaitForReady(5 * time.Minute),
-			kindcluster.CreateWithDisplayUsage(false),
-			kindcluster.CreateWithDisplaySalutation(false),
-		}
-		if o.KindImage != "" {
-			opts = append(opts, kindcluster.CreateWithNodeImage(o.KindImage))
-		}
-		done := make(chan error, 1)
-		go func() { done <- p.Create(name, opts...) }()
-		select {
-		case err = <-done:
-		case <-ctx.Done():
-			err = <-done // kind has no context: let it finish, then delete
-			_ = p.Delete(name, "")
-			return nil, fmt.Errorf("kind: create cluster %q: %w", name, ctx.Err())
-		}
+		image, err := KindNodeImage(ctx, o.KindImage, o.CacheDir, log)
 		if err != nil {
-			return nil, fmt.Errorf("kind: create cluster %q: %w", name, err)
+			return nil, fmt.Errorf("kind: %w", err)
 		}
-		c.created = true
+		if err := c.create(ctx, image, o.KindWorkers, log); err != nil {
+			return nil, err
+		}
 	}
 	kc, err := p.KubeConfig(name, false)
 	if err != nil {
+		c.stopCreated(ctx)
 		return nil, fmt.Errorf("kind: kubeconfig of %q: %w", name, err)
 	}
 	c.raw = []byte(kc)
 	if c.cfg, err = clientcmd.RESTConfigFromKubeConfig(c.raw); err != nil {
+		c.stopCreated(ctx)
 		return nil, fmt.Errorf("kind: kubeconfig of %q: %w", name, err)
 	}
 	return c, nil
 }
 
-func newKindProvider(rt Runtime, log log.Logger) *kindcluster.Provider {
-	return kindcluster.NewProvider(rt.option, kindcluster.ProviderWithLogger(kindLogger{log}))
+// create makes the cluster from image with one control-plane node and
+// workers worker nodes, recorded (proc.External) before the first container
+// exists. Cancelling ctx deletes what kind made so far at once: kind's
+// create has no context, so it is left to fail on the missing containers.
+func (c *kindCluster) create(ctx context.Context, image string, workers int, log log.Logger) error {
+	ext := proc.External{Kind: kindReaper, Name: c.name}
+	if err := c.procs.TrackExternal(ext); err != nil {
+		return fmt.Errorf("kind: record cluster %q: %w", c.name, err)
+	}
+	cfg := &v1alpha4.Cluster{Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, Image: image}}}
+	for i := 0; i < workers; i++ {
+		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole, Image: image})
+	}
+	what := "one node"
+	if workers > 0 {
+		what = fmt.Sprintf("a control plane and %s", plural.Count(workers, "worker"))
+	}
+	log.Infof("creating kind cluster %q (%s) from %s", c.name, what, image)
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		done <- c.provider.Create(c.name,
+			kindcluster.CreateWithV1Alpha4Config(cfg),
+			kindcluster.CreateWithWaitForReady(5*time.Minute),
+			kindcluster.CreateWithDisplayUsage(false),
+			kindcluster.CreateWithDisplaySalutation(false))
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		log.Infof("interrupted: deleting kind cluster %q", c.name)
+		_ = c.provider.Delete(c.name, "")
+		<-done
+		_ = deleteKind(c.provider, c.name)
+		c.procs.ForgetExternal(ext)
+		return fmt.Errorf("kind: create cluster %q: %w", c.name, context.Cause(ctx))
+	}
+	if err != nil {
+		// kind deletes a cluster whose create failed, unless told to
+		// retain it; make sure, then forget it.
+		_ = deleteKind(c.provider, c.name)
+		c.procs.ForgetExternal(ext)
+		return fmt.Errorf("kind: create cluster %q: %w", c.name, err)
+	}
+	c.created = true
+	// kind waits for the control plane; runbooks that need nodes need
+	// them all.
+	if workers > 0 {
+		kc, err := c.provider.KubeConfig(c.name, false)
+		if err == nil {
+			var cfg *rest.Config
+			if cfg, err = clientcmd.RESTConfigFromKubeConfig([]byte(kc)); err == nil {
+				err = waitNodesReady(ctx, cfg, 1+workers, 5*time.Minute)
+			}
+		}
+		if err != nil {
+			c.stopCreated(ctx)
+			return fmt.Errorf("kind: cluster %q: %w", c.name, err)
+		}
+	}
+	log.Infof("kind cluster %q ready in %s", c.name, time.Since(start).Round(time.Second))
+	return nil
+}
+
+func (c *kindCluster) stopCreated(ctx context.Context) {
+	if c.created {
+		c.keep = false
+		_ = c.Stop(ctx)
+	}
+}
+
+func newKindProvider(rt Runtime, l log.Logger) *kindcluster.Provider {
+	return kindcluster.NewProvider(rt.option, kindcluster.ProviderWithLogger(kindLogger{log.Or(l)}))
 }
 
 func (c *kindCluster) Name() string                { return c.name }
@@ -175,16 +264,26 @@ func (c *kindCluster) Backend() string             { return Kind }
 func (c *kindCluster) RESTConfig() *rest.Config    { return rest.CopyConfig(c.cfg) }
 func (c *kindCluster) Kubeconfig() ([]byte, error) { return c.raw, nil }
 
-// Stop deletes the cluster if kbook created it and was not told to keep it.
+// Stop deletes the cluster if kbook created it and was not told to keep
+// it; a kept one is the user's from then on.
 func (c *kindCluster) Stop(context.Context) error {
-	if !c.created || c.keep {
+	if !c.created {
 		return nil
 	}
-	if err := c.provider.Delete(c.name, ""); err != nil {
+	ext := proc.External{Kind: kindReaper, Name: c.name}
+	if c.keep {
+		c.procs.ForgetExternal(ext)
+		return nil
+	}
+	if err := deleteKind(c.provider, c.name); err != nil {
 		return fmt.Errorf("kind: delete cluster %q: %w", c.name, err)
 	}
+	c.procs.ForgetExternal(ext)
 	return nil
 }
+
+// Nodes are the kind cluster's node containers, for loading images.
+func (c *kindCluster) Nodes() ([]nodes.Node, error) { return c.provider.ListInternalNodes(c.name) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -198,10 +297,22 @@ func contains(list []string, s string) bool {
 // kindLogger adapts Logger to kind's logger: user-facing messages only.
 type kindLogger struct{ l log.Logger }
 
-func (k kindLogger) Warn(m string)             { k.l.Infof("kind: %s", m) }
-func (k kindLogger) Warnf(f string, a ...any)  { k.l.Infof("kind: "+f, a...) }
-func (k kindLogger) Error(m string)            { k.l.Infof("kind: %s", m) }
-func (k kindLogger) Errorf(f string, a ...any) { k.l.Infof("kind: "+f, a...) }
+func (k kindLogger) Warn(m string)             { k.say(m) }
+func (k kindLogger) Warnf(f string, a ...any)  { k.say(fmt.Sprintf(f, a...)) }
+func (k kindLogger) Error(m string)            { k.say(m) }
+func (k kindLogger) Errorf(f string, a ...any) { k.say(fmt.Sprintf(f, a...)) }
+
+// say passes a message on; kind's status lines come as a "•" line, an
+// empty one and a "✓" line per step: only the last says anything.
+func (k kindLogger) say(m string) { sayKind(k.l, m) }
+
+func sayKind(l log.Logger, m string) {
+	m = strings.TrimSpace(m)
+	if m == "" || strings.HasPrefix(m, "•") && strings.HasSuffix(m, "...") {
+		return
+	}
+	l.Infof("kind: %s", m)
+}
 func (k kindLogger) V(v kindlog.Level) kindlog.InfoLogger {
 	return kindInfo{l: k.l, on: v == 0}
 }
@@ -213,13 +324,13 @@ type kindInfo struct {
 
 func (k kindInfo) Info(m string) {
 	if k.on {
-		k.l.Infof("kind: %s", m)
+		sayKind(k.l, m)
 	}
 }
 
 func (k kindInfo) Infof(f string, a ...any) {
 	if k.on {
-		k.l.Infof("kind: "+f, a...)
+		sayKind(k.l, fmt.Sprintf(f, a...))
 	}
 }
 

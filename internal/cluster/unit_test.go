@@ -22,7 +22,7 @@ func TestDetectRuntime(t *testing.T) {
 		{"nothing runs",
 			map[string]error{"docker": errors.New("exit status 1"), "podman": errors.New("not installed"), "nerdctl": errors.New("not installed")},
 			map[string]string{"docker": noEngine}, "",
-			"no container runtime is running (docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?; podman: not installed; nerdctl: not installed)"},
+			"no container runtime is running (docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?; podman: not installed; nerdctl: not installed): start Docker (sudo systemctl start docker; without systemd, dockerd & as root) - see https://docs.docker.com/engine/install/ and kbook's kind page"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ const (
 	ownerFile  = "owner.json"
 	procPrefix = "p-"
 	dirPrefix  = "d-"
+	extPrefix  = "x-"
 	tmpDir     = "tmp"
 	binDir     = "bin"
 	newPrefix  = ".new-"
@@ -43,6 +44,64 @@ type owner struct {
 // dirRecord is the content of a d-*.json record.
 type dirRecord struct {
 	Path string `json:"path"`
+}
+
+// An External is something kbook made outside its process tree that must
+// go when kbook does - a kind cluster, a container network: recorded like
+// a child, and ended by the sweep of a later run through the Reaper
+// registered for its Kind (RegisterReaper).
+type External struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+func (e External) String() string { return e.Kind + " " + e.Name }
+
+func extRecordName(e External) string {
+	sum := sha256.Sum256([]byte(e.Kind + "\x00" + e.Name))
+	return extPrefix + hex.EncodeToString(sum[:8]) + ".json"
+}
+
+// A Reaper ends an External of its kind whose kbook died: nil once it is
+// gone (or was never made).
+type Reaper func(name string) error
+
+var (
+	reapersMu sync.Mutex
+	reapers   = map[string]Reaper{}
+)
+
+// RegisterReaper says how to end the Externals of kind. The package that
+// makes them registers it at init, so that any kbook that sweeps can end
+// them.
+func RegisterReaper(kind string, r Reaper) {
+	reapersMu.Lock()
+	defer reapersMu.Unlock()
+	reapers[kind] = r
+}
+
+func reaperFor(kind string) Reaper {
+	reapersMu.Lock()
+	defer reapersMu.Unlock()
+	return reapers[kind]
+}
+
+// TrackExternal records e before it is made, so that a kill -9 at any
+// point leaves a record a later run ends it by.
+func (r *Registry) TrackExternal(e External) error {
+	if r == nil {
+		return nil
+	}
+	return r.writeRecord(extRecordName(e), e)
+}
+
+// ForgetExternal removes e's record once kbook has ended it itself (or
+// leaves it to the user: a cluster kept with --keep-cluster).
+func (r *Registry) ForgetExternal(e External) {
+	if r == nil {
+		return
+	}
+	r.removeRecord(extRecordName(e))
 }
 
 // Registry records what one process started. Its methods are safe for

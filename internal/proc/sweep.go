@@ -20,10 +20,14 @@ type Reaped struct {
 	// Removed are the directories removed besides the registry itself
 	// (the ones made by MkdirTemp and the tracked ones that existed).
 	Removed []string
+	// Ended are the Externals ended (a kind cluster deleted).
+	Ended []External
 }
 
 // Empty reports whether nothing had to be stopped or removed.
-func (r Reaped) Empty() bool { return len(r.Stopped) == 0 && len(r.Removed) == 0 }
+func (r Reaped) Empty() bool {
+	return len(r.Stopped) == 0 && len(r.Removed) == 0 && len(r.Ended) == 0
+}
 
 // String says what was done: "stopped etcd (pid 12), kube-apiserver (pid
 // 14); removed 3 directories".
@@ -35,6 +39,9 @@ func (r Reaped) String() string {
 			names[i] = p.String()
 		}
 		parts = append(parts, "stopped "+strings.Join(names, ", "))
+	}
+	for _, e := range r.Ended {
+		parts = append(parts, "deleted "+e.String())
 	}
 	switch len(r.Removed) {
 	case 0:
@@ -150,6 +157,7 @@ func reap(dir string, grace time.Duration) (Reaped, error) {
 	}
 	var running []Process
 	var dirs []string
+	var exts []External
 	self := os.Getpid()
 	for _, e := range entries {
 		name := e.Name()
@@ -161,6 +169,11 @@ func reap(dir string, grace time.Duration) (Reaped, error) {
 			}
 			if p.Verifiable() && p.Running() {
 				running = append(running, p)
+			}
+		case strings.HasPrefix(name, extPrefix) && strings.HasSuffix(name, ".json"):
+			var x External
+			if readJSON(filepath.Join(dir, name), &x) == nil && x.Kind != "" {
+				exts = append(exts, x)
 			}
 		case strings.HasPrefix(name, dirPrefix) && strings.HasSuffix(name, ".json"):
 			var d dirRecord
@@ -199,6 +212,27 @@ func reap(dir string, grace time.Duration) (Reaped, error) {
 			continue
 		}
 		res.Removed = append(res.Removed, d)
+	}
+	// An External that could not be ended keeps the registry (its other
+	// records gone), so that the next sweep tries again.
+	keep := false
+	for _, x := range exts {
+		r := reaperFor(x.Kind)
+		if r == nil {
+			keep = true
+			continue
+		}
+		if err := r(x.Name); err != nil {
+			errs = append(errs, fmt.Errorf("end %s: %w", x, err))
+			keep = true
+			continue
+		}
+		res.Ended = append(res.Ended, x)
+		_ = os.Remove(filepath.Join(dir, extRecordName(x)))
+	}
+	if keep {
+		cleanKeeping(dir, extPrefix, ownerFile)
+		return res, errors.Join(errs...)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
@@ -248,4 +282,16 @@ func readJSON(file string, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// cleanKeeping removes everything in dir but the owner record and the
+// records whose names start with prefix.
+func cleanKeeping(dir, prefix, ownerName string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() == ownerName || strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }

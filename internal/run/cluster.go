@@ -27,7 +27,7 @@ type ClusterFlags struct {
 }
 
 // noneRefuses are the flags --cluster none has no use for.
-var noneRefuses = []string{"crds", "kubeconfig", "context", "kind-image", "keep-cluster", "reuse", "keep", "name"}
+var noneRefuses = []string{"crds", "kubeconfig", "context", "kind-image", "kind-workers", "keep-cluster", "reuse", "keep", "name"}
 
 // Cluster checks the flags and returns the run's cluster: none, the
 // reused one, or the backend they choose (see cluster.Choose).

@@ -169,7 +169,7 @@ func yamlError(path string, err error) error {
 
 // KnownRequirements lists the requirement names a runbook may declare
 // besides exec:PROGRAM.
-var KnownRequirements = []string{"cluster", "kind", "k0rdent", "kcm", "local", "kubeconfig"}
+var KnownRequirements = []string{"cluster", "kind", "k0rdent", "kcm", "local", "kubeconfig", "nodes"}
 
 func checkRequirement(r string) error {
 	if prog, ok := strings.CutPrefix(r, "exec:"); ok {

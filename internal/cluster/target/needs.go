@@ -9,7 +9,7 @@ import (
 )
 
 // clusterWords are the requirements and conditions that need a cluster.
-var clusterWords = map[string]bool{"cluster": true, cluster.Local: true, cluster.Kind: true, cluster.Kubeconfig: true, "k0rdent": true, "kcm": true}
+var clusterWords = map[string]bool{"cluster": true, cluster.Local: true, cluster.Kind: true, cluster.Kubeconfig: true, "k0rdent": true, "kcm": true, "nodes": true}
 
 // Needs reports whether a runbook uses a cluster: in its requires or crds,
 // in a [condition], or with a Kubernetes command (await, assert, error).

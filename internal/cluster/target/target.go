@@ -242,6 +242,19 @@ func (t *Target) Conditions() map[string]runner.Condition {
 			return ok, why
 		},
 		"api:": t.served,
+		"nodes": func(string) (bool, string) {
+			if ok, why := t.available(); !ok {
+				return false, why
+			}
+			if t.opts.Backend == cluster.Local {
+				return false, "the local backend runs no kubelet, so no pod ever runs (kbook run --cluster kind)"
+			}
+			c, err := t.Cluster()
+			if err != nil {
+				return true, "" // Prepare fails the runbook with err
+			}
+			return cluster.NodesReady(t.ctx, c)
+		},
 		"kcm": func(string) (bool, string) {
 			if ok, why := t.available(); !ok {
 				return false, why
@@ -391,6 +404,9 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 		"HELM_DATA_HOME":   filepath.Join(env.WorkDir, ".helm", "data"),
 	} {
 		env.Setenv(k, v)
+	}
+	if c.Backend() == cluster.Kind {
+		env.Setenv(cluster.EnvKindCluster, c.Name())
 	}
 	return s, nil
 }
