@@ -136,7 +136,8 @@ func init() {
 // it, the network kind made for it: nothing of kbook's is left in the
 // engine.
 func deleteKind(p *kindcluster.Provider, name string) error {
-	if err := p.Delete(name, ""); err != nil {
+	ids := kindContainerIDs(name)
+	if err := whileThawing(ids, func() error { return p.Delete(name, "") }); err != nil {
 		return err
 	}
 	removeIdleNetwork(kindNetwork())

@@ -16,8 +16,12 @@ import (
 )
 
 // baseKey names the base root: the suite, the packages, the mirror.
-func baseKey(o *Options) string {
-	h := sha256.Sum256([]byte(Suite + "\n" + strings.Join(Packages, ",") + "\n" + o.Mirror))
+func baseKey(o *Options) string { return rootKey(o, Packages) }
+
+// rootKey names a debootstrap root of pkgs: the suite, the packages, the
+// mirror.
+func rootKey(o *Options, pkgs []string) string {
+	h := sha256.Sum256([]byte(Suite + "\n" + strings.Join(pkgs, ",") + "\n" + o.Mirror))
 	return hex.EncodeToString(h[:])[:16]
 }
 
@@ -28,17 +32,24 @@ const stamp = ".kbook-complete"
 // without its completion stamp is a leftover of an interrupted run and is
 // made anew. It needs root and debootstrap.
 func baseRoot(ctx context.Context, o *Options) (string, error) {
-	dir := filepath.Join(o.dir(), "base-"+Suite+"-"+baseKey(o))
+	return debootstrapRoot(ctx, o, "base", "the node's base", Packages)
+}
+
+// debootstrapRoot returns a Debian root file system of minbase and pkgs,
+// made once into the cache under prefix (what names it in messages), as
+// baseRoot describes.
+func debootstrapRoot(ctx context.Context, o *Options, prefix, what string, pkgs []string) (string, error) {
+	dir := filepath.Join(o.dir(), prefix+"-"+Suite+"-"+rootKey(o, pkgs))
 	root := filepath.Join(dir, "rootfs")
 	if _, err := os.Stat(filepath.Join(dir, stamp)); err == nil {
 		return root, nil
 	}
 	deb, err := exec.LookPath("debootstrap")
 	if err != nil {
-		return "", fmt.Errorf("the node's base is a Debian %s root made by debootstrap, which is not installed (apt-get install debootstrap), or use a released node image (--kind-image REF) where a registry is reachable", Suite)
+		return "", fmt.Errorf("%s is a Debian %s root made by debootstrap, which is not installed (apt-get install debootstrap), or use a released node image (--kind-image REF) where a registry is reachable", what, Suite)
 	}
 	if os.Geteuid() != 0 {
-		return "", fmt.Errorf("the node's base is a Debian %s root made by debootstrap, which needs root: run kbook cluster image as root once (the image is then cached), or use a released node image (--kind-image REF)", Suite)
+		return "", fmt.Errorf("%s is a Debian %s root made by debootstrap, which needs root: run kbook cluster image as root once (the image is then cached), or use a released node image (--kind-image REF)", what, Suite)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
@@ -46,9 +57,9 @@ func baseRoot(ctx context.Context, o *Options) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	o.Logger.Infof("making the node's base: debootstrap %s with %d packages from %s (about 3 minutes, once)", Suite, len(Packages), o.Mirror)
+	o.Logger.Infof("making %s: debootstrap %s with %d packages from %s (about 3 minutes, once)", what, Suite, len(pkgs), o.Mirror)
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, deb, "--variant=minbase", "--include="+strings.Join(Packages, ","), Suite, root, o.Mirror)
+	cmd := exec.CommandContext(ctx, deb, "--variant=minbase", "--include="+strings.Join(pkgs, ","), Suite, root, o.Mirror)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	gobuild.KillGroupOnCancel(cmd)
@@ -62,7 +73,7 @@ func baseRoot(ctx context.Context, o *Options) (string, error) {
 		}
 		return "", fmt.Errorf("debootstrap %s: %w\n%s", Suite, err, gobuild.Tail(out.String(), 3000))
 	}
-	// What a node never needs: package caches and lists, documentation.
+	// What an image never needs: package caches and lists, documentation.
 	for _, p := range []string{"var/cache/apt/archives", "var/lib/apt/lists", "usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale"} {
 		full := filepath.Join(root, p)
 		entries, _ := os.ReadDir(full)
@@ -75,7 +86,7 @@ func baseRoot(ctx context.Context, o *Options) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, stamp), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
 		return "", err
 	}
-	o.Logger.Infof("made the node's base in %s", time.Since(start).Round(time.Second))
+	o.Logger.Infof("made %s in %s", what, time.Since(start).Round(time.Second))
 	return root, nil
 }
 

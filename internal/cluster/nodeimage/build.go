@@ -468,6 +468,7 @@ rm -rf /kind/images /tmp/containerd.log /run/containerd
 			return "", fmt.Errorf("preload: the node's containerd does not list %s after the import", r)
 		}
 	}
+	old, _ := d.imageID(ctx, ref)
 	if _, err := d.run(ctx, nil, "commit",
 		"--change", `ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]`,
 		"--change", `CMD []`,
@@ -475,7 +476,12 @@ rm -rf /kind/images /tmp/containerd.log /run/containerd
 		name, ref); err != nil {
 		return "", err
 	}
-	return d.imageID(ctx, ref)
+	id, err := d.imageID(ctx, ref)
+	if err == nil && old != "" && old != id {
+		// The image this one replaces (a rebuild) would be left untagged.
+		_, _ = d.run(ctx, nil, "image", "rm", old)
+	}
+	return id, err
 }
 
 // reapBuildContainers removes build containers whose kbook no longer runs

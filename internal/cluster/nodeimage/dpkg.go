@@ -27,6 +27,7 @@ type dpkgDB struct {
 type dpkgPkg struct {
 	Name    string
 	Arch    string
+	Version string
 	Depends [][]string // each a list of alternatives, names only
 }
 
@@ -44,7 +45,7 @@ func readDpkg(root string) (*dpkgDB, error) {
 		if fields["Package"] == "" || fields["Status"] != "install ok installed" {
 			continue
 		}
-		p := &dpkgPkg{Name: fields["Package"], Arch: fields["Architecture"]}
+		p := &dpkgPkg{Name: fields["Package"], Arch: fields["Architecture"], Version: fields["Version"]}
 		for _, key := range []string{"Pre-Depends", "Depends"} {
 			p.Depends = append(p.Depends, parseDeps(fields[key])...)
 		}
@@ -116,10 +117,17 @@ func parseDeps(s string) [][]string {
 // each dependency the first alternative installed (or providing it). A
 // named package that is not installed is an error.
 func (db *dpkgDB) closure(names ...string) ([]string, error) {
+	return db.closureWithout(nil, names...)
+}
+
+// closureWithout is closure leaving out the packages of skip and what only
+// they pull in: dependencies a package's maintainer scripts need (such as
+// adduser), which an image that only runs its program does not.
+func (db *dpkgDB) closureWithout(skip map[string]bool, names ...string) ([]string, error) {
 	seen := map[string]bool{}
 	var visit func(string)
 	visit = func(n string) {
-		if seen[n] {
+		if seen[n] || skip[n] {
 			return
 		}
 		seen[n] = true
