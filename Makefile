@@ -44,7 +44,7 @@ ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 
-.PHONY: all build run test test-runbooks test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
+.PHONY: all build run test test-runbooks test-kind test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
 
 all: build
 
@@ -107,30 +107,36 @@ screenshots: site site-tools
 # the ignore) and stops the chain with its exit status; a failed phase ends
 # the build (hack/phase --bg passes the TERM on).
 PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/target
+# The kind lane (test-kind): the packages whose tests need a container
+# engine and kbook's node image, run once both are there.
+KIND_PKGS  := ./internal/cluster/kindtest ./internal/cluster/nodeimage
 LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 10) hack/phase
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 test:
 	@mkdir -p bin && : >bin/phases.tsv
-	@ctl=; lint=; lane=; runs=; trap 'kill $$ctl $$lint $$lane $$runs 2>/dev/null' EXIT; \
+	@ctl=; lint=; lane=; runs=; kind=; eng=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng 2>/dev/null; hack/engine stop' EXIT; \
+	{ $(PHASE) --bg engine hack/engine start >bin/engine.log 2>&1 & eng=$$!; } ; \
 	$(PHASE) build $(MAKE) --no-print-directory build && \
 	{ echo "== the k0rdent $(K0RDENT) controllers, built beside the API server (bin/k0rdent-assets.log), and lint and site-tools at nice 10 (bin/lint.log), shown last ($$(date +%T))"; \
 	  $(PHASE) --bg k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) --assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
 	  { $(LOW) lint $(MAKE) --no-print-directory lint && $(LOW) site-tools $(MAKE) --no-print-directory site-tools; } >bin/lint.log 2>&1 & lint=$$!; \
 	  echo "== local API server binaries ($$(date +%T))" && \
 	  assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
-	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log), shown last ($$(date +%T))" && \
+	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log); the kind lane: engine, node image, go test $(KIND_PKGS), kbook run --cluster kind (bin/test-kind.log); shown last ($$(date +%T))" && \
 	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
 	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
+	    $(MAKE) --no-print-directory test-kind >bin/test-kind.log 2>&1 & kind=$$!; \
 	    wait $$lint && echo "== go test, the other packages, at nice 10 ($$(date +%T))" && \
-	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS))"); rest=$$?; \
-	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$ctl; built=$$?; lint=; lane=; runs=; ctl=; \
+	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS) $(KIND_PKGS))"); rest=$$?; \
+	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$kind; kinds=$$?; wait $$ctl; built=$$?; lint=; lane=; runs=; kind=; ctl=; eng=; \
 	    echo "== lint and site-tools"; cat bin/lint.log; \
 	    echo "== k0rdent $(K0RDENT) controllers"; cat bin/k0rdent-assets.log; \
 	    echo "== go test $(PLANE_PKGS) (the plane lane)"; cat bin/go-test-plane.log; \
 	    echo "== kbook check and run (the plane lane)"; cat bin/test-runbooks.log; \
-	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ]; } && \
-	  echo "== kbook build (the docs site, from the results of both runs: the k0rdent runbooks' pages name the plane) ($$(date +%T))" && \
-	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json --out bin/site . && \
+	    echo "== the kind lane"; cat bin/engine.log bin/test-kind.log; \
+	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ]; } && \
+	  echo "== kbook build (the docs site, from the results of the three runs: the k0rdent runbooks' pages name the plane, the kind ones kind) ($$(date +%T))" && \
+	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json $$(test -f bin/runbooks-kind.json && echo --report bin/runbooks-kind.json) --out bin/site . && \
 	  echo "== make test passed ($$(date +%T))"; }; \
 	status=$$?; echo "== phases (wall and CPU seconds; cores = CPU / wall)"; \
 	PHASES=bin/phases.tsv hack/phase --table | sed 's/^/   /'; exit $$status
@@ -145,6 +151,27 @@ test-runbooks:
 	$(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
 	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
 	$(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS)
+
+# test-kind: make test's kind lane, once hack/engine has started an engine
+# (without one, say so and pass: the kind tests then skip): kbook's node
+# image (built here, no registry), the packages that need it, then every
+# runbook on a kind cluster of a control plane and a worker: those that pass
+# on the local backend must pass here too, and the ones that need real
+# nodes run only here.
+KIND_CRD_FLAGS = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),)
+test-kind:
+	@hack/engine start >/dev/null; \
+	if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind lane is skipped"; exit 0; fi; \
+	echo "== kbook cluster image ($$(date +%T))" && \
+	$(PHASE) node-image ./$(BIN) cluster image && \
+	echo "== go test $(KIND_PKGS) ($$(date +%T))" && \
+	$(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) $(KIND_PKGS) && \
+	echo "== kbook run --cluster kind ($$(date +%T))" && \
+	$(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ && \
+	echo "== the engine after the kind lane: nothing of kbook's left ($$(date +%T))" && \
+	left=$$(docker ps -aq --filter label=io.x-k8s.kind.cluster; docker ps -aq --filter label=io.k0rdent.kbook.node-image.build; \
+	  docker network ls -q --filter name=^kind$$; test -f bin/engine/dockerd.pid && docker volume ls -q) ; \
+	if [ -n "$$left" ]; then echo "left in the engine: $$left"; docker ps -a; docker network ls; exit 1; fi
 
 ## site: build kbook's own docs site into bin/site (runbooks run first, cached when unchanged)
 site: build
