@@ -109,6 +109,18 @@ else
 	row "kbook's time per runbook beyond its steps (-p 1)" "no cluster (runner alone)" "$base" "local cluster" "$now" "<= 0.5 s"
 fi
 
+# kind: the same one-command runbook on a one-node kind cluster created
+# for the run from kbook's node image (cached: kbook cluster image builds
+# it the first time, not timed), against the local backend in this run.
+# Needs a container engine (hack/engine start); said and left out without.
+if docker version >/dev/null 2>&1 && "$KBOOK" cluster image >"$work/image.log" 2>&1; then
+	local_s=$(best run "$work/rb/tiny01.md")
+	kind_s=$(best run --cluster kind --kind-image build "$work/rb/tiny01.md")
+	row "tiny runbook end to end: kind cluster (warm image) vs local" "local backend" "$local_s" "kind, one node" "$kind_s" "(no target)"
+else
+	printf '%-58s | not measured: no container engine, or no node image (%s)\n' "tiny runbook end to end: kind cluster (warm image) vs local" "$(tail -1 "$work/image.log" 2>/dev/null)"
+fi
+
 # The k0rdent release's CRDs (86 for v1.11.4), API only: the server ready,
 # and a tiny runbook end to end (one kubectl apply of a ClusterTemplate).
 # Baseline: --no-snapshot (an empty server, CRDs installed); now: started
