@@ -11,7 +11,6 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
-	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/spf13/cobra"
 )
 
@@ -29,8 +28,9 @@ func newClusterUpCmd() *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			o.Logger = stderrLog
-			proc.SweepLogged(procsRoot(), o.Logger)
+			reg, closeProcs := openProcs.Open(stderrLog)
+			defer closeProcs()
+			o.Logger, o.Procs = stderrLog, reg
 			s, err := cluster.StartDetached(cmd.Context(), cluster.UpOptions{Root: cacheRoot(), Name: o.Name, Cluster: o})
 			if err != nil {
 				return exit(cmd.Context(), err)

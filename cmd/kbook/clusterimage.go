@@ -11,12 +11,20 @@ func newClusterImageCmd() *cobra.Command {
 	var (
 		o      nodeimage.Options
 		output string
+		lb     bool
 	)
 	cmd := &cobra.Command{
 		Use:  "image",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.CacheDir, o.Logger = cacheRoot(), stderrLog
+			if lb {
+				img, err := nodeimage.BuildLoadBalancer(cmd.Context(), o)
+				if err != nil {
+					return exit(cmd.Context(), err)
+				}
+				return failure(nodeimage.WriteLoadBalancer(cmd.OutOrStdout(), output, img))
+			}
 			img, err := nodeimage.Build(cmd.Context(), o)
 			if err != nil {
 				return exit(cmd.Context(), err)
@@ -26,6 +34,7 @@ func newClusterImageCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&o.Rebuild, "rebuild", false, "build the image even if the cache has it")
 	cmd.Flags().StringVar(&o.Mirror, "mirror", nodeimage.DefaultMirror, "Debian `mirror` the node's base is bootstrapped from")
+	cmd.Flags().BoolVar(&lb, "load-balancer", false, "the image of the load balancer Cluster API's Docker provider puts before a control plane (haproxy from Debian's package, as kindest/haproxy) instead of the node image")
 	outputFlag(cmd.Flags(), &output, "text", "json", "yaml")
 	return cmd
 }

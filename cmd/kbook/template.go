@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
@@ -14,17 +18,24 @@ import (
 )
 
 func newTemplateInitCmd() *cobra.Command {
-	var r scaffold.Request
+	var (
+		r         scaffold.Request
+		kindImage string
+	)
 	cmd := &cobra.Command{
 		Use:  "init NAME",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r.Name = args[0]
+			if err := templateImages(cmd.Context(), &r, kindImage); err != nil {
+				return exit(cmd.Context(), err)
+			}
 			return to{cmd}.created(scaffold.New(r))
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&r.Provider, "provider", "docker", "provider set: "+strings.Join(scaffold.ProviderNames(), ", "))
+	fl.StringVar(&kindImage, "kind-image", "", "with --provider docker: the node `image` the machines boot from: build (kbook's own node image and CAPD load balancer image, built here: kbook cluster image) or an image reference (default: kindest/node and kindest/haproxy from the registry)")
 	fl.StringVar(&r.K8sVersion, "k8s-version", "", "Kubernetes version `vX.Y.Z` of the clusters (default: the provider's)")
 	fl.StringVar(&r.Dir, "dir", "", "directory to create (default: NAME)")
 	fl.StringVar(&r.Extend, "extend", "", "wrap this template: a chart `directory, .tgz or REPO/CHART@VERSION`")
@@ -120,4 +131,39 @@ func newTemplatePublishCmd() *cobra.Command {
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the repository, a `duration` (default 10m0s)")
 	kubeconfigFlags(fl, &kube.kubeconfig, &kube.context)
 	return cmd
+}
+
+// templateImages resolves template init's --kind-image into the images
+// the chart's values name: build is kbook's node image and load balancer
+// image (built, or from the cache), whose Kubernetes version the chart
+// then runs; a reference is the node image alone.
+func templateImages(ctx context.Context, r *scaffold.Request, kindImage string) error {
+	switch kindImage {
+	case "":
+		return nil
+	case cluster.KindImageAuto:
+		return &findings.InputError{Err: fmt.Errorf("--kind-image auto: not for a template; leave it out for kindest/node from the registry, or say build or an image reference")}
+	}
+	if r.Provider != "docker" || r.Extend != "" {
+		return &findings.InputError{Err: fmt.Errorf("--kind-image goes with a new chart for --provider docker")}
+	}
+	if kindImage != cluster.KindImageBuild {
+		if err := cluster.CheckKindImage(kindImage); err != nil {
+			return err
+		}
+		r.MachineImage = kindImage
+		return nil
+	}
+	o := nodeimage.Options{CacheDir: cacheRoot(), Logger: stderrLog}
+	node, err := nodeimage.Build(ctx, o)
+	if err != nil {
+		return err
+	}
+	lb, err := nodeimage.BuildLoadBalancer(ctx, o)
+	if err != nil {
+		return err
+	}
+	r.MachineImage, r.ImageK8sVersion = node.Ref, node.Kubernetes
+	r.LoadBalancerRepository, r.LoadBalancerTag = lb.Repository, lb.Tag
+	return nil
 }

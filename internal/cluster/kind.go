@@ -245,6 +245,11 @@ func (c *kindCluster) create(ctx context.Context, image string, workers int, log
 			return fmt.Errorf("kind: cluster %q: %w", c.name, err)
 		}
 	}
+	if c.keep {
+		// A kept cluster is the user's once it is up: no later run
+		// deletes it.
+		c.procs.ForgetExternal(ext)
+	}
 	log.Infof("kind cluster %q ready in %s", c.name, time.Since(start).Round(time.Second))
 	return nil
 }

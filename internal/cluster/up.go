@@ -77,7 +77,7 @@ func startKind(ctx context.Context, o UpOptions, log log.Logger) (*State, error)
 	if o.Name != DefaultName {
 		kindName += "-" + o.Name
 	}
-	c, err := Up(ctx, Options{Backend: Kind, Name: kindName, CRDs: o.Cluster.CRDs, KindImage: o.Cluster.KindImage, KindWorkers: o.Cluster.KindWorkers, KeepCluster: true, Logger: log})
+	c, err := Up(ctx, Options{Backend: Kind, Name: kindName, CRDs: o.Cluster.CRDs, KindImage: o.Cluster.KindImage, KindWorkers: o.Cluster.KindWorkers, KeepCluster: true, Logger: log, Procs: o.Cluster.Procs})
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,9 @@ type Plane struct {
 	// ports and CA already (Options.Wiring reused).
 	rewired bool
 	// unlock gives back LockMachine, taken by a plane with controllers.
-	unlock  func()
+	unlock func()
+	// engine is the container engine of CAPD's docker backend (nil: none).
+	engine  *capdEngine
 	Started time.Duration
 }
 
@@ -160,6 +162,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		if err := capdPortFree(); err != nil {
 			return p, err
 		}
+		p.engine = startEngine(ctx, log)
 		if pt, certs, p.rewired, err = wire(o); err != nil {
 			return p, err
 		}
@@ -948,9 +951,14 @@ func conditionMessages(o *unstructured.Unstructured) string {
 func (p *Plane) Stop() error {
 	p.stopOnce.Do(func() {
 		var errs []error
+		var clusters []string
+		if p.engine != nil {
+			clusters = dockerClusters(p.opts.RESTConfig)
+		}
 		if p.sup != nil {
 			errs = append(errs, p.sup.Stop(10*time.Second))
 		}
+		p.engine.close(clusters)
 		if p.repo != nil {
 			errs = append(errs, p.repo.Close())
 		}

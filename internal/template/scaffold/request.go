@@ -30,6 +30,9 @@ func New(r Request) (skeleton.Created, error) {
 		err   error
 	)
 	if r.Extend != "" {
+		if r.MachineImage != "" || r.LoadBalancerRepository != "" {
+			return skeleton.Created{}, fmt.Errorf("--kind-image goes with a new chart (--provider %s); a wrapper takes its base's values", imagesProvider)
+		}
 		labels, perr := ParseLabels(r.Labels)
 		if perr != nil {
 			return skeleton.Created{}, perr

@@ -27,6 +27,7 @@ func TestNew(t *testing.T) {
 		{"label without extend", Request{Options: Options{Name: "b", Provider: "docker"}, Labels: []string{"a=b"}}, "--registry and --label go with --extend"},
 		{"label without =", Request{Options: Options{Name: "b"}, Extend: "./base", Labels: []string{"team"}}, `--label "team": want KEY=VALUE`},
 		{"label without key", Request{Options: Options{Name: "b"}, Extend: "./base", Labels: []string{"=x"}}, `--label "=x": want KEY=VALUE`},
+		{"kind image with extend", Request{Options: Options{Name: "b", MachineImage: "kbook.local/kind-node:v1"}, Extend: "./base"}, "--kind-image goes with a new chart"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "b")

@@ -50,9 +50,23 @@ type Options struct {
 	// Provider is one of Providers.
 	Provider string
 	// K8sVersion is the Kubernetes version, vMAJOR.MINOR.PATCH (default:
-	// the provider's).
+	// the provider's, or ImageK8sVersion).
 	K8sVersion string
+	// MachineImage is the node image the docker provider's machines boot
+	// from ("": kindest/node of K8sVersion), and ImageK8sVersion the
+	// Kubernetes version it runs when known: K8sVersion defaults to it and
+	// must be it.
+	MachineImage    string
+	ImageK8sVersion string
+	// LoadBalancerRepository and LoadBalancerTag name the docker
+	// provider's load balancer image, REPOSITORY/haproxy:TAG ("": CAPD's
+	// default, kindest/haproxy).
+	LoadBalancerRepository, LoadBalancerTag string
 }
+
+// imagesProvider is the provider whose charts take MachineImage and the
+// load balancer image.
+const imagesProvider = "docker"
 
 var (
 	chartName = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,51}[a-z0-9])?$`)
@@ -75,16 +89,28 @@ func Init(o Options) (dir string, files []string, err error) {
 	if prov == nil {
 		return "", nil, fmt.Errorf("provider %q: want one of %s", o.Provider, strings.Join(ProviderNames(), ", "))
 	}
+	if (o.MachineImage != "" || o.LoadBalancerRepository != "" || o.LoadBalancerTag != "") && prov.Name != imagesProvider {
+		return "", nil, fmt.Errorf("a machine or load balancer image goes with --provider %s (CAPD's docker machines), not %s", imagesProvider, prov.Name)
+	}
 	if o.K8sVersion == "" {
 		o.K8sVersion = prov.DefaultK8s
+		if o.ImageK8sVersion != "" {
+			o.K8sVersion = o.ImageK8sVersion
+		}
 	}
 	if !semver.MatchString(o.K8sVersion) {
 		return "", nil, fmt.Errorf("Kubernetes version %q: want vMAJOR.MINOR.PATCH, such as %s", o.K8sVersion, prov.DefaultK8s)
 	}
+	if o.ImageK8sVersion != "" && o.ImageK8sVersion != o.K8sVersion {
+		return "", nil, fmt.Errorf("Kubernetes version %s: the node image %s runs %s, and kubeadm there cannot set up another", o.K8sVersion, o.MachineImage, o.ImageK8sVersion)
+	}
 	data := map[string]string{
-		"Name":       o.Name,
-		"K8sVersion": o.K8sVersion,
-		"K0sVersion": o.K8sVersion + "+k0s.0",
+		"Name":                   o.Name,
+		"K8sVersion":             o.K8sVersion,
+		"K0sVersion":             o.K8sVersion + "+k0s.0",
+		"MachineImage":           o.MachineImage,
+		"LoadBalancerRepository": o.LoadBalancerRepository,
+		"LoadBalancerTag":        o.LoadBalancerTag,
 	}
 	root := path.Join("skeletons", prov.Name)
 	out, err := skeleton.Render(skeletons, root, data)

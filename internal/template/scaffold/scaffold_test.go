@@ -152,6 +152,165 @@ func TestInMemoryDevClusterKept(t *testing.T) {
 	}
 }
 
+// renderErr renders a chart with values from a file in it, as kcm would,
+// and returns Helm's error.
+func renderErr(dir, release, config string) error {
+	ch, err := loader.Load(dir)
+	if err != nil {
+		return err
+	}
+	vals := map[string]any{}
+	data, err := os.ReadFile(filepath.Join(dir, config))
+	if err != nil {
+		return err
+	}
+	if err := yaml.Unmarshal(data, &vals); err != nil {
+		return err
+	}
+	top, err := chartutil.ToRenderValues(ch, vals, chartutil.ReleaseOptions{Name: release, Namespace: "kcm-system", IsInstall: true}, chartutil.DefaultCapabilities)
+	if err != nil {
+		return err
+	}
+	_, err = engine.Render(ch, top)
+	return err
+}
+
+// writeConfig writes a values file into a chart and returns its name there.
+func writeConfig(t *testing.T, dir, name, values string) string {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(values), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// byKind returns the rendered objects of a kind.
+func byKind(objs []*unstructured.Unstructured, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// dockerImages is what a docker chart renders for its images: every
+// DockerMachineTemplate's customImage, and the DockerCluster's
+// loadBalancer (imageRepository and imageTag, "" when unset).
+func dockerImages(t *testing.T, objs []*unstructured.Unstructured) (images []string, repo, tag string) {
+	t.Helper()
+	for _, o := range byKind(objs, "DockerMachineTemplate") {
+		img, _, _ := unstructured.NestedString(o.Object, "spec", "template", "spec", "customImage")
+		images = append(images, img)
+	}
+	dc := byKind(objs, "DockerCluster")
+	if len(dc) != 1 {
+		t.Fatalf("%d DockerClusters", len(dc))
+	}
+	repo, _, _ = unstructured.NestedString(dc[0].Object, "spec", "loadBalancer", "imageRepository")
+	tag, _, _ = unstructured.NestedString(dc[0].Object, "spec", "loadBalancer", "imageTag")
+	return images, repo, tag
+}
+
+// TestDockerImages: the node image and CAPD's load balancer image that
+// kbook template init --kind-image build writes go where CAPD reads them
+// (customImage; spec.loadBalancer), with the node image's Kubernetes
+// version; global.registry moves every image under it; without them, the
+// chart names kindest/node and leaves the load balancer to CAPD's default.
+func TestDockerImages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "acme-local")
+	_, _, err := Init(Options{Name: "acme-local", Dir: dir, Provider: "docker",
+		MachineImage: "kbook.local/kind-node:v1.34.12-abc", ImageK8sVersion: "v1.34.12",
+		LoadBalancerRepository: "kbook.local", LoadBalancerTag: "bookworm-123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart, _ := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	if !strings.Contains(string(chart), "k0rdent.mirantis.com/k8s-version: v1.34.12\n") {
+		t.Errorf("Chart.yaml does not run the image's Kubernetes:\n%s", chart)
+	}
+	plain := filepath.Join(t.TempDir(), "acme-plain")
+	if _, _, err := Init(Options{Name: "acme-plain", Dir: plain, Provider: "docker"}); err != nil {
+		t.Fatal(err)
+	}
+	hostless := writeConfig(t, dir, "hostless.yaml", "global:\n  registry: mirror.example.com/k8s\nmachineImage: nodes/kind:v1.34.12\nloadBalancer:\n  imageRepository: lbs\n")
+	withPort := writeConfig(t, dir, "port.yaml", "global:\n  registry: r.example.com\nmachineImage: localhost:5000/kind-node:v1.34.12\n")
+	for _, tc := range []struct {
+		name, dir, config string
+		image, repo, tag  string
+	}{
+		{"kbook's images", dir, "", "kbook.local/kind-node:v1.34.12-abc", "kbook.local", "bookworm-123"},
+		{"kbook's images, global registry", dir, "ci/ha.yaml", "registry.example.com/kind-node:v1.34.12-abc", "registry.example.com", "bookworm-123"},
+		{"no registry in the reference", dir, hostless, "mirror.example.com/k8s/nodes/kind:v1.34.12", "mirror.example.com/k8s/lbs", "bookworm-123"},
+		{"a registry with a port", dir, withPort, "r.example.com/kind-node:v1.34.12", "r.example.com", "bookworm-123"},
+		{"defaults", plain, "", "docker.io/kindest/node:v1.34.0", "", ""},
+		{"defaults, global registry", plain, "ci/ha.yaml", "registry.example.com/kindest/node:v1.34.0", "registry.example.com/kindest", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			images, repo, tag := dockerImages(t, render(t, tc.dir, "dev-1", tc.config))
+			if len(images) != 2 || images[0] != tc.image || images[1] != tc.image {
+				t.Errorf("customImage %v, want %s twice", images, tc.image)
+			}
+			if repo != tc.repo || tag != tc.tag {
+				t.Errorf("loadBalancer %q %q, want %q %q", repo, tag, tc.repo, tc.tag)
+			}
+		})
+	}
+}
+
+// TestDockerCNI: the control plane applies the node image's pod network
+// after kubeadm, with the cluster's pod subnets in place of kind's
+// placeholder; cni.fromNodeImage false leaves it out; without a pod subnet
+// the chart does not render.
+func TestDockerCNI(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "acme-cni")
+	if _, _, err := Init(Options{Name: "acme-cni", Dir: dir, Provider: "docker"}); err != nil {
+		t.Fatal(err)
+	}
+	post := func(config string) []string {
+		kcp := byKind(render(t, dir, "dev-1", config), "KubeadmControlPlane")
+		cmds, _, _ := unstructured.NestedStringSlice(kcp[0].Object, "spec", "kubeadmConfigSpec", "postKubeadmCommands")
+		return cmds
+	}
+	apply := func(subnet string) string {
+		return "sed 's#{{ .PodSubnet }}#" + subnet + "#' /kind/manifests/default-cni.yaml | kubectl --kubeconfig=/etc/kubernetes/admin.conf apply -f -"
+	}
+	if got := post(""); len(got) != 1 || got[0] != apply("192.168.0.0/16") {
+		t.Errorf("postKubeadmCommands %q, want [%s]", got, apply("192.168.0.0/16"))
+	}
+	dual := writeConfig(t, dir, "dual.yaml", "clusterNetwork:\n  pods:\n    cidrBlocks: [10.244.0.0/16, fd00:10:244::/56]\n")
+	if got := post(dual); len(got) != 1 || got[0] != apply("10.244.0.0/16,fd00:10:244::/56") {
+		t.Errorf("dual stack: postKubeadmCommands %q", got)
+	}
+	off := writeConfig(t, dir, "off.yaml", "cni:\n  fromNodeImage: false\n")
+	if got := post(off); len(got) != 0 {
+		t.Errorf("cni.fromNodeImage false: postKubeadmCommands %q, want none", got)
+	}
+	none := writeConfig(t, dir, "none.yaml", "clusterNetwork:\n  pods: null\n")
+	if err := renderErr(dir, "dev-1", none); err == nil || !strings.Contains(err.Error(), "cni.fromNodeImage needs clusterNetwork.pods.cidrBlocks") {
+		t.Errorf("no pod subnet: %v, want the chart to refuse", err)
+	}
+}
+
+// TestDockerClusterKept: CAPD does nothing for a DockerMachine whose
+// DockerCluster is gone, so the DockerCluster must outlive helm uninstall
+// (see TestInMemoryDevClusterKept); it is the one object kept.
+func TestDockerClusterKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "acme-docker")
+	if _, _, err := Init(Options{Name: "acme-docker", Dir: dir, Provider: "docker"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, config := range []string{"", "ci/ha.yaml"} {
+		for _, o := range render(t, dir, "dev-1", config) {
+			kept := o.GetAnnotations()["helm.sh/resource-policy"] == "keep"
+			if want := o.GetKind() == "DockerCluster"; kept != want {
+				t.Errorf("config %q: %s %s kept by helm uninstall: %v, want %v", config, o.GetKind(), o.GetName(), kept, want)
+			}
+		}
+	}
+}
+
 func TestInitErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -162,6 +321,8 @@ func TestInitErrors(t *testing.T) {
 		{Options{Name: "ok", Provider: "aws"}, `provider "aws": want one of docker, k0smotron`},
 		{Options{Name: "ok", Provider: "docker", K8sVersion: "1.34"}, `Kubernetes version "1.34": want vMAJOR.MINOR.PATCH`},
 		{Options{Name: "ok", Provider: "docker", Dir: dir}, dir + " already exists"},
+		{Options{Name: "ok", Provider: "inmemory", MachineImage: "kbook.local/kind-node:v1"}, "a machine or load balancer image goes with --provider docker"},
+		{Options{Name: "ok", Provider: "docker", K8sVersion: "v1.33.4", MachineImage: "kbook.local/kind-node:v1", ImageK8sVersion: "v1.34.12"}, "Kubernetes version v1.33.4: the node image kbook.local/kind-node:v1 runs v1.34.12"},
 	}
 	for _, tc := range tests {
 		if _, _, err := Init(tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {

@@ -11,13 +11,46 @@
 {{- include "cluster.name" . }}-md
 {{- end }}
 
-{{/* The node image: machineImage, else kindest/node from the global registry. */}}
-{{- define "cluster.machineImage" -}}
-{{- if .Values.machineImage -}}
-{{- .Values.machineImage -}}
+{{/*
+An image reference as kcm's global registry asks: with global.registry set,
+the reference's own registry (its first part, when that has a "." or a ":"
+or is localhost) is replaced by it.
+*/}}
+{{- define "cluster.fromRegistry" -}}
+{{- $ref := index . 0 -}}
+{{- $registry := index . 1 -}}
+{{- if $registry -}}
+{{- $parts := splitList "/" $ref -}}
+{{- $first := first $parts -}}
+{{- if and (gt (len $parts) 1) (or (contains "." $first) (contains ":" $first) (eq $first "localhost")) -}}
+{{- $parts = rest $parts -}}
+{{- end -}}
+{{- printf "%s/%s" $registry (join "/" $parts) -}}
 {{- else -}}
-{{- $registry := (.Values.global | default dict).registry | default "docker.io" -}}
-{{- printf "%s/kindest/node:%s" $registry .Values.kubernetes.version -}}
+{{- $ref -}}
+{{- end -}}
+{{- end }}
+
+{{- define "cluster.registry" -}}
+{{- (.Values.global | default dict).registry | default "" -}}
+{{- end }}
+
+{{/* The node image: machineImage, else kindest/node; from global.registry when set. */}}
+{{- define "cluster.machineImage" -}}
+{{- $image := .Values.machineImage | default (printf "docker.io/kindest/node:%s" .Values.kubernetes.version) -}}
+{{- include "cluster.fromRegistry" (list $image (include "cluster.registry" .)) -}}
+{{- end }}
+
+{{/*
+The repository of CAPD's load balancer image (REPOSITORY/haproxy:TAG):
+loadBalancer.imageRepository, else CAPD's default (kindest, empty here);
+under global.registry when set.
+*/}}
+{{- define "cluster.loadBalancerRepository" -}}
+{{- $repo := (.Values.loadBalancer | default dict).imageRepository | default "" -}}
+{{- $registry := include "cluster.registry" . -}}
+{{- if or $repo $registry -}}
+{{- include "cluster.fromRegistry" (list (printf "%s/haproxy" ($repo | default "docker.io/kindest")) $registry) | trimSuffix "/haproxy" -}}
 {{- end -}}
 {{- end }}
 
