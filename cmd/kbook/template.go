@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
@@ -27,7 +23,7 @@ func newTemplateInitCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r.Name = args[0]
-			if err := templateImages(cmd.Context(), &r, kindImage); err != nil {
+			if err := scaffold.UseKindImage(cmd.Context(), &r, kindImage, cacheRoot(), stderrLog); err != nil {
 				return exit(cmd.Context(), err)
 			}
 			return to{cmd}.created(scaffold.New(r))
@@ -131,39 +127,4 @@ func newTemplatePublishCmd() *cobra.Command {
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the repository, a `duration` (default 10m0s)")
 	kubeconfigFlags(fl, &kube.kubeconfig, &kube.context)
 	return cmd
-}
-
-// templateImages resolves template init's --kind-image into the images
-// the chart's values name: build is kbook's node image and load balancer
-// image (built, or from the cache), whose Kubernetes version the chart
-// then runs; a reference is the node image alone.
-func templateImages(ctx context.Context, r *scaffold.Request, kindImage string) error {
-	switch kindImage {
-	case "":
-		return nil
-	case cluster.KindImageAuto:
-		return &findings.InputError{Err: fmt.Errorf("--kind-image auto: not for a template; leave it out for kindest/node from the registry, or say build or an image reference")}
-	}
-	if r.Provider != "docker" || r.Extend != "" {
-		return &findings.InputError{Err: fmt.Errorf("--kind-image goes with a new chart for --provider docker")}
-	}
-	if kindImage != cluster.KindImageBuild {
-		if err := cluster.CheckKindImage(kindImage); err != nil {
-			return err
-		}
-		r.MachineImage = kindImage
-		return nil
-	}
-	o := nodeimage.Options{CacheDir: cacheRoot(), Logger: stderrLog}
-	node, err := nodeimage.Build(ctx, o)
-	if err != nil {
-		return err
-	}
-	lb, err := nodeimage.BuildLoadBalancer(ctx, o)
-	if err != nil {
-		return err
-	}
-	r.MachineImage, r.ImageK8sVersion = node.Ref, node.Kubernetes
-	r.LoadBalancerRepository, r.LoadBalancerTag = lb.Repository, lb.Tag
-	return nil
 }

@@ -12,7 +12,7 @@ import (
 // flags to one library call and an exit code (issue 16), so what grows
 // past this is work that belongs in the package that owns the verb.
 const (
-	cmdLinesMax     = 1260 // 1200, and kbook cluster image and load-image (issue 36)
+	cmdLinesMax     = 1280 // 1200, and kbook cluster image, load-image and the kind image flags (issue 36)
 	cmdFileLinesMax = 200
 )
 

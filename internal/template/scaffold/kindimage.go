@@ -1,0 +1,46 @@
+package scaffold
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
+	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
+)
+
+// UseKindImage resolves template init's --kind-image into the images the
+// chart's values name (r's MachineImage and load balancer): build is kbook's node image and load balancer
+// image (built, or from the cache), whose Kubernetes version the chart
+// then runs; a reference is the node image alone.
+func UseKindImage(ctx context.Context, r *Request, kindImage, cacheDir string, l log.Logger) error {
+	switch kindImage {
+	case "":
+		return nil
+	case cluster.KindImageAuto:
+		return &findings.InputError{Err: fmt.Errorf("--kind-image auto: not for a template; leave it out for kindest/node from the registry, or say build or an image reference")}
+	}
+	if r.Provider != "docker" || r.Extend != "" {
+		return &findings.InputError{Err: fmt.Errorf("--kind-image goes with a new chart for --provider docker")}
+	}
+	if kindImage != cluster.KindImageBuild {
+		if err := cluster.CheckKindImage(kindImage); err != nil {
+			return err
+		}
+		r.MachineImage = kindImage
+		return nil
+	}
+	o := nodeimage.Options{CacheDir: cacheDir, Logger: l}
+	node, err := nodeimage.Build(ctx, o)
+	if err != nil {
+		return err
+	}
+	lb, err := nodeimage.BuildLoadBalancer(ctx, o)
+	if err != nil {
+		return err
+	}
+	r.MachineImage, r.ImageK8sVersion = node.Ref, node.Kubernetes
+	r.LoadBalancerRepository, r.LoadBalancerTag = lb.Repository, lb.Tag
+	return nil
+}
