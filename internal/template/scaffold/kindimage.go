@@ -4,10 +4,20 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/log"
+)
+
+// The --kind-image values that are not an image reference, as package
+// cluster names them (KindImageAuto, KindImageBuild): not imported from
+// there, since package cluster imports the k0rdent plane, whose tests
+// scaffold charts.
+const (
+	kindImageAuto  = "auto"
+	kindImageBuild = "build"
 )
 
 // UseKindImage resolves template init's --kind-image into the images the
@@ -18,15 +28,15 @@ func UseKindImage(ctx context.Context, r *Request, kindImage, cacheDir string, l
 	switch kindImage {
 	case "":
 		return nil
-	case cluster.KindImageAuto:
+	case kindImageAuto:
 		return &findings.InputError{Err: fmt.Errorf("--kind-image auto: not for a template; leave it out for kindest/node from the registry, or say build or an image reference")}
 	}
 	if r.Provider != "docker" || r.Extend != "" {
 		return &findings.InputError{Err: fmt.Errorf("--kind-image goes with a new chart for --provider docker")}
 	}
-	if kindImage != cluster.KindImageBuild {
-		if err := cluster.CheckKindImage(kindImage); err != nil {
-			return err
+	if kindImage != kindImageBuild {
+		if _, err := name.ParseReference(kindImage); err != nil {
+			return &findings.InputError{Err: fmt.Errorf("--kind-image %q: want build or an image reference: %v", kindImage, err)}
 		}
 		r.MachineImage = kindImage
 		return nil
