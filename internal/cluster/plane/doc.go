@@ -5,8 +5,10 @@
 // It runs the real k0rdent management plane as local processes beside the
 // local API server: kcm, Flux source-controller and helm-controller, Cluster
 // API core, kubeadm bootstrap and control plane, and CAPD with its in-memory
-// backend, each built from the Go modules of the chosen k0rdent release by
-// package controllers (internal/cluster/plane/controllers).
+// backend (and its docker backend where a Docker engine answers: the
+// network its machines need, see engine.go), each built from the Go
+// modules of the chosen k0rdent release by package controllers
+// (internal/cluster/plane/controllers).
 //
 // Start installs the release's CRDs (kcm's chart CRDs, Flux's and
 // Sveltos' config/crd/bases, the Cluster API CRDs as their kustomizations

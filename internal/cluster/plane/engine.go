@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/log"
@@ -26,11 +25,11 @@ import (
 // test/infrastructure/docker/internal/docker/manager.go), which it never
 // creates: under a kind management cluster, kind made it. The local plane
 // runs CAPD as a process, so when an engine answers it makes that network
-// as kind does, keeps it while it runs (kind deletes its network with the
-// last kind cluster on it, while CAPD's machines may still be to come),
-// and at Stop removes the containers CAPD left for the plane's
-// DockerClusters (a run that ended before Cluster API deleted them) and
-// the network, if it made it and nothing else is attached to it.
+// as kind does while the plane has a DockerCluster (making it again if kind
+// deletes it with its last cluster meanwhile), removes it once the plane
+// has none if it made it and nothing is attached to it, and at Stop
+// removes the containers CAPD left for the plane's DockerClusters (a run
+// that ended before Cluster API deleted them).
 const (
 	capdNetwork = "kind"
 	// capdClusterLabel is the label CAPD (as kind) puts on every
@@ -45,38 +44,31 @@ type capdEngine struct {
 	bin     string
 	version string
 	log     log.Logger
-	// madeNetwork says this plane made the network.
-	mu          sync.Mutex
+	// clusters lists the plane's DockerClusters.
+	clusters func() ([]string, error)
+	// madeNetwork says this plane made the network (only keep touches it
+	// while it runs).
 	madeNetwork bool
-	stop        chan struct{}
-	done        chan struct{}
+	stop, done  chan struct{}
 }
 
-// startEngine returns the engine for CAPD's docker backend, with its
-// network made and kept; nil, saying so, when there is no docker command or
-// no engine answers (CAPD then fails each docker machine with the reason).
-func startEngine(ctx context.Context, l log.Logger) *capdEngine {
+// startEngine returns the engine for CAPD's docker backend, watching the
+// plane's DockerClusters (listed by clusters) to make and remove the
+// network; nil, saying so, when there is no docker command or no engine
+// answers (CAPD then fails each docker machine with the reason).
+func startEngine(ctx context.Context, l log.Logger, clusters func() ([]string, error)) *capdEngine {
 	bin, err := exec.LookPath("docker")
 	if err != nil {
 		return nil
 	}
-	e := &capdEngine{bin: bin, log: l}
+	e := &capdEngine{bin: bin, log: l, clusters: clusters}
 	v, err := e.run(ctx, "version", "--format", "{{.Server.Version}}")
 	if err != nil {
 		l.Infof("CAPD's docker backend: no container engine answers, so docker machines cannot be made (%v)", err)
 		return nil
 	}
 	e.version = v
-	made, err := e.ensureNetwork(ctx)
-	if err != nil {
-		log.Warnf(l, "CAPD's docker backend: %v", err)
-		return nil
-	}
-	how := "there already"
-	if made {
-		how = "made for it"
-	}
-	l.Infof("CAPD's docker backend: Docker %s, network %q (%s)", v, capdNetwork, how)
+	l.Infof("CAPD's docker backend: Docker %s (network %q while the plane has a DockerCluster)", v, capdNetwork)
 	e.stop, e.done = make(chan struct{}), make(chan struct{})
 	go e.keep()
 	return e
@@ -117,17 +109,32 @@ func (e *capdEngine) ensureNetwork(ctx context.Context) (made bool, err error) {
 		}
 		return false, fmt.Errorf("network %q for its machines: %w", capdNetwork, err)
 	}
-	e.mu.Lock()
-	e.madeNetwork = true
-	e.mu.Unlock()
 	return true, nil
 }
 
-// keepEvery is how often the plane checks that CAPD's network is there.
-var keepEvery = 5 * time.Second
+// removeNetwork removes the network this plane made, unless something is
+// attached to it (a kind cluster, another plane's machines); it reports
+// whether the network is gone.
+func (e *capdEngine) removeNetwork(ctx context.Context) (bool, error) {
+	n, err := e.run(ctx, "network", "inspect", "--format", "{{len .Containers}}", capdNetwork)
+	if err != nil {
+		return true, nil // gone already
+	}
+	if n != "0" {
+		return false, nil
+	}
+	if _, err := e.run(ctx, "network", "rm", capdNetwork); err != nil && !strings.Contains(err.Error(), "No such network") {
+		return false, err
+	}
+	return true, nil
+}
 
-// keep makes the network again if it goes while the plane runs (kind
-// deletes it with its last cluster when nothing is attached).
+// keepEvery is how often the plane looks at its DockerClusters and the
+// network: CAPD retries a load balancer it could not make within seconds.
+var keepEvery = time.Second
+
+// keep makes the network while the plane has a DockerCluster, and removes
+// the one it made once it has none and nothing is attached to it.
 func (e *capdEngine) keep() {
 	defer close(e.done)
 	t := time.NewTicker(keepEvery)
@@ -138,10 +145,26 @@ func (e *capdEngine) keep() {
 			return
 		case <-t.C:
 		}
-		if made, err := e.ensureNetwork(context.Background()); err != nil {
-			log.Warnf(e.log, "CAPD's docker backend: %v", err)
-		} else if made {
-			e.log.Infof("CAPD's docker backend: network %q was gone: made it again", capdNetwork)
+		names, err := e.clusters()
+		if err != nil {
+			continue // the API server is busy or gone: next time
+		}
+		ctx := context.Background()
+		switch {
+		case len(names) > 0:
+			made, err := e.ensureNetwork(ctx)
+			if err != nil {
+				log.Warnf(e.log, "CAPD's docker backend: %v", err)
+			} else if made {
+				e.log.Infof("CAPD's docker backend: made the network %q for DockerCluster %s", capdNetwork, strings.Join(names, ", "))
+				e.madeNetwork = true
+			}
+		case e.madeNetwork:
+			gone, err := e.removeNetwork(ctx)
+			if err != nil {
+				log.Warnf(e.log, "CAPD's docker backend: %v", err)
+			}
+			e.madeNetwork = !gone
 		}
 	}
 }
@@ -149,35 +172,37 @@ func (e *capdEngine) keep() {
 // dockerClustersGVR is CAPD's DockerCluster resource.
 var dockerClustersGVR = schema.GroupVersionResource{Group: "infrastructure.cluster.x-k8s.io", Version: "v1beta2", Resource: "dockerclusters"}
 
-// dockerClusters lists the names of the plane's DockerClusters (nil when
-// the API server does not answer).
-func dockerClusters(cfg *rest.Config) []string {
-	if cfg == nil {
-		return nil
-	}
+// dockerClusters returns a lister of the names of the DockerClusters the
+// API server of cfg has.
+func dockerClusters(cfg *rest.Config) func() ([]string, error) {
 	c := rest.CopyConfig(cfg)
 	c.Timeout = 5 * time.Second
+	c.WarningHandler = rest.NoWarnings{} // CAPD v1.13 deprecates DockerCluster for DevCluster
 	dyn, err := dynamic.NewForConfig(c)
-	if err != nil {
-		return nil
+	return func() ([]string, error) {
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		list, err := dyn.Resource(dockerClustersGVR).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, it := range list.Items {
+			names = append(names, it.GetName())
+		}
+		return names, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	list, err := dyn.Resource(dockerClustersGVR).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, it := range list.Items {
-		names = append(names, it.GetName())
-	}
-	return names
 }
 
-// close stops keeping the network, removes the containers CAPD left for
-// the clusters named (CAPD has stopped: it makes no more), and the network
-// if this plane made it and nothing is attached to it any more. What fails
-// is a warning: the run's result does not depend on it.
+// close stops keep, removes the containers CAPD left for the plane's
+// DockerClusters (CAPD has stopped, or stops next: listed before, so it
+// makes no more of theirs after), and the network if this plane made it
+// and nothing is attached to it. What fails is a warning: the run's result
+// does not depend on it. clusters is what the plane's API server listed
+// before CAPD stopped (nil when it did not answer).
 func (e *capdEngine) close(clusters []string) {
 	if e == nil {
 		return
@@ -199,14 +224,9 @@ func (e *capdEngine) close(clusters []string) {
 		}
 		log.Warnf(e.log, "removed %d container(s) CAPD left of DockerCluster %s: the plane stopped before Cluster API deleted them", len(list), c)
 	}
-	e.mu.Lock()
-	made := e.madeNetwork
-	e.mu.Unlock()
-	if made {
-		if n, err := e.run(ctx, "network", "inspect", "--format", "{{len .Containers}}", capdNetwork); err == nil && n == "0" {
-			if _, err := e.run(ctx, "network", "rm", capdNetwork); err != nil && !strings.Contains(err.Error(), "No such network") {
-				errs = append(errs, err)
-			}
+	if e.madeNetwork {
+		if _, err := e.removeNetwork(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -162,7 +162,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		if err := capdPortFree(); err != nil {
 			return p, err
 		}
-		p.engine = startEngine(ctx, log)
+		p.engine = startEngine(ctx, log, dockerClusters(o.RESTConfig))
 		if pt, certs, p.rewired, err = wire(o); err != nil {
 			return p, err
 		}
@@ -953,7 +953,7 @@ func (p *Plane) Stop() error {
 		var errs []error
 		var clusters []string
 		if p.engine != nil {
-			clusters = dockerClusters(p.opts.RESTConfig)
+			clusters, _ = p.engine.clusters() // while CAPD still runs and the API server answers
 		}
 		if p.sup != nil {
 			errs = append(errs, p.sup.Stop(10*time.Second))

@@ -1,10 +1,14 @@
 package scaffold
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // TestNew: a new chart and its next line; the flags that go with
@@ -46,5 +50,40 @@ func TestParseLabels(t *testing.T) {
 	m, err := ParseLabels([]string{"acme.io/cost-center=platform", "empty="})
 	if err != nil || len(m) != 2 || m["acme.io/cost-center"] != "platform" || m["empty"] != "" {
 		t.Errorf("got %v, %v", m, err)
+	}
+}
+
+// TestUseKindImage: --kind-image with an image reference sets the node
+// image alone; auto, a provider other than docker, --extend and a bad
+// reference are bad input. (build needs an engine: see runbooks/capd-docker.md.)
+func TestUseKindImage(t *testing.T) {
+	r := Request{Options: Options{Name: "a", Provider: "docker"}}
+	if err := UseKindImage(context.Background(), &r, "", "", nil); err != nil || r.MachineImage != "" {
+		t.Fatalf("no --kind-image: %v, %+v", err, r.Options)
+	}
+	if err := UseKindImage(context.Background(), &r, "registry.example.com/kind-node:v1.34.12", "", nil); err != nil ||
+		r.MachineImage != "registry.example.com/kind-node:v1.34.12" || r.LoadBalancerRepository != "" || r.ImageK8sVersion != "" {
+		t.Fatalf("a reference: %v, %+v", err, r.Options)
+	}
+	for _, tc := range []struct {
+		name, image string
+		r           Request
+		want        string
+	}{
+		{"auto", "auto", Request{Options: Options{Provider: "docker"}}, "--kind-image auto: not for a template"},
+		{"other provider", "build", Request{Options: Options{Provider: "inmemory"}}, "--kind-image goes with a new chart for --provider docker"},
+		{"extend", "build", Request{Options: Options{Provider: "docker"}, Extend: "./base"}, "--kind-image goes with a new chart"},
+		{"bad reference", "Not An Image", Request{Options: Options{Provider: "docker"}}, `--kind-image "Not An Image": want build or an image reference`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := UseKindImage(context.Background(), &tc.r, tc.image, "", nil)
+			var in *findings.InputError
+			if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want bad input %q", err, tc.want)
+			}
+			if tc.r.MachineImage != "" {
+				t.Errorf("image set despite the error: %s", tc.r.MachineImage)
+			}
+		})
 	}
 }

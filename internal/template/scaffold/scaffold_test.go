@@ -208,6 +208,9 @@ func dockerImages(t *testing.T, objs []*unstructured.Unstructured) (images []str
 	if len(dc) != 1 {
 		t.Fatalf("%d DockerClusters", len(dc))
 	}
+	if _, ok := dc[0].Object["spec"].(map[string]any); !ok {
+		t.Errorf("DockerCluster spec %v: want an object", dc[0].Object["spec"])
+	}
 	repo, _, _ = unstructured.NestedString(dc[0].Object, "spec", "loadBalancer", "imageRepository")
 	tag, _, _ = unstructured.NestedString(dc[0].Object, "spec", "loadBalancer", "imageTag")
 	return images, repo, tag
