@@ -62,7 +62,7 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	p, err := plane.Start(ctx, plane.Options{
 		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
 		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Restored: restored, Wiring: wiring,
-		Logger: o.logger(), Launcher: plane.Registry(o.Procs), Timeout: timeout,
+		Logger: o.logger(), Launcher: plane.Registry(o.Procs), Procs: o.Procs, Timeout: timeout,
 	})
 	if err != nil {
 		os.RemoveAll(dir)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/proc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -49,7 +50,12 @@ type capdEngine struct {
 	// madeNetwork says this plane made the network (only keep touches it
 	// while it runs).
 	madeNetwork bool
-	stop, done  chan struct{}
+	// procs records each DockerCluster seen (recorded), as kind's clusters
+	// are: their containers carry kind's cluster label, so the reaper of
+	// kind clusters (package cluster's) removes those of a killed plane.
+	procs      *proc.Registry
+	recorded   map[string]bool
+	stop, done chan struct{}
 }
 
 // startEngine returns the engine for CAPD's docker backend, watching the
@@ -149,6 +155,7 @@ func (e *capdEngine) keep() {
 		if err != nil {
 			continue // the API server is busy or gone: next time
 		}
+		e.track(names)
 		ctx := context.Background()
 		switch {
 		case len(names) > 0:
@@ -165,6 +172,36 @@ func (e *capdEngine) keep() {
 				log.Warnf(e.log, "CAPD's docker backend: %v", err)
 			}
 			e.madeNetwork = !gone
+		}
+	}
+}
+
+// capdReaper is the kind of proc.External of the kind clusters package
+// cluster deletes with kind's library: by kind's cluster label, which
+// CAPD's containers carry too.
+const capdReaper = "kind-cluster"
+
+// record has the plane's DockerClusters recorded in procs (nil: not).
+func (e *capdEngine) record(procs *proc.Registry) {
+	if e != nil {
+		e.procs, e.recorded = procs, map[string]bool{}
+	}
+}
+
+// track records the DockerClusters not recorded yet: before CAPD makes
+// their first container, since it makes none before the plane has listed
+// the DockerCluster at least once in most cases, and the network (made
+// here) is needed for any.
+func (e *capdEngine) track(names []string) {
+	if e.procs == nil {
+		return
+	}
+	for _, n := range names {
+		if e.recorded[n] {
+			continue
+		}
+		if err := e.procs.TrackExternal(proc.External{Kind: capdReaper, Name: n}); err == nil {
+			e.recorded[n] = true
 		}
 	}
 }
@@ -223,6 +260,13 @@ func (e *capdEngine) close(clusters []string) {
 			continue
 		}
 		log.Warnf(e.log, "removed %d container(s) CAPD left of DockerCluster %s: the plane stopped before Cluster API deleted them", len(list), c)
+	}
+	// What is gone, or was never made, needs no record; a cluster whose
+	// containers could not be removed keeps its record for a later run.
+	for n := range e.recorded {
+		if ids, err := e.run(ctx, "ps", "-a", "-q", "--filter", "label="+capdClusterLabel+"="+n); err == nil && ids == "" {
+			e.procs.ForgetExternal(proc.External{Kind: capdReaper, Name: n})
+		}
 	}
 	if e.madeNetwork {
 		if _, err := e.removeNetwork(ctx); err != nil {

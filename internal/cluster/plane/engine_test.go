@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/k0rdent/kbook/internal/proc"
 )
 
 // fakeDocker puts a docker command on PATH that answers as an engine
@@ -224,4 +226,33 @@ func TestDockerClustersLister(t *testing.T) {
 	if names, err := list(); err == nil {
 		t.Errorf("no API server: %v, no error", names)
 	}
+}
+
+// TestCAPDEngineRecordsClusters: each DockerCluster the plane sees is
+// recorded once in the process registry, under the kind of kind clusters
+// (CAPD's containers carry kind's label), so a later kbook removes the
+// containers of a plane killed with kill -9.
+func TestCAPDEngineRecordsClusters(t *testing.T) {
+	root := t.TempDir()
+	reg, err := proc.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	e := &capdEngine{}
+	e.record(reg)
+	e.track([]string{"dev-1", "dev-1", "dev-2"})
+	entries, _ := os.ReadDir(reg.Dir())
+	n := 0
+	for _, en := range entries {
+		if strings.HasPrefix(en.Name(), "x-") {
+			n++
+		}
+	}
+	if n != 2 || len(e.recorded) != 2 {
+		t.Errorf("%d records, %d recorded; want 2 (one per DockerCluster)", n, len(e.recorded))
+	}
+	var none *capdEngine
+	none.record(reg) // no engine: nothing to record, no panic
+	(&capdEngine{}).track([]string{"x"})
 }

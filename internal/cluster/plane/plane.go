@@ -21,6 +21,7 @@ import (
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/proc"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -73,7 +74,11 @@ type Options struct {
 	CRDs []CRD
 	// Launcher starts the controllers (nil: Registry(nil)).
 	Launcher Launcher
-	Logger   log.Logger
+	// Procs records the DockerClusters of CAPD's docker backend while
+	// their containers may exist, so that a later kbook removes those a
+	// killed one left (nil: not recorded).
+	Procs  *proc.Registry
+	Logger log.Logger
 	// Restart is how controllers that exit are restarted (zero:
 	// DefaultRestartPolicy).
 	Restart RestartPolicy
@@ -163,6 +168,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 			return p, err
 		}
 		p.engine = startEngine(ctx, log, dockerClusters(o.RESTConfig))
+		p.engine.record(o.Procs)
 		if pt, certs, p.rewired, err = wire(o); err != nil {
 			return p, err
 		}
