@@ -23,7 +23,7 @@ func newClusterImageCmd() *cobra.Command {
 				if err != nil {
 					return exit(cmd.Context(), err)
 				}
-				return failure(nodeimage.WriteLoadBalancer(cmd.OutOrStdout(), output, img))
+				return failure(nodeimage.Write(cmd.OutOrStdout(), output, img))
 			}
 			img, err := nodeimage.Build(cmd.Context(), o)
 			if err != nil {

@@ -1,6 +1,8 @@
 package gobuild
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -97,4 +99,23 @@ func (l *Lines) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.Join(l.lines, "\n")
+}
+
+// HashTree is the content hash (SHA-256, hex) of the files below root in
+// fsys: each file's path and the hash of its content, in walk order. What
+// is built from an embedded tree is cached under it.
+func HashTree(fsys fs.ReadFileFS, root string) (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fsys.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }

@@ -3,11 +3,8 @@ package nodeimage
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,16 +22,8 @@ var addonsFS embed.FS
 
 // addonsHash is the content hash of the add-ons' module.
 func addonsHash() string {
-	h := sha256.New()
-	_ = fs.WalkDir(addonsFS, "addons", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := addonsFS.ReadFile(p)
-		fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))
+	h, _ := gobuild.HashTree(addonsFS, "addons") // embedded: cannot fail
+	return h
 }
 
 // buildAddons builds coredns and local-path-provisioner from the embedded

@@ -125,20 +125,11 @@ func Key() (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s/%s\n%s\n%s\n", recipe, binaries.KubernetesVersion, runtime.GOOS, runtime.GOARCH, runtime.Version(), Suite)
 	fmt.Fprintf(h, "packages %s\n", strings.Join(Packages, ","))
-	err := fs.WalkDir(nodeFS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := nodeFS.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(h, "file %s %x\n", p, sha256.Sum256(b))
-		return nil
-	})
+	files, err := gobuild.HashTree(nodeFS, ".")
 	if err != nil {
 		return "", err
 	}
+	fmt.Fprintf(h, "files %s\n", files)
 	for _, k := range []string{binaries.SourcesHash(), addonsHash()} {
 		fmt.Fprintf(h, "src %s\n", k)
 	}
@@ -169,29 +160,47 @@ func Cached(ctx context.Context, o Options) (img Image, why string, err error) {
 }
 
 func cached(ctx context.Context, d docker, o *Options, key string) (Image, string, error) {
-	var img Image
-	data, err := os.ReadFile(o.recordFile(key))
+	return readRecord[Image](ctx, d, o.recordFile(key), key)
+}
+
+// A record is an image's cache record: Image or LoadBalancerImage.
+type record interface {
+	head() (ref, id, key string)
+	markCached() any
+}
+
+func (i Image) head() (string, string, string) { return i.Ref, i.ID, i.Key }
+func (i Image) markCached() any                { i.Cached = true; return i }
+
+// readRecord reads the cache record file of the image with key and checks
+// it against the engine: the image, marked Cached, when the engine has it
+// unchanged; else why it does not count (not built, corrupt, the image
+// gone or changed).
+func readRecord[T record](ctx context.Context, d docker, file, key string) (T, string, error) {
+	var zero, img T
+	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Image{}, "not built yet", nil
+		return zero, "not built yet", nil
 	}
 	if err != nil {
-		return Image{}, "", err
+		return zero, "", err
 	}
-	if err := json.Unmarshal(data, &img); err != nil || img.Key != key || img.Ref == "" || img.ID == "" {
-		return Image{}, fmt.Sprintf("its cache record %s is corrupt", o.recordFile(key)), nil
+	err = json.Unmarshal(data, &img)
+	ref, id, k := img.head()
+	if err != nil || k != key || ref == "" || id == "" {
+		return zero, fmt.Sprintf("its cache record %s is corrupt", file), nil
 	}
-	id, err := d.imageID(ctx, img.Ref)
+	now, err := d.imageID(ctx, ref)
 	if err != nil {
-		return Image{}, "", err
+		return zero, "", err
 	}
 	switch {
-	case id == "":
-		return Image{}, fmt.Sprintf("the engine no longer has %s", img.Ref), nil
-	case id != img.ID:
-		return Image{}, fmt.Sprintf("%s in the engine is %s, not the %s recorded", img.Ref, shortID(id), shortID(img.ID)), nil
+	case now == "":
+		return zero, fmt.Sprintf("the engine no longer has %s", ref), nil
+	case now != id:
+		return zero, fmt.Sprintf("%s in the engine is %s, not the %s recorded", ref, shortID(now), shortID(id)), nil
 	}
-	img.Cached = true
-	return img, "", nil
+	return img.markCached().(T), "", nil
 }
 
 func shortID(id string) string {
@@ -215,42 +224,54 @@ func shortID(id string) string {
 // Debian's packages (debootstrap). Concurrent builds wait for one.
 func Build(ctx context.Context, o Options) (Image, error) {
 	o.defaults()
-	d, err := newDocker()
-	if err != nil {
-		return Image{}, err
-	}
-	if err := d.ping(ctx); err != nil {
-		return Image{}, err
-	}
 	key, err := Key()
 	if err != nil {
 		return Image{}, err
 	}
+	return buildCached(ctx, &o, "kind node image", "build.lock", o.recordFile(key), key,
+		func(ctx context.Context, d docker, o *Options) (Image, error) {
+			reapBuildContainers(ctx, d, o.Logger)
+			return build(ctx, d, o, key)
+		})
+}
+
+// buildCached returns the image the cache record file keeps when the
+// engine has it unchanged (readRecord), else makes it with make, under the
+// cross-process lock lockName (a concurrent build is waited for, and what
+// it built used), after saying why a record that exists did not count.
+func buildCached[T record](ctx context.Context, o *Options, what, lockName, file, key string, make func(context.Context, docker, *Options) (T, error)) (T, error) {
+	var zero T
+	d, err := newDocker()
+	if err != nil {
+		return zero, err
+	}
+	if err := d.ping(ctx); err != nil {
+		return zero, err
+	}
 	if !o.Rebuild {
-		img, why, err := cached(ctx, d, &o, key)
+		img, why, err := readRecord[T](ctx, d, file, key)
 		if err != nil || why == "" {
 			return img, err
 		}
 		if why != "not built yet" {
-			log.Warnf(o.Logger, "kind node image: %s: rebuilding it", why)
+			log.Warnf(o.Logger, "%s: %s: rebuilding it", what, why)
 		}
 	}
 	if err := os.MkdirAll(o.dir(), 0o755); err != nil {
-		return Image{}, err
+		return zero, err
 	}
-	lk, err := gobuild.Lock(ctx, filepath.Join(o.dir(), "build.lock"), "building the kind node image", func(msg string) { o.Logger.Infof("%s", msg) })
+	lk, err := gobuild.Lock(ctx, filepath.Join(o.dir(), lockName), "building the "+what, func(msg string) { o.Logger.Infof("%s", msg) })
 	if err != nil {
-		return Image{}, fmt.Errorf("kind node image: %w", err)
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
 	defer lk.Unlock()
 	o.Logger = lk.Logger(o.Logger)
 	if !o.Rebuild {
-		if img, why, err := cached(ctx, d, &o, key); err != nil || why == "" {
+		if img, why, err := readRecord[T](ctx, d, file, key); err != nil || why == "" {
 			return img, err // built while we waited
 		}
 	}
-	reapBuildContainers(ctx, d, o.Logger)
-	return build(ctx, d, &o, key)
+	return make(ctx, d, o)
 }
 
 func build(ctx context.Context, d docker, o *Options, key string) (Image, error) {
@@ -528,9 +549,9 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// Write prints img as format: text (its reference, what a --kind-image
-// flag takes), json or yaml (the whole record).
-func Write(w io.Writer, format string, img Image) error {
+// Write prints an image's record as format: text (its reference, what a
+// --kind-image flag takes), json or yaml (the whole record).
+func Write[T record](w io.Writer, format string, img T) error {
 	switch format {
 	case "json":
 		data, err := json.MarshalIndent(img, "", "  ")
@@ -547,6 +568,7 @@ func Write(w io.Writer, format string, img Image) error {
 		_, err = w.Write(data)
 		return err
 	}
-	_, err := fmt.Fprintln(w, img.Ref)
+	ref, _, _ := img.head()
+	_, err := fmt.Fprintln(w, ref)
 	return err
 }

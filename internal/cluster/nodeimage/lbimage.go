@@ -6,9 +6,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,11 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
-
-	"github.com/k0rdent/kbook/internal/gobuild"
-	"github.com/k0rdent/kbook/internal/log"
 )
 
 // The load balancer image. Cluster API's Docker provider (CAPD) puts a
@@ -130,30 +123,11 @@ func CachedLoadBalancer(ctx context.Context, o Options) (img LoadBalancerImage, 
 }
 
 func cachedLB(ctx context.Context, d docker, o *Options, key string) (LoadBalancerImage, string, error) {
-	var img LoadBalancerImage
-	data, err := os.ReadFile(o.lbRecordFile(key))
-	if errors.Is(err, fs.ErrNotExist) {
-		return LoadBalancerImage{}, "not built yet", nil
-	}
-	if err != nil {
-		return LoadBalancerImage{}, "", err
-	}
-	if err := json.Unmarshal(data, &img); err != nil || img.Key != key || img.Ref == "" || img.ID == "" {
-		return LoadBalancerImage{}, fmt.Sprintf("its cache record %s is corrupt", o.lbRecordFile(key)), nil
-	}
-	id, err := d.imageID(ctx, img.Ref)
-	if err != nil {
-		return LoadBalancerImage{}, "", err
-	}
-	switch {
-	case id == "":
-		return LoadBalancerImage{}, fmt.Sprintf("the engine no longer has %s", img.Ref), nil
-	case id != img.ID:
-		return LoadBalancerImage{}, fmt.Sprintf("%s in the engine is %s, not the %s recorded", img.Ref, shortID(id), shortID(img.ID)), nil
-	}
-	img.Cached = true
-	return img, "", nil
+	return readRecord[LoadBalancerImage](ctx, d, o.lbRecordFile(key), key)
 }
+
+func (i LoadBalancerImage) head() (string, string, string) { return i.Ref, i.ID, i.Key }
+func (i LoadBalancerImage) markCached() any                { i.Cached = true; return i }
 
 // BuildLoadBalancer returns kbook's load balancer image for CAPD's docker
 // backend, building it when the cache does not have it (a missing, corrupt
@@ -163,42 +137,15 @@ func cachedLB(ctx context.Context, d docker, o *Options, key string) (LoadBalanc
 // Concurrent builds wait for one.
 func BuildLoadBalancer(ctx context.Context, o Options) (LoadBalancerImage, error) {
 	o.defaults()
-	d, err := newDocker()
-	if err != nil {
-		return LoadBalancerImage{}, err
-	}
-	if err := d.ping(ctx); err != nil {
-		return LoadBalancerImage{}, err
-	}
 	key := LoadBalancerKey()
-	if !o.Rebuild {
-		img, why, err := cachedLB(ctx, d, &o, key)
-		if err != nil || why == "" {
-			return img, err
-		}
-		if why != "not built yet" {
-			log.Warnf(o.Logger, "load balancer image: %s: rebuilding it", why)
-		}
-	}
-	if err := os.MkdirAll(o.dir(), 0o755); err != nil {
-		return LoadBalancerImage{}, err
-	}
-	lk, err := gobuild.Lock(ctx, filepath.Join(o.dir(), "haproxy.lock"), "building the load balancer image", func(msg string) { o.Logger.Infof("%s", msg) })
-	if err != nil {
-		return LoadBalancerImage{}, fmt.Errorf("load balancer image: %w", err)
-	}
-	defer lk.Unlock()
-	o.Logger = lk.Logger(o.Logger)
-	if !o.Rebuild {
-		if img, why, err := cachedLB(ctx, d, &o, key); err != nil || why == "" {
-			return img, err // built while we waited
-		}
-	}
-	img, err := buildLB(ctx, d, &o, key)
-	if err != nil {
-		return LoadBalancerImage{}, fmt.Errorf("load balancer image: %w", err)
-	}
-	return img, nil
+	return buildCached(ctx, &o, "load balancer image", "haproxy.lock", o.lbRecordFile(key), key,
+		func(ctx context.Context, d docker, o *Options) (LoadBalancerImage, error) {
+			img, err := buildLB(ctx, d, o, key)
+			if err != nil {
+				return LoadBalancerImage{}, fmt.Errorf("load balancer image: %w", err)
+			}
+			return img, nil
+		})
 }
 
 func buildLB(ctx context.Context, d docker, o *Options, key string) (LoadBalancerImage, error) {
@@ -338,27 +285,4 @@ func usrMerged(root string, in []entry) ([]entry, error) {
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// WriteLoadBalancer prints img as format: text (its reference), json or
-// yaml (the whole record).
-func WriteLoadBalancer(w io.Writer, format string, img LoadBalancerImage) error {
-	switch format {
-	case "json":
-		data, err := json.MarshalIndent(img, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(w, string(data))
-		return err
-	case "yaml":
-		data, err := yaml.Marshal(img)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(data)
-		return err
-	}
-	_, err := fmt.Fprintln(w, img.Ref)
-	return err
 }

@@ -2,10 +2,7 @@ package binaries
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,16 +20,8 @@ var NodeNames = []string{"kubelet", "kubeadm", "kube-controller-manager", "kube-
 // SourcesHash is the content hash of the embedded module the binaries are
 // built from.
 func SourcesHash() string {
-	h := sha256.New()
-	_ = fs.WalkDir(srcFS, "src", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := srcFS.ReadFile(p)
-		fmt.Fprintf(h, "%s %x\n", p, sha256.Sum256(b))
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))
+	h, _ := gobuild.HashTree(srcFS, "src") // embedded: cannot fail
+	return h
 }
 
 // NodeDir returns a directory holding kube-apiserver, etcd, kubectl and
