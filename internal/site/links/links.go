@@ -224,6 +224,18 @@ func (c *checker) resolve(p *Page, dest string) string {
 			if x.files[abs] {
 				return ""
 			}
+			if !strings.HasPrefix(u.Path, "/") {
+				// A file beside the source (conf.yaml, run.sh), as MkDocs
+				// and GitHub read a relative link: the build rewrites the
+				// written href to it.
+				dir := strings.TrimSuffix(p.URL, "/")
+				if !p.Index {
+					dir = path.Dir(dir)
+				}
+				if f := strings.TrimPrefix(path.Clean(path.Join("/"+dir, u.Path)), "/"); x.files[f] {
+					return ""
+				}
+			}
 			return fmt.Sprintf("link %q: no page /%s %s", dest, key, where)
 		}
 	}

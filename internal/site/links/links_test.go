@@ -18,7 +18,7 @@ func TestCheck(t *testing.T) {
 	s := &Site{
 		Out:      out,
 		Versions: []string{"v0.1", "latest"},
-		Files:    []string{"img/logo.png"},
+		Files:    []string{"img/logo.png", "guide/conf.yaml"},
 		Pages: []Page{
 			{File: "content/_index.md", URL: "", Index: true, Source: []byte("---\ntitle: Home\n---\n\n[guide](guide/intro.md) [ok](guide/)\n[bad](guide/nope.md)\n")},
 			{File: "content/guide/intro.md", URL: "guide/intro/", Source: []byte(`# Intro
@@ -35,6 +35,7 @@ See [start](#getting-started), [again](#getting-started-1), [custom](#build),
 [logo](/img/logo.png), [site](https://example.com/x), [mail](mailto:a@b.c),
 [missing anchor](#getting-startd)
 <a id="raw-anchor"></a> [raw](#raw-anchor)
+[beside the source](conf.yaml) [not there](run.sh)
 `)},
 			{File: "runbooks/hello.md", URL: "runbooks/hello/", Anchors: []string{"step-1", "step-2"}, Source: []byte("# Hello\n")},
 		},
@@ -49,6 +50,7 @@ See [start](#getting-started), [again](#getting-started-1), [custom](#build),
 		`content/guide/intro.md:11: link "/v0.1/guide/#nope": that page of version v0.1 has no anchor #nope`,
 		`content/guide/intro.md:11: link "/v0.1/missing/": version v0.1 has no page /missing/`,
 		`content/guide/intro.md:13: link "#getting-startd": page content/guide/intro.md has no anchor #getting-startd`,
+		`content/guide/intro.md:15: link "run.sh": no page /guide/intro/run.sh/ in this version`,
 	}
 	if strings.Join(got, "\n") != strings.Join(prefix(want), "\n") {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(prefix(want), "\n"))

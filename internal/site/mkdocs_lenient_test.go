@@ -1,0 +1,76 @@
+package site
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMkDocsLenient builds small MkDocs projects that MkDocs 1.6, with
+// the plugins they name, builds (issue 37's reproductions): each must
+// build with kbook's code, write the pages, and say what MkDocs says.
+// want maps a written file (below the version folder) to text its HTML
+// must hold; notes are texts the load's warnings must hold, and unwanted
+// text no written page may hold.
+func TestMkDocsLenient(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		want     map[string][]string
+		notes    []string
+		unwanted []string
+		files    []string
+	}{
+		{
+			// A relative link to a non-Markdown file beside the page is
+			// no broken link (strict: true would fail the build): the
+			// file is served and the written href leads to it.
+			name: "files-beside",
+			want: map[string][]string{"guide/page/index.html": {
+				`href="/next/guide/conf.yaml"`, `href="/next/guide/run.sh"`, `href="/next/guide/main.go"`}},
+			files: []string{"guide/conf.yaml", "guide/run.sh", "guide/main.go"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), tc.name)
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "mkdocs", "lenient", tc.name))); err != nil {
+				t.Fatal(err)
+			}
+			p, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			v := &Version{Name: "next", Project: p}
+			if _, err := Build(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
+				t.Fatal(err)
+			}
+			if fs := CheckLinks(p, out); len(fs) > 0 {
+				t.Errorf("link findings: %v", fs)
+			}
+			root := filepath.Join(out, "next")
+			for file, wants := range tc.want {
+				mustContain(t, file, read(t, filepath.Join(root, filepath.FromSlash(file))), wants...)
+			}
+			for _, f := range tc.files {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
+					t.Errorf("not served: %v", err)
+				}
+			}
+			notes := strings.Join(p.MkDocs.Notes(), "\n")
+			mustContain(t, "warnings", notes, tc.notes...)
+			for _, f := range htmlPages(t, root) {
+				page := read(t, f)
+				for _, u := range tc.unwanted {
+					if strings.Contains(page, u) {
+						t.Errorf("%s holds %q", f, u)
+					}
+				}
+			}
+			if t.Failed() {
+				t.Logf("warnings:\n%s", notes)
+			}
+		})
+	}
+}
