@@ -196,15 +196,7 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	if err := checkFrontMatter(file, src); err != nil {
-		return nil, err
-	}
-	front := map[string]any{}
-	if fm, _, _ := mkdocs.SplitFrontMatter(src); len(bytes.TrimSpace(fm)) > 0 {
-		if err := yaml.Unmarshal(fm, &front); err != nil || front == nil {
-			front = map[string]any{}
-		}
-	}
+	src, front := mkdocsFrontMatter(p.MkDocs, file, src)
 	opts.File = file
 	opts.Path = filepath.Join(opts.ProjectDir, filepath.FromSlash(file))
 	res, err := markdown.Translate(src, opts)
@@ -270,6 +262,56 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	return pg, nil
+}
+
+// mkdocsFrontMatter reads a page's front matter as MkDocs's meta does: a
+// block that is not a YAML mapping (or never closed) is no front matter,
+// and stays in the page as its text; a key whose type Hugo would refuse,
+// or kbook's own key, is left out. Each is a warning at its line, and the
+// page is built. src is returned with an unread block's first "---" made
+// the thematic break Python-Markdown renders it as, so that no later step
+// takes the block for front matter.
+func mkdocsFrontMatter(ms *MkDocsSite, file string, src []byte) ([]byte, map[string]any) {
+	front := map[string]any{}
+	err := checkFrontMatter(file, src)
+	if err == nil {
+		if fm, _, _ := mkdocs.SplitFrontMatter(src); len(bytes.TrimSpace(fm)) > 0 {
+			if err := yaml.Unmarshal(fm, &front); err != nil || front == nil {
+				front = map[string]any{}
+			}
+		}
+		return src, front
+	}
+	fm, _, _ := mkdocs.SplitFrontMatter(src)
+	var root yaml.Node
+	if fm == nil || yaml.Unmarshal(fm, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		ms.Warnings = append(ms.Warnings, err.Error()+": not read as front matter; the page is built with it as text, as MkDocs does")
+		if fm != nil {
+			_, rest, _ := bytes.Cut(src, []byte("\n"))
+			src = append([]byte("***\n"), rest...)
+		}
+		return src, front
+	}
+	if err := yaml.Unmarshal(fm, &front); err != nil || front == nil {
+		front = map[string]any{}
+	}
+	top := root.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		why := ""
+		if k.Value == "kbook" {
+			why = "the key kbook is kbook's own (runbook results, verification)"
+		} else if kind, known := frontMatterKinds[k.Value]; known {
+			if w := frontMatterType(kind, v); w != "" {
+				why = k.Value + " " + w
+			}
+		}
+		if why != "" {
+			delete(front, k.Value)
+			ms.Warnings = append(ms.Warnings, fmt.Sprintf("%s:%d: front matter: %s: left out", file, k.Line+1, why))
+		}
+	}
+	return src, front
 }
 
 // foreignAsset is a script or stylesheet a page loads from another host.

@@ -31,6 +31,18 @@ func TestMkDocsLenient(t *testing.T) {
 				`href="/next/guide/conf.yaml"`, `href="/next/guide/run.sh"`, `href="/next/guide/main.go"`}},
 			files: []string{"guide/conf.yaml", "guide/run.sh", "guide/main.go"},
 		},
+		{
+			// Front matter that is not YAML is no front matter to MkDocs
+			// (mkdocs/utils/meta.py): the page is built with the block
+			// as text; kbook says so at the line. A key Hugo would refuse
+			// (weight: heavy) is left out, with a warning.
+			name: "front-matter",
+			want: map[string][]string{
+				"broken/index.html": {"<h1>Broken front matter</h1>", "Still built.", "description: [not closed"},
+				"typed/index.html":  {"<h1>Typed</h1>", "Typed body."},
+			},
+			notes: []string{"docs/broken.md:3: front matter: did not find expected", "docs/typed.md:3: front matter: weight must be a whole number"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)
