@@ -32,6 +32,14 @@ type Project struct {
 	EditURI         string
 	// DocsDir is docs_dir relative to Dir, slash-separated ("docs").
 	DocsDir string
+	// SameDir is set when docs_dir is the project folder itself, which
+	// the same-dir plugin allows: the files at its top that are not
+	// pages, scripts, stylesheets or CNAME are then not the site's, nor
+	// is site_dir.
+	SameDir bool
+	// SiteDir is site_dir relative to Dir ("site"): where mkdocs build
+	// writes.
+	SiteDir string
 	// UseDirectoryURLs is use_directory_urls (default true: a/b.md is
 	// served at a/b/).
 	UseDirectoryURLs bool
@@ -120,7 +128,7 @@ func (e *Error) Error() string {
 // publishes.
 var knownPlugins = map[string]bool{
 	"search": true, "macros": true, "include-markdown": true, "exclude": true,
-	"redirects": true, "offline": true, "tags": true,
+	"redirects": true, "offline": true, "tags": true, "same-dir": true,
 }
 
 // Find returns the configuration file of dir ("mkdocs.yml" or
@@ -153,7 +161,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 // Parse reads mkdocs.yml's content data; dir is the project folder and
 // name the file's name for errors.
 func Parse(dir, name string, data []byte) (*Project, error) {
-	p := &Project{Dir: dir, File: name, DocsDir: "docs", UseDirectoryURLs: true, lines: map[string]int{},
+	p := &Project{Dir: dir, File: name, DocsDir: "docs", SiteDir: "site", UseDirectoryURLs: true, lines: map[string]int{},
 		Extensions: map[string]map[string]any{}, Plugins: map[string]map[string]any{}, Redirects: map[string]string{}}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -225,10 +233,12 @@ func (p *Project) read(top *yaml.Node) error {
 				if filepath.IsAbs(d) || d == ".." || strings.HasPrefix(d, "../") {
 					return p.errorf(v, "docs_dir %q must be inside the project folder", d)
 				}
-				if d == "." {
-					return p.errorf(v, "docs_dir must not be the folder holding %s (MkDocs refuses it too)", p.File)
-				}
 				p.DocsDir = d
+			}
+		case "site_dir":
+			var d string
+			if d, err = str(); err == nil {
+				p.SiteDir = filepath.ToSlash(filepath.Clean(d))
 			}
 		case "use_directory_urls":
 			p.UseDirectoryURLs, err = boolean(v)
@@ -263,6 +273,14 @@ func (p *Project) read(top *yaml.Node) error {
 		if err != nil {
 			return err
 		}
+	}
+	if p.DocsDir == "." {
+		// MkDocs refuses docs_dir as the folder holding mkdocs.yml; the
+		// same-dir plugin lifts that check.
+		if _, ok := p.Plugins["same-dir"]; !ok {
+			return &Error{File: p.File, Line: p.Line("docs_dir"), Msg: "docs_dir must not be the folder holding " + p.File + ": MkDocs refuses it too (\"should not be the parent directory of the config file\"), unless the same-dir plugin is enabled"}
+		}
+		p.SameDir = true
 	}
 	if ex, ok := p.Plugins["exclude"]; ok {
 		excludeGlobs = strings_(ex["glob"])

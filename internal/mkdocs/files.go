@@ -24,18 +24,41 @@ type Files struct {
 }
 
 // Excluded reports whether MkDocs leaves the docs-relative file out:
-// exclude_docs, the exclude plugin, or the theme's custom_dir.
+// exclude_docs, the exclude plugin, the theme's custom_dir, or with the
+// same-dir plugin site_dir.
 func (p *Project) Excluded(rel string) bool {
+	if p.SameDir {
+		if p.SiteDir != "" && (rel == p.SiteDir || strings.HasPrefix(rel, p.SiteDir+"/")) {
+			return true
+		}
+	}
 	if d := p.customDirInDocs(); d != "" && (rel == d || strings.HasPrefix(rel, d+"/")) {
 		return true
 	}
 	return p.exclude != nil && p.exclude.excluded(rel)
 }
 
+// sameDirSkips reports whether the same-dir plugin leaves out a file of
+// docs_dir: at its top, what is not a page, a script, a stylesheet or
+// CNAME (mkdocs.yml, the project's README's neighbours).
+func (p *Project) sameDirSkips(rel string) bool {
+	if !p.SameDir || strings.Contains(rel, "/") || rel == "CNAME" {
+		return false
+	}
+	switch strings.ToLower(path.Ext(rel)) {
+	case ".md", ".markdown", ".js", ".css":
+		return false
+	}
+	return true
+}
+
 // customDirInDocs is custom_dir relative to docs_dir when it lies inside it.
 func (p *Project) customDirInDocs() string {
 	if p.CustomDir == "" {
 		return ""
+	}
+	if p.DocsDir == "." {
+		return p.CustomDir
 	}
 	if rel, ok := strings.CutPrefix(p.CustomDir, p.DocsDir+"/"); ok {
 		return rel
@@ -66,7 +89,7 @@ func (p *Project) Files() (*Files, error) {
 			}
 			return nil
 		}
-		if p.Excluded(rel) {
+		if p.Excluded(rel) || p.sameDirSkips(rel) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {

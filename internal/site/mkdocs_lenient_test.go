@@ -21,6 +21,7 @@ func TestMkDocsLenient(t *testing.T) {
 		notes    []string
 		unwanted []string
 		files    []string
+		absent   []string
 	}{
 		{
 			// A relative link to a non-Markdown file beside the page is
@@ -42,6 +43,19 @@ func TestMkDocsLenient(t *testing.T) {
 				"typed/index.html":  {"<h1>Typed</h1>", "Typed body."},
 			},
 			notes: []string{"docs/broken.md:3: front matter: did not find expected", "docs/typed.md:3: front matter: weight must be a whole number"},
+		},
+		{
+			// docs_dir: . with the same-dir plugin: the project's folder
+			// is docs_dir; site_dir and the top's non-page files are not
+			// the site's.
+			name: "same-dir",
+			want: map[string][]string{
+				"index.html":             {"<h1>Same-dir home</h1>"},
+				"guide/intro/index.html": {"<h1>Intro</h1>", "pic.svg"},
+			},
+			files:    []string{"guide/pic.svg"},
+			unwanted: []string{"Old mkdocs build output"},
+			absent:   []string{"build.py", "mkdocs.yml", "site"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +82,11 @@ func TestMkDocsLenient(t *testing.T) {
 			for _, f := range tc.files {
 				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err != nil {
 					t.Errorf("not served: %v", err)
+				}
+			}
+			for _, f := range tc.absent {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+					t.Errorf("%s is served; MkDocs leaves it out", f)
 				}
 			}
 			notes := strings.Join(p.MkDocs.Notes(), "\n")

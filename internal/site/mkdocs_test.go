@@ -108,6 +108,7 @@ func TestLoadMkDocsErrors(t *testing.T) {
 		{"syntax", "site_name: x\nnav:\n  - [a\n", "mkdocs.yml:3:"},
 		{"no site_name", "docs_dir: docs\n", "mkdocs.yml:1: site_name is required"},
 		{"docs_dir outside", "site_name: x\ndocs_dir: ../elsewhere\n", "mkdocs.yml:2: docs_dir \"../elsewhere\" must be inside"},
+		{"docs_dir is the project", "site_name: x\ndocs_dir: .\n", "mkdocs.yml:2: docs_dir must not be the folder holding mkdocs.yml"},
 		{"no docs_dir", "site_name: x\ndocs_dir: missing\n", "mkdocs.yml:2: docs_dir missing: no such folder"},
 		{"bad validation", "site_name: x\nvalidation:\n  links:\n    not_found: loud\n", "mkdocs.yml:4: validation: \"loud\""},
 		{"bad nav", "site_name: x\nnav:\n  - A: {b: c}\n", "mkdocs.yml:3: nav: A: want a page"},
