@@ -18,6 +18,9 @@ type Files struct {
 	Pages []string
 	// Assets are the other files (images, downloads, CSS), served as they are.
 	Assets []string
+	// Shadowed are the pages left out because another page is served
+	// at their URL (x.md beside x/README.md), each to that page.
+	Shadowed map[string]string
 	// Warnings are files skipped with a reason (a dangling symlink, a
 	// README.md beside an index.md, a nav entry naming no page).
 	Warnings []Warning
@@ -136,6 +139,7 @@ func (p *Project) Files() (*Files, error) {
 		pages = append(pages, pg)
 	}
 	out.Pages = pages
+	out.Pages = out.conflicts(p.DocsDir)
 	for _, it := range p.NavPages() {
 		if !have[it.Page] && p.Validation.Nav.NotFound == "warn" {
 			out.Warnings = append(out.Warnings, Warning{File: p.File, Line: it.Line, Msg: fmt.Sprintf("nav: %s is not a page of docs_dir %s", it.Page, p.DocsDir)})
@@ -144,6 +148,64 @@ func (p *Project) Files() (*Files, error) {
 	sort.Strings(out.Pages)
 	sort.Strings(out.Assets)
 	return out, nil
+}
+
+// conflicts leaves out the pages whose URL another page has: x.md and
+// x/README.md (or x/index.md) are both served at x/. MkDocs writes both,
+// a folder's pages after its parent's, so the folder's page is what x/
+// shows; within one folder the later by MkDocs's order wins, as
+// mkdocs/structure/files.py excludes the other.
+func (f *Files) conflicts(docsDir string) []string {
+	byURL := map[string]string{}
+	for _, pg := range f.Pages {
+		u := strings.ToLower(pageDest(pg))
+		prev, ok := byURL[u]
+		if !ok || writtenBefore(prev, pg) {
+			byURL[u] = pg
+		}
+	}
+	var keep []string
+	for _, pg := range f.Pages {
+		win := byURL[strings.ToLower(pageDest(pg))]
+		if win == pg {
+			keep = append(keep, pg)
+			continue
+		}
+		if f.Shadowed == nil {
+			f.Shadowed = map[string]string{}
+		}
+		f.Shadowed[pg] = win
+		f.Warnings = append(f.Warnings, Warning{File: path.Join(docsDir, pg), Msg: fmt.Sprintf("excluded from the site because it conflicts with '%s' (both are served at /%s, as in MkDocs the folder's page is what shows)", win, pageDest(pg))})
+	}
+	return keep
+}
+
+// pageDest is the URL path of a docs-relative page with directory URLs:
+// a/b.md at a/b/, a/index.md and a/README.md at a/.
+func pageDest(rel string) string {
+	dir, base := path.Split(rel)
+	stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
+	if stem == "index" || stem == "readme" {
+		return dir
+	}
+	return dir + stem + "/"
+}
+
+// writtenBefore reports whether MkDocs writes page a before page b: a
+// folder's files before its subfolders', index and README first.
+func writtenBefore(a, b string) bool {
+	da, db := strings.Count(a, "/"), strings.Count(b, "/")
+	if da != db {
+		return da < db
+	}
+	key := func(s string) string {
+		stem := strings.ToLower(strings.TrimSuffix(path.Base(s), path.Ext(s)))
+		if stem == "index" || stem == "readme" {
+			return "0" + s
+		}
+		return "1" + s
+	}
+	return key(a) < key(b)
 }
 
 // checkedOutLink reports whether a Markdown file is a symbolic link that

@@ -142,6 +142,9 @@ func loadMkDocs(dir string) (*Project, error) {
 			rel := strings.TrimPrefix(pg.File, mk.DocsDir+"/")
 			titles[rel], _ = pg.Front["title"].(string)
 		}
+		for from, to := range files.Shadowed {
+			titles[from] = "\x00" + to // served by the page that wins its URL
+		}
 		ms.Nav = navEntries(mk.Nav, titles)
 	}
 	return p, nil
@@ -374,7 +377,11 @@ func navEntries(items []*mkdocs.NavItem, titles map[string]string) []NavEntry {
 			if !built {
 				continue // reported as a nav problem by mkdocs.Files
 			}
-			out = append(out, NavEntry{Title: or(it.Title, t), URL: PageURL(sectionPath(it.Page))})
+			page := it.Page
+			if to, ok := strings.CutPrefix(t, "\x00"); ok {
+				page, t = to, titles[to]
+			}
+			out = append(out, NavEntry{Title: or(it.Title, t), URL: PageURL(sectionPath(page))})
 		}
 	}
 	return out

@@ -57,6 +57,17 @@ func TestMkDocsLenient(t *testing.T) {
 			unwanted: []string{"Old mkdocs build output"},
 			absent:   []string{"build.py", "mkdocs.yml", "site"},
 		},
+		{
+			// x.md beside x/README.md: both are served at x/; MkDocs
+			// writes the folder's page last, so it is what x/ shows.
+			name: "page-and-folder",
+			want: map[string][]string{
+				"x/index.html":       {"<h1>X folder</h1>", "The folder README."},
+				"x/other/index.html": {"<h1>Other</h1>"},
+			},
+			notes:    []string{"docs/x.md: excluded from the site because it conflicts with 'x/README.md'"},
+			unwanted: []string{"The page beside the folder."},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)
