@@ -61,6 +61,11 @@ type Project struct {
 	Validation Validation
 	// CustomDir is theme.custom_dir relative to Dir ("" for none).
 	CustomDir string
+	// Raw is mkdocs.yml's content as values (the macros' config
+	// variable), with docs_dir and site_name filled in.
+	Raw map[string]any
+	// PluginOrder are the plugins' names in mkdocs.yml's order.
+	PluginOrder []string
 	// UnknownPlugins are plugins kbook does not implement, sorted.
 	UnknownPlugins []string
 	// Warnings are what kbook skips or cannot do, each at its line.
@@ -204,9 +209,13 @@ func (p *Project) read(top *yaml.Node) error {
 	var excludeDocs string
 	var excludeGlobs, excludeRegex []string
 	var excludeLine int
+	p.Raw = map[string]any{}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], resolve(top.Content[i+1])
 		p.lines[k.Value] = k.Line
+		if x, err := value(v); err == nil {
+			p.Raw[k.Value] = x
+		}
 		str := func() (string, error) {
 			s, err := scalar(v)
 			if err != nil {
@@ -301,6 +310,10 @@ func (p *Project) read(top *yaml.Node) error {
 	}
 	p.exclude = m
 	p.Validation.defaults(p.Validation)
+	p.Raw["docs_dir"], p.Raw["site_dir"], p.Raw["site_name"] = p.DocsDir, p.SiteDir, p.SiteName
+	if _, ok := p.Raw["extra"].(map[string]any); !ok {
+		p.Raw["extra"] = map[string]any{}
+	}
 	sort.Strings(p.UnknownPlugins)
 	if len(p.UnknownPlugins) > 0 {
 		p.warnf(p.unknownPlugin, "plugins kbook does not run, skipped: %s", strings.Join(p.UnknownPlugins, ", "))
@@ -309,6 +322,7 @@ func (p *Project) read(top *yaml.Node) error {
 }
 
 func (p *Project) plugin(name string, line int) {
+	p.PluginOrder = append(p.PluginOrder, name)
 	if !knownPlugins[name] {
 		if len(p.UnknownPlugins) == 0 {
 			p.unknownPlugin = line

@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 )
 
 // repoPrefix is the docs root's path inside its git repository ("docs/"),
@@ -53,4 +56,42 @@ func git(dir string, args ...string) ([]byte, error) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	return cmd.Output()
+}
+
+// macrosGit is the macros plugin's git variable for the project in dir:
+// the last commit, its tags and author, as the plugin's git commands
+// give them; outside git (or without git) every text is empty and status
+// false, as the plugin has it.
+func macrosGit(dir string) map[string]any {
+	g := map[string]any{"status": false, "date": nil}
+	for _, k := range markdown.GitKeys {
+		g[k] = ""
+	}
+	out, err := git(dir, "log", "-1", "--format=%H%x00%h%x00%an%x00%ae%x00%cn%x00%ce%x00%cd%x00%cI%x00%B")
+	if err != nil {
+		return g
+	}
+	f := strings.SplitN(string(out), "\x00", 9)
+	if len(f) < 9 {
+		return g
+	}
+	g["status"] = true
+	g["commit"], g["short_commit"], g["author"], g["author_email"] = f[0], f[1], f[2], f[3]
+	g["committer"], g["committer_email"], g["date_ISO"], g["message"] = f[4], f[5], f[6], strings.TrimSpace(f[8])
+	if t, err := time.Parse(time.RFC3339, f[7]); err == nil {
+		g["date"] = t.Format("2006-01-02 15:04:05-07:00") // Python's str of the date
+	}
+	if raw, err := git(dir, "log", "-1"); err == nil {
+		g["raw"] = strings.TrimSpace(string(raw))
+	}
+	if tag, err := git(dir, "describe", "--tags"); err == nil {
+		g["tag"] = strings.TrimSpace(string(tag))
+	}
+	if tag, err := git(dir, "describe", "--tags", "--abbrev=0"); err == nil {
+		g["short_tag"] = strings.TrimSpace(string(tag))
+	}
+	if top, err := git(dir, "rev-parse", "--show-toplevel"); err == nil {
+		g["root_dir"] = strings.TrimSpace(string(top))
+	}
+	return g
 }

@@ -98,12 +98,19 @@ func loadMkDocs(dir string) (*Project, error) {
 	p := &Project{Dir: dir, Config: cfg, MkDocs: ms}
 	absDir, _ := filepath.Abs(dir)
 	opts := markdown.Options{
-		ProjectDir: absDir,
-		DocsDir:    filepath.Join(absDir, filepath.FromSlash(mk.DocsDir)),
-		Extensions: mk.Extensions,
-		Plugins:    mk.Plugins,
-		Variables:  variables(mk.Extra, cfg.Variables),
-		Icons:      markdown.NPMIcons(markdown.DefaultNPMDir()),
+		ProjectDir:  absDir,
+		DocsDir:     filepath.Join(absDir, filepath.FromSlash(mk.DocsDir)),
+		Extensions:  mk.Extensions,
+		Plugins:     mk.Plugins,
+		Variables:   variables(mk.Extra, cfg.Variables),
+		Icons:       markdown.NPMIcons(markdown.DefaultNPMDir()),
+		PluginOrder: mk.PluginOrder,
+	}
+	if _, on := mk.Plugins["macros"]; on {
+		opts.Config = mk.Raw
+		if _, set := opts.Variables["git"]; !set {
+			opts.Variables["git"] = macrosGit(absDir)
+		}
 	}
 	labels, weights := navIndex(mk)
 	aliases := map[string][]string{}
@@ -202,6 +209,23 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	src, front := mkdocsFrontMatter(p.MkDocs, file, src)
 	opts.File = file
 	opts.Path = filepath.Join(opts.ProjectDir, filepath.FromSlash(file))
+	if opts.Config != nil {
+		// The macros' page variable, as MkDocs has it before the page is
+		// rendered: its file, URL, front matter and title.
+		u := PageURL(sectionPath(rel))
+		pageTitle, _ := front["title"].(string)
+		if pageTitle == "" {
+			_, rest, n := mkdocs.SplitFrontMatter(src)
+			if h, ok := mkdocs.FirstH1(rest, n+1); ok {
+				pageTitle = h.Text
+			}
+		}
+		if pageTitle == "" {
+			pageTitle = mkdocs.FileTitle(rel)
+		}
+		opts.Page = map[string]any{"title": pageTitle, "meta": front, "url": u,
+			"file": map[string]any{"src_path": rel, "src_uri": rel, "url": u}, "is_homepage": u == ""}
+	}
 	res, err := markdown.Translate(src, opts)
 	if err != nil {
 		return nil, mkdocsError(err)

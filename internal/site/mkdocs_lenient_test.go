@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,6 +23,10 @@ func TestMkDocsLenient(t *testing.T) {
 		unwanted []string
 		files    []string
 		absent   []string
+		// fixture is testdata/mkdocs/lenient's folder (default name);
+		// git makes it a git repository with a commit tagged v1.4.2.
+		fixture string
+		git     bool
 	}{
 		{
 			// A relative link to a non-Markdown file beside the page is
@@ -68,11 +73,32 @@ func TestMkDocsLenient(t *testing.T) {
 			notes:    []string{"docs/x.md: excluded from the site because it conflicts with 'x/README.md'"},
 			unwanted: []string{"The page beside the folder."},
 		},
+		{
+			// mkdocs-macros: an undefined variable stays as written (its
+			// default on_undefined: keep), git's variables are the
+			// repository's, slices, filters, config and page variables,
+			// and {% include %} from include_dir with the configured
+			// delimiters.
+			name: "macros", git: true,
+			want: map[string][]string{"index.html": {
+				"Release 1.4.2 of WIDGET on Macros, page Home, by Team A.",
+				"{{ undefined_thing }} stays", "Install Widget from the included file."}},
+			unwanted: []string{"[[%", "include &#39;install.md&#39;"},
+		},
+		{
+			// Outside a git repository git's values are empty, as the
+			// plugin's failed git commands leave them.
+			name: "macros-outside-git", fixture: "macros",
+			want: map[string][]string{"index.html": {"Release  of WIDGET on Macros"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)
-			if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "mkdocs", "lenient", tc.name))); err != nil {
+			if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "mkdocs", "lenient", or(tc.fixture, tc.name)))); err != nil {
 				t.Fatal(err)
+			}
+			if tc.git {
+				gitRepo(t, dir, "v1.4.2")
 			}
 			p, err := Load(dir)
 			if err != nil {
@@ -114,5 +140,22 @@ func TestMkDocsLenient(t *testing.T) {
 				t.Logf("warnings:\n%s", notes)
 			}
 		})
+	}
+}
+
+// gitRepo makes dir a git repository with one commit, tagged tag.
+func gitRepo(t *testing.T, dir, tag string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q"}, {"add", "."},
+		{"-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "docs"},
+		{"tag", tag},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v: %s", args, err, out)
+		}
 	}
 }

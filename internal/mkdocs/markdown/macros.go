@@ -1,10 +1,15 @@
 package markdown
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
+	"math"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,9 +21,16 @@ type jinja struct {
 	// modules are the Python modules the project loads (modules:,
 	// module_name:): their variables and functions cannot be known here.
 	modules []string
-	// onUndefined is the plugin's on_undefined: "" (an error), "keep" or
-	// "silent".
+	// onUndefined is the plugin's on_undefined: "keep" (its default: the
+	// expression stays as written), "silent", "lax" or "" (strict: the
+	// plugin reports an error and, with on_error_fail, fails the build).
 	onUndefined string
+	// failOnError is on_error_fail: a rendering error fails the build;
+	// else it is a warning and the page is built.
+	failOnError bool
+	// includeDirs are where {% include %} finds its file: include_dir,
+	// else docs_dir, as the plugin's Jinja loader.
+	includeDirs []string
 	vars        map[string]any
 	// opaque names were set from an expression kbook could not evaluate.
 	opaque map[string]bool
@@ -43,12 +55,13 @@ func (t *translator) macros(ls []line) ([]line, error) {
 		varStart: optString(cfg, "j2_variable_start_string", "{{"), varEnd: optString(cfg, "j2_variable_end_string", "}}"),
 		blockStart: optString(cfg, "j2_block_start_string", "{%"), blockEnd: optString(cfg, "j2_block_end_string", "%}"),
 		commentStart: optString(cfg, "j2_comment_start_string", "{#"), commentEnd: optString(cfg, "j2_comment_end_string", "#}"),
-		onUndefined: optString(cfg, "on_undefined", ""),
+		onUndefined: optString(cfg, "on_undefined", "keep"),
 		vars:        map[string]any{}, opaque: map[string]bool{},
 	}
 	if j.onUndefined == "strict" {
 		j.onUndefined = ""
 	}
+	j.failOnError, _ = cfg["on_error_fail"].(bool)
 	switch m := cfg["modules"].(type) {
 	case []any:
 		for _, x := range m {
@@ -64,6 +77,40 @@ func (t *translator) macros(ls []line) ([]line, error) {
 		j.vars[k] = v
 	}
 	j.vars["extra"] = t.opts.Variables
+	if t.opts.Config != nil {
+		if _, set := j.vars["config"]; !set {
+			j.vars["config"] = t.opts.Config
+		}
+	}
+	if _, set := j.vars["git"]; !set {
+		// Outside a git repository the plugin's git commands fail and
+		// each of its values is empty.
+		g := map[string]any{"status": false, "date": nil}
+		for _, k := range GitKeys {
+			g[k] = ""
+		}
+		j.vars["git"] = g
+	}
+	if t.opts.Page != nil {
+		j.vars["page"] = t.opts.Page
+		if meta, ok := t.opts.Page["meta"].(map[string]any); ok {
+			for k, v := range meta {
+				j.vars[k] = v
+			}
+		}
+	}
+	if d := optString(cfg, "include_dir", ""); d != "" {
+		if !filepath.IsAbs(d) && t.opts.ProjectDir != "" {
+			d = filepath.Join(t.opts.ProjectDir, d)
+		}
+		j.includeDirs = []string{d}
+	} else if t.opts.DocsDir != "" {
+		j.includeDirs = []string{t.opts.DocsDir}
+	}
+	ls, err := t.macroIncludes(j, ls, 0)
+	if err != nil {
+		return nil, err
+	}
 	var out []line
 	inComment, inRaw := false, false
 	fence := ""
@@ -221,7 +268,12 @@ func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw 
 					j.vars[name] = v
 					delete(j.opaque, name)
 				case errors.As(err, &und) && len(j.modules) == 0 && j.onUndefined == "":
-					return "", false, t.errorf(l.src, "macros: undefined variable %q in %s", und.name, whole)
+					if err := t.undefined(j, l.src, und.name, whole); err != nil {
+						return "", false, err
+					}
+					j.opaque[name] = true
+				case (errors.As(err, &und) || errors.Is(err, errOpaque)) && len(j.modules) == 0:
+					j.opaque[name] = true // kept as written where it is used
 				case errors.Is(err, errModule) || errors.Is(err, errOpaque) || errors.As(err, &und):
 					j.opaque[name] = true
 					t.moduleWarning(j, l.src)
@@ -254,9 +306,13 @@ func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw 
 			case err == nil:
 				b.WriteString(pyString(v))
 			case errors.As(err, &und) && len(j.modules) == 0 && j.onUndefined == "":
-				return "", false, t.errorf(l.src, "macros: undefined variable %q in %s", und.name, whole)
-			case errors.As(err, &und) && j.onUndefined == "silent":
-			case errors.As(err, &und) && len(j.modules) == 0:
+				if err := t.undefined(j, l.src, und.name, whole); err != nil {
+					return "", false, err
+				}
+				b.WriteString(whole)
+			case errors.As(err, &und) && (j.onUndefined == "silent" || j.onUndefined == "lax"):
+			case (errors.As(err, &und) || errors.Is(err, errOpaque)) && len(j.modules) == 0:
+				// on_undefined: keep, the plugin's default: as written.
 				t.unknown("macros undefined")
 				b.WriteString(whole)
 			case errors.Is(err, errModule) || errors.Is(err, errOpaque) || errors.As(err, &und):
@@ -277,6 +333,85 @@ func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw 
 		return strings.TrimSpace(b.String()), false, nil
 	}
 	return b.String(), false, nil
+}
+
+// GitKeys are the text values of the macros plugin's git variable
+// (besides status, a bool, and date, the commit's date).
+var GitKeys = []string{"short_commit", "commit", "tag", "short_tag", "author", "author_email",
+	"committer", "committer_email", "date_ISO", "message", "raw", "root_dir"}
+
+// undefined reports an undefined variable under on_undefined: strict:
+// the plugin shows the error and builds the site, unless on_error_fail.
+func (t *translator) undefined(j *jinja, src int, name, whole string) error {
+	if j.failOnError {
+		return t.errorf(src, "macros: undefined variable %q in %s (on_undefined: strict, on_error_fail: true)", name, whole)
+	}
+	t.warnOnce("jinja-undefined-"+name, src, "macros: undefined variable %q in %s (on_undefined: strict): left as written", name, whole)
+	return nil
+}
+
+// macroIncludes expands {% include 'file' %} (with the configured
+// delimiters) as the plugin's Jinja loader does: the file, from
+// include_dir or else docs_dir, rendered in the page's place.
+func (t *translator) macroIncludes(j *jinja, ls []line, depth int) ([]line, error) {
+	if depth > maxIncludeDepth {
+		return nil, t.errorf(firstSrc(ls), "macros: includes nested deeper than %d (does a file include itself?)", maxIncludeDepth)
+	}
+	re := regexp.MustCompile(regexp.QuoteMeta(j.blockStart) + `[-+]?\s*include\s+(?:"([^"]*)"|'([^']*)')((?:\s+(?:ignore\s+missing|with\s+context|without\s+context))*)\s*[-+]?` + regexp.QuoteMeta(j.blockEnd))
+	var out []line
+	changed := false
+	for _, l := range ls {
+		m := re.FindStringSubmatchIndex(l.s)
+		if m == nil {
+			out = append(out, l)
+			continue
+		}
+		changed = true
+		var name string
+		if m[2] >= 0 {
+			name = l.s[m[2]:m[3]]
+		} else {
+			name = l.s[m[4]:m[5]]
+		}
+		missingOK := strings.Contains(l.s[m[6]:m[7]], "missing")
+		var data []byte
+		found := false
+		if !strings.Contains("/"+name+"/", "/../") {
+			for _, d := range j.includeDirs {
+				if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(name))); err == nil {
+					if _, ok := t.within(filepath.Join(d, filepath.FromSlash(name))); ok {
+						data, found = b, true
+						break
+					}
+				}
+			}
+		}
+		if !found && !missingOK {
+			t.res.Warnings = append(t.res.Warnings, Warning{File: t.opts.File, Line: l.src,
+				Msg: fmt.Sprintf("macros: include %q: no such file in %s: left out", name, t.shownDirs(j.includeDirs))})
+			t.unknown("macros include missing file")
+		}
+		text := l.s[:m[0]] + strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") + l.s[m[1]:]
+		for _, part := range strings.Split(text, "\n") {
+			out = append(out, line{s: part, src: l.src})
+		}
+	}
+	if !changed {
+		return ls, nil
+	}
+	return t.macroIncludes(j, out, depth+1)
+}
+
+// shownDirs names folders relative to the project folder.
+func (t *translator) shownDirs(dirs []string) string {
+	var shown []string
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(t.opts.ProjectDir, d); err == nil && t.opts.ProjectDir != "" {
+			d = rel
+		}
+		shown = append(shown, filepath.ToSlash(d))
+	}
+	return strings.Join(shown, ", ")
 }
 
 func isTag(s, word string) bool {
@@ -362,6 +497,8 @@ func isIdent(s string) bool {
 	}
 	return true
 }
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
 
 // expression evaluation: a Jinja subset (literals, names, attributes,
 // indexes, + - ~ arithmetic, filters, string methods).
@@ -566,14 +703,37 @@ func (p *parser) postfix() (any, error) {
 			name += "." + attr
 		case p.peek("["):
 			p.pos++
-			idx, err := p.additive()
-			if err != nil {
-				return nil, err
+			var lo, hi any
+			var err error
+			if !p.peek(":") {
+				if lo, err = p.additive(); err != nil {
+					return nil, err
+				}
+			}
+			if p.eat(":") {
+				if !p.peek("]") && !p.peek(":") {
+					if hi, err = p.additive(); err != nil {
+						return nil, err
+					}
+				}
+				var step any
+				if p.eat(":") && !p.peek("]") {
+					if step, err = p.additive(); err != nil {
+						return nil, err
+					}
+				}
+				if !p.eat("]") {
+					return nil, fmt.Errorf("']' expected")
+				}
+				if v, err = slice(v, lo, hi, step); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			if !p.eat("]") {
 				return nil, fmt.Errorf("']' expected")
 			}
-			if v, err = index(v, idx); err != nil {
+			if v, err = index(v, lo); err != nil {
 				return nil, err
 			}
 		case p.peek("("):
@@ -582,6 +742,66 @@ func (p *parser) postfix() (any, error) {
 			return v, nil
 		}
 	}
+}
+
+// slice is Python's v[lo:hi:step] of a string or a list.
+func slice(v, lo, hi, step any) (any, error) {
+	n := 0
+	switch x := v.(type) {
+	case string:
+		n = len([]rune(x))
+	case []any:
+		n = len(x)
+	case nil:
+		return "", nil
+	default:
+		return nil, fmt.Errorf("cannot slice %s", pyString(v))
+	}
+	st := 1
+	if f, ok := num(step); ok {
+		st = int(f)
+	}
+	if st == 0 {
+		return nil, fmt.Errorf("slice step cannot be zero")
+	}
+	bound := func(b any, def int) int {
+		f, ok := num(b)
+		if !ok {
+			return def
+		}
+		i := int(f)
+		if i < 0 {
+			i += n
+		}
+		if st > 0 {
+			return min(max(i, 0), n)
+		}
+		return min(max(i, -1), n-1)
+	}
+	var idx []int
+	if st > 0 {
+		for i := bound(lo, 0); i < bound(hi, n); i += st {
+			idx = append(idx, i)
+		}
+	} else {
+		for i := bound(lo, n-1); i > bound(hi, -1); i += st {
+			idx = append(idx, i)
+		}
+	}
+	if s, ok := v.(string); ok {
+		r := []rune(s)
+		out := make([]rune, 0, len(idx))
+		for _, i := range idx {
+			out = append(out, r[i])
+		}
+		return string(out), nil
+	}
+	x := v.([]any)
+	out := make([]any, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, x[i])
+	}
+	return out, nil
 }
 
 func index(v, idx any) (any, error) {
@@ -627,6 +847,17 @@ func (p *parser) primary() (any, string, error) {
 		}
 		f, err := strconv.ParseFloat(p.s[start:p.pos], 64)
 		return f, "", err
+	case c == '-':
+		p.pos++
+		v, err := p.postfix()
+		if err != nil {
+			return nil, "", err
+		}
+		n, ok := num(v)
+		if !ok {
+			return nil, "", fmt.Errorf("cannot negate %s", pyString(v))
+		}
+		return -n, "", nil
 	case c == '(':
 		p.pos++
 		v, err := p.additive()
@@ -712,7 +943,22 @@ func method(v any, name string, args []any, kw map[string]any) (any, error) {
 	case "lower":
 		return strings.ToLower(s), nil
 	case "strip":
+		if len(args) > 0 {
+			return strings.Trim(s, arg(0)), nil
+		}
 		return strings.TrimSpace(s), nil
+	case "lstrip":
+		if len(args) > 0 {
+			return strings.TrimLeft(s, arg(0)), nil
+		}
+		return strings.TrimLeft(s, " \t\n\r"), nil
+	case "rstrip":
+		if len(args) > 0 {
+			return strings.TrimRight(s, arg(0)), nil
+		}
+		return strings.TrimRight(s, " \t\n\r"), nil
+	case "title", "capitalize":
+		return (&jinja{}).filter(name, s, nil, nil)
 	case "replace":
 		return strings.ReplaceAll(s, arg(0), arg(1)), nil
 	case "startswith":
@@ -744,6 +990,97 @@ func (j *jinja) filter(name string, v any, args []any, kw map[string]any) (any, 
 			return "", nil
 		}
 		return v, nil
+	case "safe":
+		return v, nil
+	case "e", "escape", "forceescape":
+		return html.EscapeString(str), nil
+	case "float":
+		f, err := strconv.ParseFloat(strings.TrimSpace(str), 64)
+		if err != nil {
+			return 0.0, nil
+		}
+		return f, nil
+	case "abs":
+		f, ok := num(v)
+		if !ok {
+			return nil, fmt.Errorf("abs of %s", str)
+		}
+		return math.Abs(f), nil
+	case "round":
+		f, ok := num(v)
+		if !ok {
+			return nil, fmt.Errorf("round of %s", str)
+		}
+		p := math.Pow(10, float64(intArg(0, 0)))
+		return math.Round(f*p) / p, nil
+	case "truncate":
+		r := []rune(str)
+		n := intArg(0, 255)
+		if len(r) <= n+5 {
+			return str, nil
+		}
+		return strings.TrimRight(string(r[:n-3]), " ") + "...", nil
+	case "wordcount":
+		return float64(len(strings.Fields(str))), nil
+	case "striptags":
+		return strings.Join(strings.Fields(htmlTag.ReplaceAllString(str, "")), " "), nil
+	case "indent":
+		w := intArg(0, 4)
+		return strings.ReplaceAll(str, "\n", "\n"+strings.Repeat(" ", w)), nil
+	case "tojson":
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	case "list":
+		if x, ok := v.([]any); ok {
+			return x, nil
+		}
+		var out []any
+		for _, r := range str {
+			out = append(out, string(r))
+		}
+		return out, nil
+	case "reverse":
+		if x, ok := v.([]any); ok {
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[len(x)-1-i] = e
+			}
+			return out, nil
+		}
+		r := []rune(str)
+		for i, k := 0, len(r)-1; i < k; i, k = i+1, k-1 {
+			r[i], r[k] = r[k], r[i]
+		}
+		return string(r), nil
+	case "sort", "unique":
+		x, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s of a non-list", name)
+		}
+		out := append([]any(nil), x...)
+		if name == "unique" {
+			seen := map[string]bool{}
+			out = out[:0]
+			for _, e := range x {
+				if k := pyString(e); !seen[k] {
+					seen[k] = true
+					out = append(out, e)
+				}
+			}
+			return out, nil
+		}
+		sort.SliceStable(out, func(a, b int) bool {
+			na, aok := num(out[a])
+			nb, bok := num(out[b])
+			if aok && bok {
+				return na < nb
+			}
+			return pyString(out[a]) < pyString(out[b])
+		})
+		return out, nil
 	case "upper":
 		return strings.ToUpper(str), nil
 	case "lower":

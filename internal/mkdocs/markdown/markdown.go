@@ -23,6 +23,16 @@ type Options struct {
 	// Variables are the macros' variables: mkdocs.yml's extra, then
 	// kbook.yaml's additions.
 	Variables map[string]any
+	// Config is mkdocs.yml's content, the macros' config variable (nil:
+	// none).
+	Config map[string]any
+	// Page is the macros' page variable: title, url, file (src_path,
+	// src_uri) and meta, the front matter, whose keys are variables too.
+	Page map[string]any
+	// PluginOrder are the plugins' names in mkdocs.yml's order: of two
+	// plugins that read one syntax ({% include %}), the first listed runs
+	// first.
+	PluginOrder []string
 	// Path is the page's absolute path on disk, which include-markdown
 	// resolves relative paths against. Empty: DocsDir joined with File
 	// when File is relative to it, else File.
