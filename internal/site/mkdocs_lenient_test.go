@@ -91,6 +91,16 @@ func TestMkDocsLenient(t *testing.T) {
 			name: "macros-outside-git", fixture: "macros",
 			want: map[string][]string{"index.html": {"Release  of WIDGET on Macros"}},
 		},
+		{
+			// include-markdown: an included file's relative links and
+			// images lead where they did (rewrite-relative-urls, the
+			// plugin's default), and its CRLF line ends do not stop the
+			// ??? that follows it from being a details block.
+			name: "include-markdown",
+			want: map[string][]string{"index.html": {
+				`href="/next/guide/intro/"`, `src="parts/img/logo.svg" alt="logo"`, `src="parts/img/logo.svg" alt="again"`, `<details class="note">`, "After the include"}},
+			unwanted: []string{"??? note"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)

@@ -216,7 +216,7 @@ func (t *translator) snippet(cfg map[string]any, ref, indent string, src int, fr
 	if err != nil {
 		return nil, t.errorf(src, "snippet %q: %v", name, err)
 	}
-	text := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	text := strings.Split(strings.TrimSuffix(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n"), "\n")
 	var picked []string
 	switch {
 	case sel == "":
@@ -342,7 +342,7 @@ func (t *translator) includeMarkdown(cfg map[string]any, kind, text, indent stri
 		}
 		return nil, t.errorf(src, "%s %q: %v", kind, name, err)
 	}
-	content := string(data)
+	content := strings.ReplaceAll(string(data), "\r\n", "\n")
 	if s, ok := args["start"]; ok {
 		s = unescape(s)
 		k := strings.Index(content, s)
@@ -387,8 +387,83 @@ func (t *translator) includeMarkdown(cfg map[string]any, kind, text, indent stri
 	if kind == "include" {
 		return ls, nil
 	}
-	_ = cfg
-	return t.includes(ls, abs, depth+1)
+	ls, err = t.includes(ls, abs, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	rewrite := true
+	if b, ok := cfg["rewrite_relative_urls"].(bool); ok {
+		rewrite = b
+	}
+	if b, ok := cfg["rewrite-relative-urls"].(bool); ok {
+		rewrite = b
+	}
+	if a, ok := args["rewrite-relative-urls"]; ok {
+		rewrite = a != "false"
+	}
+	if rewrite {
+		rewriteRelativeURLs(ls, filepath.Dir(abs), filepath.Dir(from))
+	}
+	return ls, nil
+}
+
+var (
+	mdLinkURL   = regexp.MustCompile(`(^|[^!])(\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*<?)([^\s()<>]+)`)
+	mdImageURL  = regexp.MustCompile(`(!\[[^\]]*\]\(\s*<?)([^\s()<>]+)`)
+	mdLinkDef   = regexp.MustCompile(`^(\s{0,4}\[[^\]]+\]:\s*<?)([^\s<>]+)`)
+	htmlURLAttr = regexp.MustCompile(`(<(?:img|source)\b[^>]*?\ssrc\s*=\s*["']|<a\b[^>]*?\shref\s*=\s*["'])([^"']*)`)
+)
+
+// rewriteRelativeURLs makes the relative links and images of an included
+// file's lines (Markdown links, images, link definitions, <img>, <source>
+// and <a>) lead where they led from the file's folder src, now that they
+// are read from the including file's folder dst, outside fenced code: the
+// include-markdown plugin's rewrite-relative-urls, its default.
+func rewriteRelativeURLs(ls []line, src, dst string) {
+	if src == dst {
+		return
+	}
+	fix := func(u string) string {
+		if u == "" || strings.HasPrefix(u, "#") || strings.HasPrefix(u, "/") || strings.Contains(u, "://") ||
+			strings.HasPrefix(u, "mailto:") || strings.HasPrefix(u, "data:") || strings.Contains(u, "{{") {
+			return u
+		}
+		rel, err := filepath.Rel(dst, filepath.Join(src, filepath.FromSlash(u)))
+		if err != nil {
+			return u
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(u, "/") && !strings.HasSuffix(rel, "/") {
+			rel += "/"
+		}
+		return rel
+	}
+	sub := func(re *regexp.Regexp, s string, group int) string {
+		return re.ReplaceAllStringFunc(s, func(m string) string {
+			g := re.FindStringSubmatchIndex(m)
+			return m[:g[2*group]] + fix(m[g[2*group]:g[2*group+1]]) + m[g[2*group+1]:]
+		})
+	}
+	fence := ""
+	for i := range ls {
+		s := ls[i].s
+		trimmed := strings.TrimLeft(s, " \t")
+		if fence != "" {
+			if isFenceClose(trimmed, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOpen(trimmed); f != "" {
+			fence = f
+			continue
+		}
+		s = sub(mdLinkURL, s, 3)
+		s = sub(mdImageURL, s, 2)
+		s = sub(mdLinkDef, s, 2)
+		s = sub(htmlURLAttr, s, 2)
+		ls[i].s = s
+	}
 }
 
 func unescape(s string) string {
