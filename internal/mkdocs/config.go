@@ -134,6 +134,7 @@ func (e *Error) Error() string {
 var knownPlugins = map[string]bool{
 	"search": true, "macros": true, "include-markdown": true, "exclude": true,
 	"redirects": true, "offline": true, "tags": true, "same-dir": true,
+	"gh-admonitions": true, "callouts": true, "github-admonitions": true,
 }
 
 // Find returns the configuration file of dir ("mkdocs.yml" or

@@ -101,6 +101,16 @@ func TestMkDocsLenient(t *testing.T) {
 				`href="/next/guide/intro/"`, `src="parts/img/logo.svg" alt="logo"`, `src="parts/img/logo.svg" alt="again"`, `<details class="note">`, "After the include"}},
 			unwanted: []string{"??? note"},
 		},
+		{
+			// GitHub's alerts with the gh-admonitions plugin (as with
+			// markdown-callouts' github-callouts) are admonitions.
+			name: "gh-callouts",
+			want: map[string][]string{"index.html": {
+				`<div class="admonition note">`, `<div class="admonition tip">`, `<div class="admonition important">`,
+				`<div class="admonition warning">`, `<div class="admonition caution">`, "A note.", "Careful.",
+				"<blockquote>"}},
+			unwanted: []string{"[!NOTE]", "[!TIP]", "[!IMPORTANT]", "[!WARNING]", "[!CAUTION]"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)

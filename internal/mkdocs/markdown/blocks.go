@@ -397,11 +397,9 @@ func (t *translator) callout(ls []line, i, ind int, p string) ([]line, int, bool
 	}
 	first := quoted[0].s
 	if m := githubCallRe.FindStringSubmatch(first); m != nil {
-		if _, on := t.ext("github-callouts"); !on {
-			if _, on2 := t.ext("callouts"); !on2 {
-				t.unknown("github callout (extension not enabled)")
-				return nil, 0, false, nil
-			}
+		if !t.githubCallouts() {
+			t.unknown("github callout (extension not enabled)")
+			return nil, 0, false, nil
 		}
 		kind := strings.ToLower(m[1])
 		rest := quoted[1:]
@@ -418,6 +416,23 @@ func (t *translator) callout(ls []line, i, ind int, p string) ([]line, int, bool
 		return t.admonition(strings.ToLower(m[1]+m[2]), body, p, ls[i].src, end-i)
 	}
 	return nil, 0, false, nil
+}
+
+// githubCallouts reports whether GitHub's "> [!NOTE]" alerts are
+// admonitions: markdown-callouts' github-callouts (or callouts)
+// extension, or the gh-admonitions or callouts plugin.
+func (t *translator) githubCallouts() bool {
+	for _, e := range []string{"github-callouts", "callouts"} {
+		if _, on := t.ext(e); on {
+			return true
+		}
+	}
+	for _, p := range []string{"gh-admonitions", "callouts", "github-admonitions"} {
+		if _, on := t.plugin(p); on {
+			return true
+		}
+	}
+	return false
 }
 
 // tabs translates a run of content tabs (=== "Label") at one indentation
