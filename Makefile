@@ -112,9 +112,15 @@ PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/tar
 KIND_PKGS  := ./internal/cluster/kindtest ./internal/cluster/nodeimage
 LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 10) hack/phase
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
+# TEST_BUDGET: past these seconds make test prints what still runs and the
+# background lanes' logs, and stops (hack/watchdog): CI allows 90 minutes
+# and says nothing of a run it ends.
+TEST_BUDGET ?= 4800
+LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log
 test:
 	@mkdir -p bin && : >bin/phases.tsv
-	@ctl=; lint=; lane=; runs=; kind=; eng=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng 2>/dev/null; hack/engine stop' EXIT; \
+	@ctl=; lint=; lane=; runs=; kind=; eng=; dog=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng $$dog 2>/dev/null; hack/engine stop' EXIT; trap 'exit 143' TERM INT; \
+	{ hack/watchdog $(TEST_BUDGET) $$$$ $(addprefix bin/,$(LANE_LOGS)) & dog=$$!; } ; \
 	{ $(PHASE) --bg engine hack/engine start >bin/engine.log 2>&1 & eng=$$!; } ; \
 	$(PHASE) build $(MAKE) --no-print-directory build && \
 	{ echo "== the k0rdent $(K0RDENT) controllers, built beside the API server (bin/k0rdent-assets.log), and lint and site-tools at nice 10 (bin/lint.log), shown last ($$(date +%T))"; \
