@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -186,6 +187,10 @@ func Parse(dir, name string, data []byte) (*Project, error) {
 	if top.Kind != yaml.MappingNode {
 		return nil, &Error{File: name, Line: top.Line, Msg: "want key: value lines (a YAML mapping)"}
 	}
+	top, err := p.inherit(top, dir, name, 0)
+	if err != nil {
+		return nil, err
+	}
 	if err := p.read(top); err != nil {
 		return nil, err
 	}
@@ -193,6 +198,74 @@ func Parse(dir, name string, data []byte) (*Project, error) {
 		return nil, &Error{File: name, Line: 1, Msg: "site_name is required (MkDocs refuses a configuration without it)"}
 	}
 	return p, nil
+}
+
+// inherit merges the configuration that top's INHERIT names (relative
+// to the folder of file, below dir) under top, as MkDocs's yaml_load
+// does: mappings merged key by key, the inheriting file's values winning,
+// lists and other values replaced whole; a parent may inherit in turn.
+func (p *Project) inherit(top *yaml.Node, dir, file string, depth int) (*yaml.Node, error) {
+	var ref *yaml.Node
+	rest := &yaml.Node{Kind: yaml.MappingNode, Tag: top.Tag, Line: top.Line, Column: top.Column}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "INHERIT" {
+			ref = resolve(top.Content[i+1])
+			continue
+		}
+		rest.Content = append(rest.Content, top.Content[i], top.Content[i+1])
+	}
+	if ref == nil {
+		return top, nil
+	}
+	if depth > 8 {
+		return nil, &Error{File: file, Line: ref.Line, Msg: "INHERIT: inherited configurations nested deeper than 8 (does one inherit itself?)"}
+	}
+	rel := filepath.ToSlash(filepath.Join(path.Dir(file), ref.Value))
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, &Error{File: file, Line: ref.Line, Msg: fmt.Sprintf("INHERIT: inherited config file '%s' does not exist at '%s'", ref.Value, rel)}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &Error{File: rel, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(root.Content) == 0 {
+		return rest, nil
+	}
+	parent := root.Content[0]
+	if parent.Kind != yaml.MappingNode {
+		return nil, &Error{File: rel, Line: parent.Line, Msg: "want key: value lines (a YAML mapping)"}
+	}
+	if parent, err = p.inherit(parent, dir, rel, depth+1); err != nil {
+		return nil, err
+	}
+	return mergeNodes(parent, rest), nil
+}
+
+// mergeNodes is mergedeep's merge of two mappings: b's keys over a's,
+// mappings merged recursively.
+func mergeNodes(a, b *yaml.Node) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: a.Tag, Line: b.Line, Column: b.Column}
+	out.Content = append(out.Content, a.Content...)
+	for i := 0; i+1 < len(b.Content); i += 2 {
+		k, v := b.Content[i], b.Content[i+1]
+		found := false
+		for j := 0; j+1 < len(out.Content); j += 2 {
+			if out.Content[j].Value != k.Value {
+				continue
+			}
+			found = true
+			if av, bv := resolve(out.Content[j+1]), resolve(v); av.Kind == yaml.MappingNode && bv.Kind == yaml.MappingNode {
+				out.Content[j+1] = mergeNodes(av, bv)
+			} else {
+				out.Content[j], out.Content[j+1] = k, v
+			}
+		}
+		if !found {
+			out.Content = append(out.Content, k, v)
+		}
+	}
+	return out
 }
 
 func (p *Project) errorf(n *yaml.Node, format string, args ...any) error {
@@ -277,8 +350,6 @@ func (p *Project) read(top *yaml.Node) error {
 			err = p.readValidation(v)
 		case "theme":
 			err = p.readTheme(v)
-		case "INHERIT":
-			return p.errorf(v, "INHERIT: a configuration that inherits another is not supported; merge %s into %s", v.Value, p.File)
 		}
 		if err != nil {
 			return err

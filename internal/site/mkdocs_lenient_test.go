@@ -111,6 +111,13 @@ func TestMkDocsLenient(t *testing.T) {
 				"<blockquote>"}},
 			unwanted: []string{"[!NOTE]", "[!TIP]", "[!IMPORTANT]", "[!WARNING]", "[!CAUTION]"},
 		},
+		{
+			// INHERIT: base.yml: the base's keys, deep-merged under the
+			// inheriting file's (extra's keys merged, the child winning).
+			name: "inherit",
+			want: map[string][]string{"index.html": {
+				"Widget 2.0 of Inheriting.", `<div class="admonition note">`, "<title>Inheriting"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)

@@ -109,6 +109,7 @@ func TestLoadMkDocsErrors(t *testing.T) {
 		{"no site_name", "docs_dir: docs\n", "mkdocs.yml:1: site_name is required"},
 		{"docs_dir outside", "site_name: x\ndocs_dir: ../elsewhere\n", "mkdocs.yml:2: docs_dir \"../elsewhere\" must be inside"},
 		{"docs_dir is the project", "site_name: x\ndocs_dir: .\n", "mkdocs.yml:2: docs_dir must not be the folder holding mkdocs.yml"},
+		{"INHERIT missing", "INHERIT: nope.yml\nsite_name: x\n", "mkdocs.yml:1: INHERIT: inherited config file 'nope.yml' does not exist"},
 		{"no docs_dir", "site_name: x\ndocs_dir: missing\n", "mkdocs.yml:2: docs_dir missing: no such folder"},
 		{"bad validation", "site_name: x\nvalidation:\n  links:\n    not_found: loud\n", "mkdocs.yml:4: validation: \"loud\""},
 		{"bad nav", "site_name: x\nnav:\n  - A: {b: c}\n", "mkdocs.yml:3: nav: A: want a page"},
