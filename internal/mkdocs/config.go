@@ -75,6 +75,7 @@ type Project struct {
 	exclude       *matcher
 	lines         map[string]int
 	unknownPlugin int
+	navGlobWarned bool
 }
 
 // Validation is what MkDocs does with a problem of the nav or a link:

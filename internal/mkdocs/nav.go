@@ -41,7 +41,9 @@ func (p *Project) readNav(v *yaml.Node) ([]*NavItem, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, it)
+			if it != nil {
+				out = append(out, it)
+			}
 		case yaml.MappingNode:
 			if len(c.Content) != 2 {
 				return nil, p.errorf(c, "nav: an entry is one title: page, title: link or title: [entries]")
@@ -62,8 +64,10 @@ func (p *Project) readNav(v *yaml.Node) ([]*NavItem, error) {
 			if err != nil {
 				return nil, err
 			}
-			it.Line = c.Content[0].Line
-			out = append(out, it)
+			if it != nil {
+				it.Line = c.Content[0].Line
+				out = append(out, it)
+			}
 		default:
 			return nil, p.errorf(c, "nav: want a page, title: page or title: [entries]")
 		}
@@ -75,6 +79,16 @@ func (p *Project) navTarget(title string, n *yaml.Node) (*NavItem, error) {
 	s, err := scalar(n)
 	if err != nil {
 		return nil, p.errorf(n, "nav: %v", err)
+	}
+	if isNavGlob(s) {
+		// awesome-pages' "..." and literate-nav's wildcards name pages
+		// by pattern; kbook does not expand them: said once, at the
+		// first, and left out of the nav rather than made dead links.
+		if !p.navGlobWarned {
+			p.navGlobWarned = true
+			p.warnf(n.Line, "nav: %q is a pattern of a nav plugin (awesome-pages, literate-nav), which kbook does not expand: the pages it names are not in the sidebar", s)
+		}
+		return nil, nil
 	}
 	it := &NavItem{Title: title, Line: n.Line}
 	if IsExternal(s) || strings.HasPrefix(s, "/") {
@@ -89,6 +103,17 @@ func (p *Project) navTarget(title string, n *yaml.Node) (*NavItem, error) {
 	}
 	it.Page = path.Clean(strings.TrimPrefix(u.Path, "./"))
 	return it, nil
+}
+
+// isNavGlob reports whether a nav target is a nav plugin's pattern:
+// "...", "... | flat", "... | regex=..." (awesome-pages) or a path with
+// * or ? (literate-nav, awesome-pages).
+func isNavGlob(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "..." || strings.HasPrefix(s, "... ") || strings.HasPrefix(s, "...|") {
+		return true
+	}
+	return !IsExternal(s) && strings.ContainsAny(s, "*?")
 }
 
 // IsExternal reports whether a link leaves the site (scheme or //host).

@@ -118,6 +118,18 @@ func TestMkDocsLenient(t *testing.T) {
 			want: map[string][]string{"index.html": {
 				"Widget 2.0 of Inheriting.", `<div class="admonition note">`, "<title>Inheriting"}},
 		},
+		{
+			// Nav entries that are a nav plugin's patterns (awesome-pages'
+			// "...", a literate-nav wildcard) are one warning at their
+			// mkdocs.yml line, not dead links on every page.
+			name: "nav-globs",
+			want: map[string][]string{
+				"index.html":            {`href="/next/guides/one/"`},
+				"guides/two/index.html": {"<h1>Two</h1>"},
+			},
+			notes:    []string{`mkdocs.yml:6: nav: "..." is a pattern of a nav plugin`},
+			unwanted: []string{`href="..."`, `guides/*.md`, `/.../`},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)
