@@ -65,8 +65,6 @@ type Project struct {
 	// Raw is mkdocs.yml's content as values (the macros' config
 	// variable), with docs_dir and site_name filled in.
 	Raw map[string]any
-	// PluginOrder are the plugins' names in mkdocs.yml's order.
-	PluginOrder []string
 	// UnknownPlugins are plugins kbook does not implement, sorted.
 	UnknownPlugins []string
 	// Warnings are what kbook skips or cannot do, each at its line.
@@ -395,7 +393,6 @@ func (p *Project) read(top *yaml.Node) error {
 }
 
 func (p *Project) plugin(name string, line int) {
-	p.PluginOrder = append(p.PluginOrder, name)
 	if !knownPlugins[name] {
 		if len(p.UnknownPlugins) == 0 {
 			p.unknownPlugin = line

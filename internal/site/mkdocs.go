@@ -98,13 +98,12 @@ func loadMkDocs(dir string) (*Project, error) {
 	p := &Project{Dir: dir, Config: cfg, MkDocs: ms}
 	absDir, _ := filepath.Abs(dir)
 	opts := markdown.Options{
-		ProjectDir:  absDir,
-		DocsDir:     filepath.Join(absDir, filepath.FromSlash(mk.DocsDir)),
-		Extensions:  mk.Extensions,
-		Plugins:     mk.Plugins,
-		Variables:   variables(mk.Extra, cfg.Variables),
-		Icons:       markdown.NPMIcons(markdown.DefaultNPMDir()),
-		PluginOrder: mk.PluginOrder,
+		ProjectDir: absDir,
+		DocsDir:    filepath.Join(absDir, filepath.FromSlash(mk.DocsDir)),
+		Extensions: mk.Extensions,
+		Plugins:    mk.Plugins,
+		Variables:  variables(mk.Extra, cfg.Variables),
+		Icons:      markdown.NPMIcons(markdown.DefaultNPMDir()),
 	}
 	if _, on := mk.Plugins["macros"]; on {
 		opts.Config = mk.Raw

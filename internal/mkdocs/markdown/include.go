@@ -108,9 +108,6 @@ func (t *translator) includes(ls []line, path string, depth int) ([]line, error)
 					m = []string{"", includeOpenOnly.FindStringSubmatch(l.s)[1], m2[1]}
 				}
 			}
-			if m != nil && m[2] == "include" && t.macrosFirst() {
-				m = nil // the macros plugin, listed first, takes {% include %}
-			}
 			if m != nil {
 				text := l.s
 				j := i
@@ -132,21 +129,6 @@ func (t *translator) includes(ls []line, path string, depth int) ([]line, error)
 		out = append(out, l)
 	}
 	return out, nil
-}
-
-// macrosFirst reports whether the macros plugin comes before
-// include-markdown in mkdocs.yml: MkDocs then runs its Jinja first, and
-// {% include %} is the macros' (from include_dir), not include-markdown's.
-func (t *translator) macrosFirst() bool {
-	for _, n := range t.opts.PluginOrder {
-		switch n {
-		case "macros":
-			return true
-		case "include-markdown":
-			return false
-		}
-	}
-	return false
 }
 
 func firstSrc(ls []line) int {

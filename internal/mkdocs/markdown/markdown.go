@@ -29,10 +29,6 @@ type Options struct {
 	// Page is the macros' page variable: title, url, file (src_path,
 	// src_uri) and meta, the front matter, whose keys are variables too.
 	Page map[string]any
-	// PluginOrder are the plugins' names in mkdocs.yml's order: of two
-	// plugins that read one syntax ({% include %}), the first listed runs
-	// first.
-	PluginOrder []string
 	// Path is the page's absolute path on disk, which include-markdown
 	// resolves relative paths against. Empty: DocsDir joined with File
 	// when File is relative to it, else File.
