@@ -13,6 +13,8 @@ var (
 	detailsBare  = regexp.MustCompile(`^\?\?\?(\+?)\s+"(.*?)"\s*$`)
 	tabRe        = regexp.MustCompile(`^===([+!]{0,2})\s+"(.*?)"\s*$`)
 	listRe       = regexp.MustCompile(`^(?:[-*+]|\d{1,9}[.)])(?:\s|$)`)
+	defRe        = regexp.MustCompile(`^:(?: {1,3}|\t)\S`)
+	itemMarkRe   = regexp.MustCompile(`^([-*+]|\d{1,9}[.)]|:)([ \t]+)(?:!!!|\?\?\?|===)`)
 	githubCallRe = regexp.MustCompile(`^\[!([A-Za-z]+)\]\s*(.*)$`)
 	calloutRe    = regexp.MustCompile(`^(?:\*\*([A-Z]+):\*\*|([A-Z]+):)\s+(.*)$`)
 	mdInHTMLRe   = regexp.MustCompile(`^<([a-zA-Z][\w-]*)((?:\s[^>]*?)?)\s+markdown(?:=(?:"(?:1|block)"|'(?:1|block)'|1|block))?((?:\s[^>]*)?)>\s*$`)
@@ -170,7 +172,19 @@ func (t *translator) block(ls []line) ([]line, error) {
 				prevBlank, inPara = false, false
 				continue
 			}
-			if listRe.MatchString(text) {
+			if got, n, ok, err := t.openingItem(ls, i, ind, text, p); ok || err != nil {
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, got...)
+				i += n - 1
+				out = blankAfterHTML(out, ls, i)
+				inList, prevBlank, inPara = true, false, false
+				continue
+			}
+			// A definition's indented blocks are its content, as a list
+			// item's are, not code.
+			if listRe.MatchString(text) || (defRe.MatchString(text) && t.defList()) {
 				inList = true
 			}
 			if t.nUnknown == counted {
@@ -331,6 +345,84 @@ func (t *translator) container(ls []line, i, ind int, text, p string) ([]line, i
 		}
 	}
 	return nil, 0, false, nil
+}
+
+// openingItem translates a list item or a definition whose content opens
+// with an admonition, details or tabs ("1. ??? note", ":   !!! example"):
+// Python-Markdown parses the text after the marker as the item's first
+// block, and the item's content is indented 4 columns past the marker's
+// indentation, so the construct's body is 8 past it (a list item's may
+// also follow at once, 4 past it). A body indented 4 past the CommonMark
+// content column (6 after "- ") is read as the body too, as kbook's
+// lists are CommonMark's. The marker line is written with the
+// construct's HTML after it, its body at the item's content column.
+func (t *translator) openingItem(ls []line, i, ind int, text, p string) ([]line, int, bool, error) {
+	m := itemMarkRe.FindStringSubmatch(text)
+	if m == nil || (m[1] == ":" && (ind > 3 || !t.defList())) {
+		return nil, 0, false, nil
+	}
+	markEnd := ind + len(m[1])
+	c := markEnd // the content column, tabs expanded
+	for _, r := range m[2] {
+		if r == '\t' {
+			c += 4 - c%4
+		} else {
+			c++
+		}
+	}
+	rest := text[len(m[1])+len(m[2]):]
+	open := markEnd + 1 // the content column of "M <html>"
+	k := max(ind+4, open)
+	isItem := func(s string) bool {
+		s = strings.TrimLeft(s, " ")
+		return listRe.MatchString(s) || defRe.MatchString(s)
+	}
+	// def_list detabs a definition's lines before its content is read,
+	// a list its items' lines not: only a list item's body may follow at
+	// once, 4 past the marker.
+	tight := m[1] != ":" && i+1 < len(ls) && strings.TrimSpace(ls[i+1].s) != "" &&
+		indentOf(expandTabs(ls[i+1].s)) >= ind+4 && !isItem(expandTabs(ls[i+1].s))
+	if !tight {
+		j := i + 1
+		for j < len(ls) && strings.TrimSpace(ls[j].s) == "" {
+			j++
+		}
+		if j < len(ls) {
+			if n := indentOf(expandTabs(ls[j].s)); n < ind+8 && n >= c+4 {
+				k = max(c, open)
+			}
+		}
+	}
+	vl := make([]line, 0, len(ls)-i)
+	vl = append(vl, line{s: strings.Repeat(" ", k) + rest, src: ls[i].src})
+	j := i + 1
+	// the lines that follow at once, indented 4 past the marker, are the
+	// construct's body: shifted to its body's column
+	for ; tight && j < len(ls); j++ {
+		s := expandTabs(ls[j].s)
+		n := indentOf(s)
+		if strings.TrimSpace(s) == "" || n < ind+4 || isItem(s) {
+			break
+		}
+		vl = append(vl, line{s: strings.Repeat(" ", k+4+n-(ind+4)) + s[n:], src: ls[j].src})
+	}
+	vl = append(vl, ls[j:]...)
+	counted := t.nUnknown
+	got, n, ok, err := t.container(vl, 0, k, rest, strings.Repeat(" ", k))
+	if err != nil || !ok {
+		if err == nil && t.nUnknown == counted {
+			t.countUnknown(rest)
+		}
+		return nil, 0, false, err
+	}
+	got[0].s = p + m[1] + " " + strings.TrimLeft(got[0].s, " ")
+	return got, n, true, nil
+}
+
+// defList reports whether definition lists are Markdown (def_list).
+func (t *translator) defList() bool {
+	_, on := t.ext("def_list")
+	return on
 }
 
 func commonIndent(ls []line) int {

@@ -61,13 +61,14 @@ func corpusProject(t *testing.T, dir string) Options {
 
 // leftover is MkDocs block syntax at a line start, visible as text when
 // it survives outside code.
-var leftover = regexp.MustCompile(`^\s*(!!! |\?\?\? |\?\?\?\+ |=== "|\{\{\{|\{%|--8<--)`)
+// after a list item's or a definition's marker too.
+var leftover = regexp.MustCompile(`^\s*(?:(?:[-*+]|\d{1,9}\.|:)\s+)?(!!! |\?\?\? |\?\?\?\+ |=== "|\{\{\{|\{%|--8<--)`)
 
 // TestCorpus translates every page of the real MkDocs projects in
 // ../shared/mkdocs: no error, no MkDocs block syntax left outside code,
 // and the Unknown counts printed.
 func TestCorpus(t *testing.T) {
-	for _, name := range []string{"k0s", "sveltos"} {
+	for _, name := range []string{"k0s", "sveltos", "k0rdent"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "..", "..", "shared", "mkdocs", name)
 			if _, err := os.Stat(filepath.Join(dir, "mkdocs.yml")); err != nil {
