@@ -59,6 +59,19 @@ var crdDecoder = serializer.NewCodecFactory(crdScheme, serializer.EnableStrict).
 // and kind are an error. A document of kind List is searched for CRDs too
 // (kubectl get crd -o yaml writes one).
 func FromFiles(paths ...string) (*Validator, error) {
+	crds, err := readFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder()
+	for _, c := range crds {
+		b.add(c.crd, c.where, false)
+	}
+	return b.build()
+}
+
+// readFiles reads the CRDs of files and directories, in order.
+func readFiles(paths []string) ([]sourcedCRD, error) {
 	var files []string
 	for _, p := range paths {
 		more, err := expand(p)
@@ -81,14 +94,41 @@ func FromFiles(paths ...string) (*Validator, error) {
 		}()
 	}
 	wg.Wait()
-	b := newBuilder()
+	var crds []sourcedCRD
 	for _, r := range results {
 		if r.err != nil {
 			return nil, r.err
 		}
-		for _, c := range r.crds {
-			b.add(c.crd, c.where, false)
-		}
+		crds = append(crds, r.crds...)
+	}
+	return crds, nil
+}
+
+// Sourced is a CustomResourceDefinition another loader read (a k0rdent
+// release's module trees), and where it came from.
+type Sourced struct {
+	CRD   *apiextensionsv1.CustomResourceDefinition
+	Where string
+}
+
+// FromCRDs builds a Validator from CRDs read elsewhere, defaulted as the
+// API server defaults them, then adds the CRDs in files as FromFiles reads
+// them: a file's CRD with the same metadata.name replaces a given one. The
+// given CRDs are a release's own, installed as they are by runbooks, and
+// are not checked again.
+func FromCRDs(crds []Sourced, files ...string) (*Validator, error) {
+	b := newBuilder()
+	for _, c := range crds {
+		crd := c.CRD.DeepCopy()
+		crdScheme.Default(crd)
+		b.add(crd, c.Where, false)
+	}
+	more, err := readFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range more {
+		b.add(c.crd, c.where, false)
 	}
 	return b.build()
 }
