@@ -24,6 +24,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/log"
+	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/yaml"
 )
 
@@ -275,20 +276,31 @@ func buildCached[T record](ctx context.Context, o *Options, what, lockName, file
 }
 
 func build(ctx context.Context, d docker, o *Options, key string) (Image, error) {
-	bins, err := binaries.NodeDir(ctx, binaries.WithCacheDir(o.CacheDir), binaries.WithLogger(o.Logger))
-	if err != nil {
-		return Image{}, fmt.Errorf("kind node image: %w", err)
-	}
-	addons, err := buildAddons(ctx, o)
-	if err != nil {
-		return Image{}, fmt.Errorf("kind node image: %w", err)
-	}
-	root, err := baseRoot(ctx, o)
-	if err != nil {
-		return Image{}, fmt.Errorf("kind node image: %w", err)
-	}
-	base, err := baseImage(ctx, d, o, root)
-	if err != nil {
+	// The three inputs side by side: debootstrap mostly waits for the
+	// mirror and the disk, so on a first build it costs the two go builds
+	// nothing, and they share no package (the addons pin other Kubernetes
+	// libraries). The first to fail cancels the others.
+	var bins, addons, root, base string
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		bins, err = binaries.NodeDir(gctx, binaries.WithCacheDir(o.CacheDir), binaries.WithLogger(o.Logger))
+		return err
+	})
+	g.Go(func() (err error) {
+		addons, err = buildAddons(gctx, o)
+		return err
+	})
+	g.Go(func() (err error) {
+		if root, err = baseRoot(gctx, o); err != nil {
+			return err
+		}
+		base, err = baseImage(gctx, d, o, root)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return Image{}, context.Cause(ctx)
+		}
 		return Image{}, fmt.Errorf("kind node image: %w", err)
 	}
 	start := time.Now()
