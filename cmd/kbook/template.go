@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
@@ -65,13 +66,14 @@ func newTemplateValidateCmd() *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 	}
 	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		r.Charts, r.Log = args, cmd.ErrOrStderr()
+		r.Charts, r.Log, r.CacheDir = args, cmd.ErrOrStderr(), cacheRoot()
 		reps, err := template.ValidateAll(cmd.Context(), r)
 		return reps, nil, err
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
-	fl.StringArrayVar(&r.CRDs, "crds", nil, "check objects against the CRDs in this `file or directory` (repeatable)")
+	fl.StringVar(&r.K0rdent, "k0rdent", "", "check objects against the CRDs of this k0rdent release `version` (k0rdent, Flux, Sveltos, Cluster API, kubeadm, CAPD; read from its Go modules as kbook run --k0rdent installs them; default: "+controllers.DefaultK0rdentVersion+"; "+template.NoRelease+": only --crds; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	fl.StringArrayVar(&r.CRDs, "crds", nil, "also check objects against the CRDs in this `file or directory` (repeatable; they replace the release's CRDs of the same name)")
 	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
 	fl.StringArrayVar(&r.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
 	fl.StringArrayVar(&r.Policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
+	klog "github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/policy"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/schema"
@@ -21,10 +22,16 @@ import (
 type Request struct {
 	Charts  []string
 	Options Options
-	// CRDs are the CRD files to check objects against; Kubeconfig and
-	// Context instead name a cluster serving them (not both).
+	// K0rdent is the k0rdent release whose CRDs objects are checked
+	// against ("" is the release kbook pins; NoRelease: none), CRDs more
+	// CRD files to check them against (added to the release's, replacing
+	// same-named ones); Kubeconfig and Context instead name a cluster
+	// serving them (not with CRDs or an explicit K0rdent).
+	K0rdent             string
 	CRDs                []string
 	Kubeconfig, Context string
+	// CacheDir holds the release's module trees (default: kbook's cache).
+	CacheDir string
 	// Policies are organisation policy files; Providers the providers
 	// whose contracts the templates pin (provider.ContractCheck).
 	Policies  []string
@@ -42,12 +49,35 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 	opts := r.Options
 	var err error
 	kube := r.Kubeconfig != "" || r.Context != ""
+	log := r.Log
+	if log == nil {
+		log = io.Discard
+	}
 	switch {
 	case len(r.CRDs) > 0 && kube:
 		return nil, input(errors.New("give --crds or --kubeconfig, not both"))
-	case len(r.CRDs) > 0:
+	case r.K0rdent != "" && kube:
+		return nil, input(errors.New("give --k0rdent or --kubeconfig, not both: a cluster serves its own CRDs"))
+	case r.K0rdent == NoRelease && len(r.CRDs) > 0:
 		if opts.Schemas, err = schema.FromFiles(r.CRDs...); err != nil {
 			return nil, input(err)
+		}
+	case r.K0rdent == NoRelease:
+	case !kube:
+		opts.Schemas, err = releaseSchemas(ctx, r.K0rdent, r.CacheDir, r.CRDs, klog.To{W: log})
+		if err != nil && (r.K0rdent != "" || findings.IsInput(err) || errors.Is(err, context.Canceled)) {
+			return nil, input(err)
+		}
+		if err != nil {
+			// The default release, not asked for: its CRDs could not be
+			// had (no go, no module proxy). Check against --crds alone
+			// and say why in SCHEMA001.
+			opts.NoRelease = err.Error()
+			if len(r.CRDs) > 0 {
+				if opts.Schemas, err = schema.FromFiles(r.CRDs...); err != nil {
+					return nil, input(err)
+				}
+			}
 		}
 	case kube:
 		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: r.Kubeconfig, Context: r.Context})
@@ -75,10 +105,6 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 	checkProvider, err := provider.ContractCheck(r.Providers)
 	if err != nil {
 		return nil, input(err)
-	}
-	log := r.Log
-	if log == nil {
-		log = io.Discard
 	}
 	var results []*findings.Report
 	for _, chart := range r.Charts {

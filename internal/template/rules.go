@@ -38,7 +38,7 @@ const (
 	ruleContractInvalid     = "K0RDENT004"
 	ruleContractUnlisted    = "K0RDENT005"
 	ruleContractMissing     = "K0RDENT006"
-	ruleContractDeprecated  = "K0RDENT007"
+	ruleContractVersion     = "K0RDENT007"
 	ruleK8sVersionMissing   = "K0RDENT008"
 	ruleK8sVersionInvalid   = "K0RDENT009"
 	ruleK8sVersionMismatch  = "K0RDENT010"
@@ -52,6 +52,7 @@ const (
 	ruleConfigUnread        = "VALUES008"
 	ruleConfigOverwritten   = "VALUES009"
 	ruleInjectedReach       = "VALUES010"
+	ruleValueUndefined      = "VALUES011"
 	ruleRender              = "RENDER001"
 	ruleRenderParse         = "RENDER002"
 	ruleRenderNamespace     = "RENDER003"
@@ -242,13 +243,23 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"contract: internal/controller/components, reconciler.go).",
 	},
 	{
-		ID: ruleContractDeprecated, Category: CategoryK0rdent, Severity: findings.Warning,
-		Title: "Providers are pinned to the current CAPI contract",
-		Description: "CAPI contract `v1beta2` is current (Cluster API 1.11 and later); `v1beta1` is deprecated and\n" +
-			"will be removed. A template pinned to `v1beta1` keeps working while providers still serve\n" +
-			"it, but cannot be deployed once the management cluster's providers drop it. Move the\n" +
-			"template's objects to v1beta2 and update the annotation when the provider supports it (some\n" +
-			"providers, such as k0smotron, may still offer only v1beta1: then disable this rule).",
+		ID: ruleContractVersion, Category: CategoryK0rdent, Severity: findings.Warning,
+		Title: "Contract annotations pin the API version the template's objects use",
+		Description: "The value of `cluster.x-k8s.io/<provider>` in a ClusterTemplate is not Cluster API's own\n" +
+			"contract but the provider's API version the template needs. kcm compares it with the API\n" +
+			"versions the installed provider's ProviderTemplate lists, per CAPI contract\n" +
+			"(`cluster.x-k8s.io/v1beta1: v1beta1_v1beta2`, split on `_`; internal/util/validation,\n" +
+			"cluster_template.go, validateCompatibilityAttrs). CAPZ, CAPG and CAPO serve only\n" +
+			"`v1beta1` objects in the releases kcm 1.11 installs, so `cluster.x-k8s.io/infrastructure-azure:\n" +
+			"v1beta1` is right; CAPA's objects are `v1beta2`, and so on.\n\n" +
+			"This rule reads the rendered objects: when exactly one listed provider of a kind\n" +
+			"(`infrastructure-`, `control-plane-`, `bootstrap-`) owns the objects of its group\n" +
+			"(`infrastructure.cluster.x-k8s.io`, `controlplane.cluster.x-k8s.io`,\n" +
+			"`bootstrap.cluster.x-k8s.io`) and none of them has the pinned version, kcm checks for a version\n" +
+			"the template does not use: a provider that dropped the objects' version passes the check and\n" +
+			"the cluster fails later. The finding is at the annotation's line and names the version to pin.\n" +
+			"(This rule used to warn on every `v1beta1` pin as a deprecated CAPI contract: that read the\n" +
+			"value wrongly, and fired on the 8 kcm v1.11.4 templates whose providers serve only v1beta1.)",
 	},
 	{
 		ID: ruleK8sVersionMissing, Category: CategoryK0rdent, Severity: findings.Warning,
@@ -261,7 +272,20 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"a ClusterDeployment deploys (internal/util/validation, ClusterTemplateK8sCompatibility). Without\n" +
 			"it kcm records no version and that check is skipped. Not asked of a template that adopts an\n" +
 			"existing cluster (its only infrastructure provider is `infrastructure-internal`): the adopted\n" +
-			"cluster runs whatever version it runs, which no template can state.",
+			"cluster runs whatever version it runs, which no template can state.\n\n" +
+			"**Why it fires on 17 of the 18 templates kcm v1.11.4 ships.** None of them has the annotation,\n" +
+			"and the ClusterTemplates kcm creates for them (`templates/provider/kcm-templates/files/templates/`)\n" +
+			"set no `spec.k8sVersion`. So for every cluster of kcm's own templates `status.k8sVersion` is empty\n" +
+			"and `ClusterTemplateK8sCompatibility` returns before reading any ServiceTemplate's\n" +
+			"`k0rdent.mirantis.com/k8s-version-constraint` (internal/util/validation/cluster_template.go,\n" +
+			"`if len(cd.Spec.ServiceSpec.Services) == 0 || clusterTemplate.Status.KubernetesVersion == \"\"`):\n" +
+			"a service that declares it needs Kubernetes 1.33 is deployed onto a 1.31 cluster unchecked.\n" +
+			"The fix is one line per chart, the default version the chart already holds in its values (for\n" +
+			"aws-standalone-cp `k0s.version`, `v1.36.3+k0s.2`), kept in step by K0RDENT010. A\n" +
+			"ClusterDeployment whose config overrides the version still gets the template's in its status:\n" +
+			"that is kcm's model (one exact version per template), not something a chart can fix. Disable\n" +
+			"the rule (`--disable K0RDENT008`) for a template that deliberately leaves the version to its\n" +
+			"users.",
 	},
 	{
 		ID: ruleK8sVersionInvalid, Category: CategoryK0rdent, Severity: findings.Error,
@@ -407,6 +431,23 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 			"parent's defaults nor `--config` set `<alias>.<key>` (for example `base.clusterIdentity`),\n" +
 			"pointing at the dependency in Chart.yaml.",
 	},
+	{
+		ID: ruleValueUndefined, Category: CategoryValues, Severity: findings.Warning,
+		Title: "Templates read only values the chart defines",
+		Description: "A template that reads a value neither `values.yaml` nor `values.schema.json` defines\n" +
+			"(`.Values.worker.replica` for `worker.replicas`) renders it as empty: Helm prints `null` or\n" +
+			"nothing, and the value a ClusterDeployment sets under the right name has no effect. The\n" +
+			"template's expressions are parsed as Helm's engine parses them (`.Values.a.b`, `$.Values.a.b`,\n" +
+			"variables, `.b` inside `with .Values.a`), and each path is followed through the default values\n" +
+			"and the schema (`properties`, local `$ref`, `allOf`/`anyOf`/`oneOf`). The finding is at the\n" +
+			"template's line and suggests the defined key of the nearest spelling.\n\n" +
+			"Not reported: the values kcm injects (`clusterIdentity`, `global`, `clusterLabels`), values\n" +
+			"under a dependency's name, keys below a value left free (an empty map or null default, a\n" +
+			"schema with `additionalProperties` or `patternProperties`, or none), and optional values a\n" +
+			"template tests rather than uses (`if`, `with`, `default`, `hasKey`, `required`) unless a\n" +
+			"defined key of a close spelling suggests a typo. Dependencies' own templates are their\n" +
+			"charts' business.",
+	},
 
 	// Rendering --------------------------------------------------------------
 	{
@@ -541,7 +582,7 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 		Description: "CAPI's core API `cluster.x-k8s.io/v1beta2` is current; `v1beta1` is deprecated and will be\n" +
 			"removed. Objects rendered as `cluster.x-k8s.io/v1beta1` still work through conversion while\n" +
 			"the management cluster serves it. (Provider API groups are versioned by each provider and are\n" +
-			"not checked here; see K0RDENT007 for contracts.)",
+			"not checked here; K0RDENT007 checks that contract pins match them.)",
 	},
 
 	{
@@ -587,10 +628,15 @@ errors (RENDER001) and, when a CHART00x rule fired, Chart.yaml problems.`,
 		ID: ruleNoCRDs, Category: CategorySchemas, Severity: findings.Info,
 		Title: "Rendered objects were checked against CRD schemas",
 		Description: "The SCHEMA rules validate every rendered object against the OpenAPI schema and CEL rules\n" +
-			"of its CustomResourceDefinition, as the API server would on create. They need the CRDs: pass\n" +
-			"them with `--crds DIR|FILE` (for example the provider's released components YAML) or read\n" +
-			"them from a management cluster with `--kubeconfig`. Without CRDs this single info says\n" +
-			"that no object was checked (an info: it is about what kbook was given, not about the chart).",
+			"of its CustomResourceDefinition, as the API server would on create. With no flag the CRDs are\n" +
+			"those of the k0rdent release kbook pins (`--k0rdent vX` names another): kcm's, Flux's,\n" +
+			"Sveltos', and Cluster API's core, kubeadm and CAPD CRDs, read from the release's Go modules as\n" +
+			"`kbook run --k0rdent` installs them (fetched into kbook's cache on first use, in seconds; no\n" +
+			"controller is built). `--crds DIR|FILE` adds more (a provider's released components YAML) and\n" +
+			"replaces the release's CRD of the same name; `--kubeconfig` reads them from a management\n" +
+			"cluster instead. This rule says once what was not checked: a warning when the release's CRDs\n" +
+			"could not be had (no `go` on PATH, no module proxy), naming why; an info with `--k0rdent none`\n" +
+			"and no `--crds` (it is about what kbook was given, not about the chart).",
 	},
 	{
 		ID: ruleSchemaViolation, Category: CategorySchemas, Severity: findings.Error,

@@ -132,8 +132,6 @@ func (c *checker) checkK0rdent() {
 			add(ruleContractInvalid, key, fmt.Sprintf("%s: %q is a list of contract versions: kcm accepts one contract version per provider in a ClusterTemplate (lists are for ProviderTemplates) and marks the template invalid (incorrect provider contract version); pick the one the template's objects use, e.g. v1beta2", key, v))
 		case !contractRE.MatchString(v):
 			add(ruleContractInvalid, key, fmt.Sprintf("%s: %q is not a CAPI contract version such as v1beta2: kcm marks the template invalid (incorrect provider contract version)", key, v))
-		case v == "v1beta1":
-			add(ruleContractDeprecated, key, fmt.Sprintf("%s: CAPI contract v1beta1 is deprecated; v1beta2 is current (move the template's objects to v1beta2 when the provider supports it)", key))
 		}
 		if c.providersSet && !slices.Contains(c.providers, name) {
 			add(ruleContractUnlisted, key, fmt.Sprintf("%s pins the contract of %q, which %s does not list: kcm does not check the contract of the providers the template does use", key, name, annProvider))
@@ -218,4 +216,62 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// providerGroups are the API groups of the objects of a provider kind.
+var providerGroups = []struct{ prefix, group string }{
+	{k0rdent.InfrastructureProviderPrefix, "infrastructure.cluster.x-k8s.io"},
+	{k0rdent.ControlPlaneProviderPrefix, "controlplane.cluster.x-k8s.io"},
+	{k0rdent.BootstrapProviderPrefix, "bootstrap.cluster.x-k8s.io"},
+}
+
+// checkContractVersions runs K0RDENT007 once, on the first value set that
+// renders: the version a contract annotation pins is the API version of
+// the provider's objects the template renders. kcm compares the pin with
+// the API versions the installed provider's ProviderTemplate lists
+// (cluster.x-k8s.io/<CAPI contract>: v1beta1_v1beta2, split on _:
+// internal/util/validation/cluster_template.go, validateCompatibilityAttrs),
+// so a pin the objects do not use checks for the wrong version.
+func (c *checker) checkContractVersions(rs *renderedSet) {
+	if c.contractsChecked {
+		return
+	}
+	c.contractsChecked = true
+	ann := c.src.chart.Metadata.Annotations
+	cy := c.src.node("Chart.yaml")
+	annNode, _ := mapValue(cy, "annotations")
+	for _, pg := range providerGroups {
+		var listed []string
+		for _, p := range c.providers {
+			if strings.HasPrefix(p, pg.prefix) {
+				listed = append(listed, p)
+			}
+		}
+		if len(listed) != 1 {
+			continue // whose objects are whose is not known
+		}
+		key := capiPrefix + listed[0]
+		pin, ok := ann[key]
+		if !ok || !contractRE.MatchString(pin) {
+			continue // K0RDENT004, K0RDENT006
+		}
+		kinds := map[string][]string{} // version → kinds
+		for _, d := range rs.objs {
+			gvk := d.obj.GroupVersionKind()
+			if gvk.Group == pg.group && !slices.Contains(kinds[gvk.Version], gvk.Kind) {
+				kinds[gvk.Version] = append(kinds[gvk.Version], gvk.Kind)
+			}
+		}
+		if len(kinds) == 0 || kinds[pin] != nil {
+			continue
+		}
+		var used []string
+		for _, v := range sortedKeys(kinds) {
+			used = append(used, fmt.Sprintf("%s (%s)", v, strings.Join(kinds[v], ", ")))
+		}
+		line, _ := lineOf(annNode, vpath{key})
+		c.add(findings.Finding{Rule: ruleContractVersion, File: "Chart.yaml", Line: max(line, 1), Config: rs.vs.name,
+			Message: fmt.Sprintf("%s pins %s, but the template's %s objects are %s: kcm checks that the installed %s lists %s among its API versions, not the version the objects need; pin %s",
+				key, pin, pg.group, strings.Join(used, ", "), listed[0], pin, sortedKeys(kinds)[0])})
+	}
 }

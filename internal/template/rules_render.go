@@ -222,6 +222,7 @@ func (c *checker) checkRendered(vs *valueSet, r rendering) bool {
 	c.checkCluster(rs)
 	c.checkRefs(rs)
 	c.checkProviderGroups(rs)
+	c.checkContractVersions(rs)
 	c.checkDurations(rs)
 	c.checkSchemas(rs)
 	c.checkSecurity(rs)
@@ -238,7 +239,7 @@ func (c *checker) objFinding(rule string, rs *renderedSet, d renderedDoc, path, 
 // templateLine finds the line of a rendered field in the template source,
 // best effort (rendered output has no line mapping back to the template):
 // it follows the field path through the YAML keys of the template's text,
-// each key indented below the previous one, within the document that
+// each key one of the previous key's own (not deeper) keys, within the document that
 // rendered the object, and returns the line of the deepest key it finds;
 // with no path, or when not even the first key is found, the line of the
 // document's kind. 0 when the template's text does not show the object.
@@ -278,6 +279,7 @@ func (c *checker) templateLine(d renderedDoc, path string) int {
 				seg = seg[:i]
 			}
 			found := false
+			child := -1 // the column of the parent's keys
 			for i := pos; i < end; i++ {
 				key, indent, ok := yamlKey(lines[i])
 				if !ok {
@@ -285,6 +287,12 @@ func (c *checker) templateLine(d renderedDoc, path string) int {
 				}
 				if indent <= parent {
 					break // left the parent's block
+				}
+				if child < 0 {
+					child = indent
+				}
+				if indent != child {
+					continue // a key further down (spec.template.spec.clusterName is no spec.clusterName)
 				}
 				if key == seg {
 					parent, pos, best, found = indent, i+1, i+1, true

@@ -12,12 +12,23 @@ import (
 // OpenAPI schema and CEL rules of its CRD (Options.Schemas).
 func (c *checker) checkSchemas(rs *renderedSet) {
 	v := c.opts.Schemas
-	if v == nil {
-		if len(rs.objs) > 0 && !c.warnedNoCRDs {
-			c.warnedNoCRDs = true
-			c.add(findings.Finding{Rule: ruleNoCRDs,
-				Message: "no CRDs given: objects were not checked against schemas (use --crds or --kubeconfig)"})
+	if (v == nil || c.opts.NoRelease != "") && len(rs.objs) > 0 && !c.warnedNoCRDs {
+		c.warnedNoCRDs = true
+		msg := "no CRDs given: objects were not checked against schemas (use --k0rdent, --crds or --kubeconfig)"
+		switch {
+		case c.opts.NoRelease != "" && v == nil:
+			msg = c.opts.NoRelease + ": objects were not checked against schemas (give --crds or --kubeconfig)"
+		case c.opts.NoRelease != "":
+			msg = c.opts.NoRelease + ": objects were checked against the --crds given only"
 		}
+		f := findings.Finding{Rule: ruleNoCRDs, Message: msg}
+		if c.opts.NoRelease != "" {
+			// The default check could not run: not a silent gap.
+			f.Severity = findings.Warning
+		}
+		c.add(f)
+	}
+	if v == nil {
 		return
 	}
 	served := map[schema.GroupKind]bool{}

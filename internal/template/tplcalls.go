@@ -1,6 +1,7 @@
 package template
 
 import (
+	"slices"
 	"strings"
 	"text/template/parse"
 
@@ -44,10 +45,23 @@ type requiredCall struct {
 	path vpath
 }
 
+// valueRead is one read of a values path by a template of the chart
+// itself (not its dependencies): .Values.a.b, $.Values.a.b, .b inside
+// with .Values.a...
+type valueRead struct {
+	file string
+	line int
+	path vpath
+	// guarded: the read is tested rather than used (an if or with
+	// condition, an argument of default, empty, hasKey...).
+	guarded bool
+}
+
 // templateCalls parses every template of the chart and its dependencies
 // (with the file names findings use) and returns the lookup and required
-// calls. Templates that do not parse are skipped: RENDER001 reports them.
-func templateCalls(ch *chart.Chart, realPath func(string) string) (lookups []lookupCall, requireds []requiredCall) {
+// calls, and the values the chart's own templates read. Templates that do
+// not parse are skipped: RENDER001 reports them.
+func templateCalls(ch *chart.Chart, realPath func(string) string) (lookups []lookupCall, requireds []requiredCall, reads []valueRead) {
 	var scan func(ch *chart.Chart, prefix string)
 	scan = func(ch *chart.Chart, prefix string) {
 		for _, t := range ch.Templates {
@@ -68,6 +82,9 @@ func templateCalls(ch *chart.Chart, realPath func(string) string) (lookups []loo
 				w.finish()
 				lookups = append(lookups, w.lookups...)
 				requireds = append(requireds, w.requireds...)
+				if prefix == "" {
+					reads = append(reads, w.reads...)
+				}
 			}
 		}
 		for _, d := range ch.Dependencies() {
@@ -75,7 +92,7 @@ func templateCalls(ch *chart.Chart, realPath func(string) string) (lookups []loo
 		}
 	}
 	scan(ch, "")
-	return lookups, requireds
+	return lookups, requireds, reads
 }
 
 // dotValue is what dot (or a variable) holds, as far as the walker knows.
@@ -101,6 +118,9 @@ type scope struct {
 	// inCondition: walking the condition of an if/with (and/or/not
 	// short-circuit there, so a use in it is a check).
 	inCondition bool
+	// tested are the values paths an enclosing if/with condition reads:
+	// reading them (or below them) in its body is safe.
+	tested []vpath
 }
 
 func (s scope) guarding(idx []int) scope {
@@ -121,6 +141,7 @@ type callWalker struct {
 	lookups    []lookupCall
 	unguarded  map[int]bool // lookups whose result is used unchecked
 	requireds  []requiredCall
+	reads      []valueRead
 }
 
 func (w *callWalker) line(n parse.Node) int {
@@ -192,6 +213,7 @@ func (w *callWalker) branch(b *parse.BranchNode, s scope, with bool) {
 	cond := s
 	cond.inCondition = true
 	n := len(w.lookups)
+	firstRead := len(w.reads)
 	v := w.pipe(b.Pipe, cond)
 	for _, d := range b.Pipe.Decl {
 		if w.vars == nil {
@@ -204,6 +226,10 @@ func (w *callWalker) branch(b *parse.BranchNode, s scope, with bool) {
 		checked = append(checked, i) // a lookup in the condition is its own check
 	}
 	body := s.guarding(checked)
+	body.tested = slices.Clone(s.tested)
+	for _, r := range w.reads[firstRead:] {
+		body.tested = append(body.tested, r.path)
+	}
 	if with {
 		body.dot = v
 		if v.lookup < 0 && len(checked) > 0 {
@@ -259,7 +285,14 @@ func (w *callWalker) pipe(p *parse.PipeNode, s scope) dotValue {
 	}
 	result := unknownDot()
 	var prev dotValue
+	first := len(w.reads)
 	for i, c := range p.Cmds {
+		if fn, ok := firstIdent(c); ok && i > 0 && (guardFuncs[fn] || fn == "required") {
+			// .Values.a | default 3: a is tested, not used.
+			for j := first; j < len(w.reads); j++ {
+				w.reads[j].guarded = true
+			}
+		}
 		prev = w.command(c, s, prev, i > 0)
 		result = prev
 	}
@@ -281,8 +314,14 @@ func (w *callWalker) command(c *parse.CommandNode, s scope, piped dotValue, hasP
 		w.markUnguarded(piped.lookup) // lookup ... | toYaml uses the result
 	}
 	var args []dotValue
+	first := len(w.reads)
 	for _, a := range c.Args[1:] {
 		args = append(args, w.arg(a, inner))
+	}
+	if fn != nil && fn.Ident == "required" {
+		for j := first; j < len(w.reads); j++ {
+			w.reads[j].guarded = true // RENDER011 says what is required
+		}
 	}
 	if fn == nil {
 		if len(c.Args) == 1 {
@@ -313,8 +352,21 @@ func (w *callWalker) command(c *parse.CommandNode, s scope, piped dotValue, hasP
 	return unknownDot()
 }
 
-// arg walks an argument and returns what it refers to.
+// arg walks an argument and returns what it refers to, recording a read
+// of a values path.
 func (w *callWalker) arg(n parse.Node, s scope) dotValue {
+	v := w.argValue(n, s)
+	switch n.(type) {
+	case *parse.FieldNode, *parse.VariableNode, *parse.ChainNode:
+		if len(v.values) > 0 {
+			guarded := s.inCondition || slices.ContainsFunc(s.tested, func(t vpath) bool { return v.values.HasPrefix(t) })
+			w.reads = append(w.reads, valueRead{file: w.file, line: w.line(n), path: v.values, guarded: guarded})
+		}
+	}
+	return v
+}
+
+func (w *callWalker) argValue(n parse.Node, s scope) dotValue {
 	switch n := n.(type) {
 	case *parse.PipeNode:
 		return w.pipe(n, s)
@@ -404,4 +456,16 @@ func (w *callWalker) lookup(c *parse.CommandNode, s scope) int {
 	}
 	w.lookups = append(w.lookups, lc)
 	return len(w.lookups) - 1
+}
+
+// firstIdent is the function a command calls, if it calls one by name.
+func firstIdent(c *parse.CommandNode) (string, bool) {
+	if len(c.Args) == 0 {
+		return "", false
+	}
+	fn, ok := c.Args[0].(*parse.IdentifierNode)
+	if !ok {
+		return "", false
+	}
+	return fn.Ident, true
 }

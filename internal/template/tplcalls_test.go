@@ -37,7 +37,7 @@ d: {{ required "m" .name }}
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ch := &chart.Chart{Metadata: &chart.Metadata{Name: "c"}, Templates: []*chart.File{{Name: "templates/x.yaml", Data: []byte(tc.text)}}}
-			lookups, requireds := templateCalls(ch, func(s string) string { return s })
+			lookups, requireds, _ := templateCalls(ch, func(s string) string { return s })
 			var gotL, gotR []string
 			for _, l := range lookups {
 				ns := map[nsScope]string{nsRelease: "release", nsCluster: "cluster", nsOther: "other", nsDynamic: "dynamic"}[l.ns]

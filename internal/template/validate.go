@@ -19,8 +19,11 @@ type Options struct {
 	// the defaults and the chart's ci/*.yaml files.
 	Config string
 	// Schemas validates rendered objects against CRDs; nil reports a
-	// single SCHEMA001 warning.
+	// single SCHEMA001 info.
 	Schemas *schema.Validator
+	// NoRelease says why the k0rdent release's CRDs are not among
+	// Schemas when they should have been (SCHEMA001 reports it).
+	NoRelease string
 	// Policies are organisation policies checked against the chart and
 	// every rendered object.
 	Policies []*policy.Policy
@@ -83,6 +86,7 @@ func Validate(path string, opts Options) (*findings.Report, error) {
 	c.checkK0rdent()
 	sets := c.valueSets(config)
 	c.checkValues(sets)
+	c.checkValueReads()
 	c.checkTemplateSources()
 	c.rendering = true
 	c.checkRenderings(sets)
@@ -103,7 +107,9 @@ type checker struct {
 	values       valuesChecker
 	chartBroken  bool // a CHART00x rule fired on Chart.yaml
 	warnedNoCRDs bool // SCHEMA001 is reported once
-	schemaBroken bool // VALUES002 fired
+	// contractsChecked: K0RDENT007 ran on a rendering.
+	contractsChecked bool
+	schemaBroken     bool // VALUES002 fired
 
 	calls       *templateCallSet // templateCalls, parsed once
 	renderedAny bool             // a value set rendered
@@ -113,16 +119,27 @@ type checker struct {
 type templateCallSet struct {
 	lookups   []lookupCall
 	requireds []requiredCall
+	reads     []valueRead
 }
 
 // templateCalls returns the lookup and required calls of the chart's
 // templates, parsing them on first use.
 func (c *checker) templateCalls() ([]lookupCall, []requiredCall) {
-	if c.calls == nil {
-		l, r := templateCalls(c.src.chart, c.src.realPath)
-		c.calls = &templateCallSet{l, r}
-	}
+	c.parseCalls()
 	return c.calls.lookups, c.calls.requireds
+}
+
+// valueReads returns the values the chart's own templates read.
+func (c *checker) valueReads() []valueRead {
+	c.parseCalls()
+	return c.calls.reads
+}
+
+func (c *checker) parseCalls() {
+	if c.calls == nil {
+		l, r, v := templateCalls(c.src.chart, c.src.realPath)
+		c.calls = &templateCallSet{l, r, v}
+	}
 }
 
 // add records a finding, with the rule's default severity unless it has

@@ -557,7 +557,7 @@ func TestRequiredValues(t *testing.T) {
 		{"placeholders", "RENDER011-fail", "", nil, []string{"RENDER011 info defaults"}, findings.ExitOK},
 		{"config sets it", "RENDER011-fail", withFlavor, nil, []string{"RENDER011 info defaults"}, findings.ExitOK},
 		{"config lacks it", "RENDER011-fail", withoutFlavor, nil, []string{"RENDER001 error " + withoutFlavor, "RENDER011 info defaults"}, findings.ExitErrors},
-		{"disabled, renders nothing", "RENDER001-fail", "", []string{ruleRender}, []string{"RENDER001 error defaults"}, findings.ExitErrors},
+		{"disabled, renders nothing", "RENDER001-fail", "", []string{ruleRender}, []string{"RENDER001 error defaults", "VALUES011 warning "}, findings.ExitErrors},
 		{"disabled, a config renders", "RENDER011-fail", withFlavor, []string{ruleRender, ruleRequiredValues}, nil, findings.ExitOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
