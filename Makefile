@@ -44,16 +44,10 @@ ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 # CAPD_RUNBOOKS: the --k0rdent runbooks whose workload clusters are docker
-# machines, run on their own after the others (bin/runbooks-capd.json).
+# machines, run by test-clusters (bin/runbooks-capd.json).
 CAPD_RUNBOOKS    := runbooks/capd-docker.md
-# ENGINE_LOCK: one lane at a time makes clusters of engine containers (the
-# kind lane's kind clusters, the plane lane's docker machines). Side by
-# side on 2 cores, in make test's first fresh runs, CAPD's three machines
-# exited while the kind tests made and deleted their clusters, and kind
-# nodes missed kind's 30 s boot deadline.
-ENGINE_LOCK       = flock -o $(CURDIR)/bin/engine/clusters.lock env
 
-.PHONY: all build run test test-runbooks test-kind engine-clean test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
+.PHONY: all build run test test-runbooks test-kind test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross clean site serve site-tools screenshots
 
 all: build
 
@@ -111,6 +105,9 @@ screenshots: site site-tools
 # runs at nice 10 (LOW) from kbook's build on, so that it takes the CPU
 # the path leaves, not the path's; lint's output and the plane lane's come
 # after the rest.
+# Last, alone, the phases that make clusters of engine containers
+# (test-clusters: kind clusters, CAPD's docker machines): real kubelets,
+# etcd and kubeadm miss their deadlines at the load the rest makes.
 # Ctrl-C reaches the background phases too: a background job of the
 # recipe's shell ignores SIGINT, but kbook handles it (signal.Notify undoes
 # the ignore) and stops the chain with its exit status; a failed phase ends
@@ -125,7 +122,7 @@ PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # background lanes' logs, and stops (hack/watchdog): CI allows 90 minutes
 # and says nothing of a run it ends.
 TEST_BUDGET ?= 4800
-LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log
+LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log
 test:
 	@mkdir -p bin && : >bin/phases.tsv
 	@ctl=; lint=; lane=; runs=; kind=; eng=; dog=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng $$dog 2>/dev/null; hack/engine stop' EXIT; trap 'exit 143' TERM INT; \
@@ -137,20 +134,23 @@ test:
 	  { $(LOW) lint $(MAKE) --no-print-directory lint && $(LOW) site-tools $(MAKE) --no-print-directory site-tools; } >bin/lint.log 2>&1 & lint=$$!; \
 	  echo "== local API server binaries ($$(date +%T))" && \
 	  assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
-	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log); the kind lane: engine, node image, go test $(KIND_PKGS), kbook run --cluster kind (bin/test-kind.log); shown last ($$(date +%T))" && \
+	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log); the kind lane: engine, node image (bin/test-kind.log); shown last ($$(date +%T))" && \
 	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
 	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
 	    $(MAKE) --no-print-directory test-kind >bin/test-kind.log 2>&1 & kind=$$!; \
 	    wait $$lint && echo "== go test, the other packages, at nice 10 ($$(date +%T))" && \
 	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS) $(KIND_PKGS))"); rest=$$?; \
 	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$kind; kinds=$$?; wait $$ctl; built=$$?; lint=; lane=; runs=; kind=; ctl=; eng=; \
+	    echo "== the engine's clusters, alone on the machine: go test $(KIND_PKGS), kbook run --cluster kind, kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) (bin/test-clusters.log) ($$(date +%T))"; \
+	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-clusters >bin/test-clusters.log 2>&1; clusters=$$?; \
 	    echo "== lint and site-tools"; cat bin/lint.log; \
 	    echo "== k0rdent $(K0RDENT) controllers"; cat bin/k0rdent-assets.log; \
 	    echo "== go test $(PLANE_PKGS) (the plane lane)"; cat bin/go-test-plane.log; \
 	    echo "== kbook check and run (the plane lane)"; cat bin/test-runbooks.log; \
 	    echo "== the kind lane"; cat bin/engine.log bin/test-kind.log; \
+	    echo "== the engine's clusters"; cat bin/test-clusters.log; \
 	    echo "== the engine after both lanes ($$(date +%T))"; $(MAKE) --no-print-directory engine-clean; clean=$$?; \
-	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ] && [ $$clean = 0 ]; } && \
+	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ] && [ $$clusters = 0 ] && [ $$clean = 0 ]; } && \
 	  echo "== kbook build (the docs site, from the results of the three runs: the k0rdent runbooks' pages name the plane, the kind ones kind) ($$(date +%T))" && \
 	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json $$(for r in capd kind; do test -f bin/runbooks-$$r.json && echo --report bin/runbooks-$$r.json; done) --out bin/site . && \
 	  echo "== make test passed ($$(date +%T))"; }; \
@@ -166,26 +166,38 @@ test-runbooks:
 	echo "== kbook run ($$(date +%T))" && \
 	$(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
 	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
-	$(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS) && \
-	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS), once no kind test runs ($$(date +%T))" && mkdir -p bin/engine && \
-	$(ENGINE_LOCK) $(PHASE) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS)
+	$(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS)
 
 # test-kind: make test's kind lane, once hack/engine has started an engine
 # (without one, say so and pass: the kind tests then skip): kbook's node
-# image (built here, no registry), the packages that need it, then every
-# runbook on a kind cluster of a control plane and a worker: those that pass
-# on the local backend must pass here too, and the ones that need real
-# nodes run only here.
-KIND_CRD_FLAGS = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),)
+# image, built here with no registry, beside the other lanes.
 test-kind:
 	@hack/engine start >/dev/null; \
 	if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind lane is skipped"; exit 0; fi; \
 	echo "== kbook cluster image ($$(date +%T))" && \
-	$(PHASE) node-image ./$(BIN) cluster image && \
-	echo "== go test $(KIND_PKGS) ($$(date +%T))" && \
-	$(ENGINE_LOCK) $(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) $(KIND_PKGS) && \
-	echo "== kbook run --cluster kind ($$(date +%T))" && \
-	$(ENGINE_LOCK) $(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/
+	$(PHASE) node-image ./$(BIN) cluster image
+
+# test-clusters: what makes clusters of engine containers, one after
+# another, once make test's other phases are done (KUBEBUILDER_ASSETS set
+# by it): the packages that need the node image, every runbook on a kind
+# cluster of a control plane and a worker (those that pass on the local
+# backend must pass here too, and the ones that need real nodes run only
+# here), then the --k0rdent runbook whose workload cluster is CAPD's
+# docker machines. On 2 cores beside the builds and the other tests (load
+# 25 to 30) kind's 30 s boot wait and kubeadm's init failed, and CAPD's
+# machines exited while the kind tests ran; alone, they do not.
+KIND_CRD_FLAGS = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),)
+test-clusters:
+	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind tests skip, and the CAPD runbook is not run"; \
+	  $(GO) test $(GOTESTFLAGS) $(KIND_PKGS); exit; fi; \
+	status=0; \
+	echo "== go test $(KIND_PKGS) ($$(date +%T))"; \
+	$(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) $(KIND_PKGS) || status=1; \
+	echo "== kbook run --cluster kind ($$(date +%T))"; \
+	$(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
+	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
+	$(PHASE) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS) || status=1; \
+	exit $$status
 
 # engine-clean: after both lanes (kind clusters in the kind lane, CAPD's
 # docker machines in the plane lane's capd-docker runbook), nothing of
