@@ -235,6 +235,10 @@ func (c *Client) observe(ctx context.Context, t target, cond condition) (obs []o
 	return obs, met
 }
 
+// awaitObserved, when set (by tests), is called after each round of
+// observations: the event a test cancels on, rather than a delay.
+var awaitObserved func()
+
 // await polls until the condition holds for every target, the timeout
 // passes or ctx is done. Negated, it succeeds when the timeout passes
 // without the condition holding.
@@ -252,6 +256,9 @@ func (c *Client) await(ctx context.Context, a awaitArgs, neg bool, out io.Writer
 			obs, met := c.observe(ctx, t, a.cond)
 			all = append(all, obs...)
 			allMet = allMet && met
+		}
+		if awaitObserved != nil {
+			awaitObserved()
 		}
 		if err := context.Cause(ctx); err != nil {
 			return fmt.Errorf("stopped waiting for %s: %w%s", a.cond.text, err, lastSeen(all))

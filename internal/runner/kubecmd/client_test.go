@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,10 +146,15 @@ func TestAwaitHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.AfterFunc(300*time.Millisecond, cancel)
-	start := time.Now()
+	// Cancel once the first round has seen the object missing: on a
+	// loaded machine a timer could fire before that round's request was
+	// answered, and the error would name the request, not the object.
+	var once sync.Once
+	var cancelled time.Time
+	awaitObserved = func() { once.Do(func() { cancelled = time.Now(); cancel() }) }
+	defer func() { awaitObserved = nil }()
 	err = c.await(ctx, a, false, &bytes.Buffer{})
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(cancelled); d > 5*time.Second {
 		t.Errorf("await took %s after cancellation", d)
 	}
 	want := "stopped waiting for create: context canceled: configmap/never (not found)"
