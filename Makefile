@@ -185,14 +185,16 @@ test-kind:
 # here), then the --k0rdent runbook whose workload cluster is CAPD's
 # docker machines. On 2 cores beside the builds and the other tests (load
 # 25 to 30) kind's 30 s boot wait and kubeadm's init failed, and CAPD's
-# machines exited while the kind tests ran; alone, they do not.
+# machines exited while the kind tests ran; alone, they do not. -p 1: the
+# node image package's rebuild test re-tags the image the kind tests'
+# clusters are made from.
 KIND_CRD_FLAGS = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),)
 test-clusters:
 	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind tests skip, and the CAPD runbook is not run"; \
 	  $(GO) test $(GOTESTFLAGS) $(KIND_PKGS); exit; fi; \
 	status=0; \
 	echo "== go test $(KIND_PKGS) ($$(date +%T))"; \
-	$(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) $(KIND_PKGS) || status=1; \
+	$(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) -p 1 $(KIND_PKGS) || status=1; \
 	echo "== kbook run --cluster kind ($$(date +%T))"; \
 	$(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
 	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
