@@ -40,19 +40,27 @@ var (
 // library (the link policy is the checker's, tested on its own), and
 // checks the HTML: every page MkDocs would build is there with a
 // non-empty <title> and <h1>, and the sidebar follows mkdocs.yml's nav.
+// buildNext loads the project in dir and builds it as the version "next"
+// into a temporary folder, which it returns with the project.
+func buildNext(t *testing.T, dir string) (*Project, string) {
+	t.Helper()
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	v := &Version{Name: "next", Project: p}
+	if _, err := Build(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	return p, out
+}
+
 func TestMkDocsCorpora(t *testing.T) {
 	for _, name := range []string{"k0s", "sveltos"} {
 		t.Run(name, func(t *testing.T) {
 			dir := corpus(t, name)
-			p, err := Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := t.TempDir()
-			v := &Version{Name: "next", Project: p}
-			if _, err := Build(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
-				t.Fatal(err)
-			}
+			p, out := buildNext(t, dir)
 			root := filepath.Join(out, "next")
 			files, err := p.MkDocs.Config.Files()
 			if err != nil {

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,15 +138,7 @@ func TestMkDocsLenient(t *testing.T) {
 			if tc.git {
 				gitRepo(t, dir, "v1.4.2")
 			}
-			p, err := Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := t.TempDir()
-			v := &Version{Name: "next", Project: p}
-			if _, err := Build(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
-				t.Fatal(err)
-			}
+			p, out := buildNext(t, dir)
 			if fs := CheckLinks(p, out); len(fs) > 0 {
 				t.Errorf("link findings: %v", fs)
 			}
