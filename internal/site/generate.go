@@ -135,6 +135,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 	pages := map[string]map[string]string{}
 	sources := map[string]string{}
 	navs := map[string][]NavEntry{}
+	looks := map[string]Look{}
 	for _, v := range vs {
 		content := filepath.Join(dir, "gen", v.Name, "content")
 		if err := os.MkdirAll(content, 0o755); err != nil {
@@ -203,6 +204,19 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			if v.Project.MkDocs.Nav != nil {
 				navs[v.Name] = v.Project.MkDocs.Nav
 			}
+			looks[v.Name] = v.Project.MkDocs.Look
+			// A folder with pages but no index page is a section all the
+			// same: named as MkDocs names it, placed by its first page.
+			for folder, sec := range v.Project.MkDocs.Sections {
+				fm := map[string]any{"title": sec.Label, "kbook": map[string]any{"section": sec.Label}}
+				if sec.Weight > 0 {
+					fm["weight"] = sec.Weight
+				}
+				head, _ := json.Marshal(fm)
+				if err := writeFile(filepath.Join(content, filepath.FromSlash(folder), "_index.md"), append(head, '\n')); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if len(v.Project.Runbooks) > 0 && v.Project.MkDocs == nil && !hasRunbookIndex && !hasPage(v.Project, "runbooks/_index.md") {
 			fm, _ := json.Marshal(map[string]any{"title": "Runbooks", "weight": 50, "description": "Executable runbooks: every command on these pages was run by kbook."})
@@ -229,7 +243,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			}
 		}
 	}
-	data, _ := json.Marshal(map[string]any{"pages": pages, "sources": sources, "nav": navs})
+	data, _ := json.Marshal(map[string]any{"pages": pages, "sources": sources, "nav": navs, "look": looks})
 	if err := writeFile(filepath.Join(dir, "gen", "data", "kbook.json"), data); err != nil {
 		return nil, err
 	}
@@ -318,7 +332,7 @@ func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, 
 			fm[k] = v
 		}
 	}
-	fm["kbook"] = map[string]any{
+	kb := map[string]any{
 		"runbook":      true,
 		"source":       pg.File,
 		"verification": ver,
@@ -326,6 +340,13 @@ func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, 
 		"requires":     rb.Meta.Requires,
 		"files":        fileNames(rb),
 	}
+	// an MkDocs page's own: its section's name, its previous and next page
+	for k, v := range pg.Theme {
+		if _, set := kb[k]; !set {
+			kb[k] = v
+		}
+	}
+	fm["kbook"] = kb
 	head, err := json.Marshal(fm)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: encode page: %w", pg.File, err)

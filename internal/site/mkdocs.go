@@ -36,6 +36,12 @@ type MkDocsSite struct {
 	// Warnings are the problems that did not stop the load, each with
 	// its file:line: mkdocs.yml, skipped files, translation.
 	Warnings []string
+	// Sections are the top folders with pages but no index page, by their
+	// docs-relative path, named as MkDocs names them.
+	Sections map[string]Section
+	// Look is the project's logo, favicon, palette, extra stylesheets and
+	// scripts, and social links.
+	Look Look
 	// Mermaid says a page has a mermaid diagram: the build then serves
 	// its own copy of mermaid (markdown.MermaidJS).
 	Mermaid bool
@@ -152,7 +158,10 @@ func loadMkDocs(dir string) (*Project, error) {
 			titles[from] = "\x00" + to // served by the page that wins its URL
 		}
 		ms.Nav = navEntries(mk.Nav, titles)
+		mkdocsPrevNext(p, ms.Nav)
 	}
+	mkdocsSections(p, weights)
+	mkdocsLook(ms, opts.Icons)
 	return p, nil
 }
 
@@ -432,11 +441,18 @@ func mkdocsError(err error) error {
 }
 
 // translatedPage is an MkDocs page as Hugo reads it: its front matter
-// (the page's own and kbook's titles and weights) as JSON, then the
+// (the page's own and kbook's titles and weights, and what the theme
+// shows of it under kbook) as JSON, then the
 // translated body on the lines it has in the translation; offset is
 // generated line minus translated line.
 func translatedPage(pg *Page) ([]byte, int) {
-	head, err := json.Marshal(pg.Front)
+	front := pg.Front
+	if len(pg.Theme) > 0 {
+		front = make(map[string]any, len(pg.Front)+1)
+		maps.Copy(front, pg.Front)
+		front["kbook"] = pg.Theme
+	}
+	head, err := json.Marshal(front)
 	if err != nil {
 		head, _ = json.Marshal(map[string]any{"title": pg.Front["title"]})
 	}

@@ -53,6 +53,11 @@ type Page struct {
 	// Front is front matter kbook adds to a runbook page of an MkDocs
 	// project (title, linkTitle, weight), under the runbook's own.
 	Front map[string]any
+	// Theme is what kbook's theme shows of an MkDocs page beyond its front
+	// matter (its folder's nav name, its previous and next page in the
+	// nav): written under the page's kbook key for Hugo, never into an
+	// import's front matter.
+	Theme map[string]any
 	// Render is the runbook parsed from the translated page: its blocks
 	// are what the page shows (Runbook is what runs).
 	Render *runbook.Runbook
