@@ -3,6 +3,7 @@ module github.com/k0rdent/kbook
 go 1.26.8
 
 require (
+	github.com/CycloneDX/cyclonedx-go v0.12.0
 	github.com/Masterminds/semver/v3 v3.4.0
 	github.com/bep/logg v0.4.0
 	github.com/chromedp/cdproto v0.160.3
@@ -21,6 +22,7 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	github.com/yuin/goldmark-emoji v1.0.6
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/crypto/x509roots/fallback v0.0.0-20261030153154-30a33513ff6d
 	golang.org/x/mod v0.41.0
 	golang.org/x/net v0.61.0
 	golang.org/x/sync v0.24.0

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/k0rdent/kbook/internal/clidocs"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
@@ -46,7 +48,15 @@ func newVersionCmd() *cobra.Command {
 		Use:  "version",
 		Args: cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			cmd.Printf("kbook %s (%s)\n", version.String(), version.Platform())
+			// The commit too, where known: a release stamps it (make
+			// release), a build in a git checkout has it from the build info.
+			// On stdout, a result: cobra's cmd.Printf writes to stderr.
+			out := cmd.OutOrStdout()
+			if rev := version.Revision(); rev != "" {
+				fmt.Fprintf(out, "kbook %s (commit %s, %s)\n", version.String(), rev, version.Platform())
+				return
+			}
+			fmt.Fprintf(out, "kbook %s (%s)\n", version.String(), version.Platform())
 		},
 	}
 }

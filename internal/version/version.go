@@ -6,8 +6,14 @@ import (
 )
 
 // Version is set with -ldflags "-X github.com/k0rdent/kbook/internal/version.Version=v1.2.3"
-// for releases; otherwise it comes from the module version or VCS revision.
+// for releases (make release); otherwise it comes from the module version
+// or VCS revision.
 var Version = ""
+
+// Commit is set with -ldflags "-X github.com/k0rdent/kbook/internal/version.Commit=<git commit>"
+// for releases (make release); otherwise it is the VCS revision the Go
+// toolchain stamped into the build info, if any.
+var Commit = ""
 
 // String returns the kbook version, such as "v0.1.0" or "devel+3f2a1c9e-dirty".
 func String() string {
@@ -21,15 +27,7 @@ func String() string {
 	if v := bi.Main.Version; v != "" && v != "(devel)" {
 		return v
 	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
+	rev, dirty := vcs(bi)
 	v := "devel"
 	if rev != "" {
 		v += "+" + rev[:min(12, len(rev))]
@@ -38,6 +36,34 @@ func String() string {
 		v += "-dirty"
 	}
 	return v
+}
+
+// Revision returns the commit kbook was built from: Commit, else the
+// build info's VCS revision, else "" (a go install of a module version
+// carries none).
+func Revision() string {
+	if Commit != "" {
+		return Commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, _ := vcs(bi)
+		return rev
+	}
+	return ""
+}
+
+// vcs returns the build info's VCS revision and whether the tree was
+// modified.
+func vcs(bi *debug.BuildInfo) (rev string, dirty bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	return rev, dirty
 }
 
 // Platform is GOOS/GOARCH and the Go version kbook was built with.

@@ -11,6 +11,8 @@ import (
 	"text/template"
 
 	"github.com/k0rdent/kbook/internal/skeleton"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 )
 
 //go:embed all:skeleton
@@ -20,13 +22,31 @@ var skeletonFS embed.FS
 type Options struct {
 	// Title is the site title (default: the directory name).
 	Title string
-	// KbookVersion is what the workflow installs (default: latest).
+	// KbookVersion is the kbook release the workflow installs, with
+	// kbook's GitHub Action at the same tag (default, and for a version
+	// that is not a release: latest, with the action at main).
 	KbookVersion string
+}
+
+// ActionRef is the ref of kbook's GitHub Action the workflow uses: the
+// release tag, or main for latest.
+func (o Options) ActionRef() string {
+	if o.KbookVersion == "latest" {
+		return "main"
+	}
+	return o.KbookVersion
+}
+
+// isRelease reports whether v names a kbook release: a semantic version
+// that is not a Go pseudo-version (a go install of a commit) nor has build
+// metadata (devel+3f2a1c9e, a release's -dirty rebuild).
+func isRelease(v string) bool {
+	return semver.IsValid(v) && semver.Build(v) == "" && !module.IsPseudoVersion(v)
 }
 
 // Files returns the files of a new docs repository, by relative path.
 func Files(o Options) (map[string][]byte, error) {
-	if o.KbookVersion == "" {
+	if !isRelease(o.KbookVersion) {
 		o.KbookVersion = "latest"
 	}
 	out := map[string][]byte{}
@@ -81,9 +101,6 @@ func Write(dir string, o Options) ([]string, error) {
 // workflow installs (a development build's: latest), and says what it
 // created and what to run next.
 func New(dir string, o Options) (skeleton.Created, error) {
-	if o.KbookVersion == "" || o.KbookVersion == "devel" {
-		o.KbookVersion = "latest"
-	}
 	names, err := Write(dir, o)
 	if err != nil {
 		return skeleton.Created{}, err
