@@ -80,10 +80,12 @@ func TestHostRelease(t *testing.T) {
 
 	host := newReleaseHost(t, root, testVersion)
 	dir := t.TempDir()
+	start = time.Now()
 	msg, err := runInstall(t, "KBOOK_VERSION="+testVersion, "KBOOK_BASE_URL="+host.URL, "KBOOK_INSTALL_DIR="+dir)
 	if err != nil {
 		t.Fatalf("install: %v\n%s", err, msg)
 	}
+	t.Logf("installed from the release host in process in %s", time.Since(start).Round(time.Millisecond))
 	kbook := filepath.Join(dir, Binary)
 	bin, err := hashFile(kbook)
 	if err != nil {
