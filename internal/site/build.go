@@ -128,16 +128,21 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	}
 	defer removeTracked(opts.Dirs, work)
 
-	root := strings.TrimSuffix(relRoot(cfg.BaseURL), "/") + "/"
 	params := map[string]any{
 		"kbookVersion": version.String(),
 		"hugoVersion":  HugoVersion,
-		"root":         root,
+		// root is the site root as Hugo writes URLs ("/", made relative to
+		// each page); baseURL and basePath are the deploy address and its
+		// path, for what must be absolute (hugoConfig).
+		"root":         "/",
+		"baseURL":      cfg.BaseURL,
+		"basePath":     strings.TrimSuffix(relRoot(cfg.BaseURL), "/") + "/",
 		"repo":         cfg.Repo,
 		"branch":       cfg.Branch,
 		"defaultAlias": cfg.DefaultAlias,
 		"liveReload":   opts.LiveReload,
 		"versions":     folders(existing, vs),
+		"versionNames": versionNames(existing, vs),
 		"aliases":      aliasFolders(existing, vs),
 		"search":       opts.Search != nil && opts.Search.Available(),
 		"contentDir":   cfg.Content,
@@ -174,7 +179,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	// resolve where each page is written, and every internal link of the
 	// HTML is checked against the written files.
 	for _, v := range vs {
-		fs, err := fixWritten(publish, v, root, folders(existing, vs), cfg.Links)
+		fs, err := fixWritten(publish, v, folders(existing, vs), cfg.Links)
 		if err != nil {
 			return nil, err
 		}
@@ -306,6 +311,22 @@ func folders(existing []VersionEntry, vs []*Version) []string {
 	for _, v := range vs {
 		out = append(out, v.Name)
 		out = append(out, v.Aliases...)
+	}
+	return out
+}
+
+// versionNames are the versions the site will hold, newest first (those
+// being built, then those already in the output): the version switcher's
+// options where versions.json cannot be read (file://).
+func versionNames(existing []VersionEntry, vs []*Version) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Name)
+	}
+	for _, e := range existing {
+		if !slices.Contains(out, e.Version) {
+			out = append(out, e.Version)
+		}
 	}
 	return out
 }

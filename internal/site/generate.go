@@ -102,7 +102,16 @@ func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) 
 	}
 	mounts = append(mounts, map[string]any{"source": filepath.Join(dir, "gen", "data"), "target": "data"})
 	return map[string]any{
-		"baseURL":                       base.BaseURL,
+		// Hugo writes every internal URL from "/" and, with relativeURLs,
+		// rewrites it relative to the page: the same output then works at
+		// a server's root, under any subpath and from file://. The deploy
+		// URL (kbook.yaml's baseURL, --base-url) is only where an address
+		// must be absolute: the canonical link, the sitemaps and the 404
+		// page (params.kbook.baseURL, basePath). Hugo's own relativeURLs
+		// with a baseURL that has a path would climb out of it
+		// ("../../docs/next/").
+		"baseURL":                       "/",
+		"relativeURLs":                  true,
 		"title":                         base.Title,
 		"theme":                         "kbook",
 		"themesDir":                     filepath.Join(dir, "themes"),

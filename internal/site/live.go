@@ -105,7 +105,9 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 	v.Results = l.results
 	v.Running = maps.Clone(l.pending)
 	l.mu.Unlock()
-	_, err = Build(ctx, []*Version{v}, Options{Out: l.Out, Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
+	// kbook serve serves the site at its root, whatever kbook.yaml's
+	// baseURL: the 404 page's <base> says so.
+	_, err = Build(ctx, []*Version{v}, Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
 	return err
 }
 

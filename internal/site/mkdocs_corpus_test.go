@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"html"
 	"os"
@@ -94,14 +95,14 @@ func TestMkDocsCorpora(t *testing.T) {
 			}
 			var got []string
 			for _, m := range navHref.FindAllSubmatch(side[1], -1) {
-				if h := string(m[1]); strings.HasPrefix(h, "/next/") {
+				if h := string(m[1]); strings.HasPrefix(h, "../next/") {
 					got = append(got, h)
 				}
 			}
 			var want []string
 			seen := map[string]bool{}
 			for _, it := range p.MkDocs.Config.NavPages() {
-				if u := "/next/" + PageURL(sectionPath(it.Page)); !seen[u] && exists(filepath.Join(p.Dir, p.MkDocs.Config.DocsDir, it.Page)) {
+				if u := "../next/" + PageURL(sectionPath(it.Page)); !seen[u] && exists(filepath.Join(p.Dir, p.MkDocs.Config.DocsDir, it.Page)) {
 					seen[u] = true
 					want = append(want, u)
 				}
@@ -231,6 +232,11 @@ func checkLinksResolve(t *testing.T, out, root string, p *Project) {
 		data, _ := os.ReadFile(f)
 		rel, _ := filepath.Rel(out, f)
 		base := "/" + filepath.ToSlash(filepath.Dir(rel)) + "/"
+		// A 404 page reads its relative URLs from its <base>.
+		if m := baseHref.FindSubmatch(data); m != nil {
+			base = html.UnescapeString(string(m[1]))
+			data = bytes.Replace(data, m[0], nil, 1)
+		}
 		for _, m := range urlRef.FindAllSubmatch(data, -1) {
 			u := html.UnescapeString(string(m[1]))
 			if mkdocs.IsExternal(u) || strings.HasPrefix(u, "mailto:") || strings.HasPrefix(u, "data:") {

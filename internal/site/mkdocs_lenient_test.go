@@ -33,7 +33,7 @@ func TestMkDocsLenient(t *testing.T) {
 			// file is served and the written href leads to it.
 			name: "files-beside",
 			want: map[string][]string{"guide/page/index.html": {
-				`href="/next/guide/conf.yaml"`, `href="/next/guide/run.sh"`, `href="/next/guide/main.go"`}},
+				`href="../../../next/guide/conf.yaml"`, `href="../../../next/guide/run.sh"`, `href="../../../next/guide/main.go"`}},
 			files: []string{"guide/conf.yaml", "guide/run.sh", "guide/main.go"},
 		},
 		{
@@ -97,7 +97,7 @@ func TestMkDocsLenient(t *testing.T) {
 			// ??? that follows it from being a details block.
 			name: "include-markdown",
 			want: map[string][]string{"index.html": {
-				`href="/next/guide/intro/"`, `src="parts/img/logo.svg" alt="logo"`, `src="parts/img/logo.svg" alt="again"`, `<details class="note">`, "After the include"}},
+				`href="../next/guide/intro/"`, `src="parts/img/logo.svg" alt="logo"`, `src="parts/img/logo.svg" alt="again"`, `<details class="note">`, "After the include"}},
 			unwanted: []string{"??? note"},
 		},
 		{
@@ -123,7 +123,7 @@ func TestMkDocsLenient(t *testing.T) {
 			// mkdocs.yml line, not dead links on every page.
 			name: "nav-globs",
 			want: map[string][]string{
-				"index.html":            {`href="/next/guides/one/"`},
+				"index.html":            {`href="../next/guides/one/"`},
 				"guides/two/index.html": {"<h1>Two</h1>"},
 			},
 			notes:    []string{`mkdocs.yml:6: nav: "..." is a pattern of a nav plugin`},

@@ -41,33 +41,33 @@ func TestMkDocsLook(t *testing.T) {
 			`<span class="kb-card-title">Resource references</span>`, `<span class="kb-card-title">Sub</span>`}},
 		// breadcrumbs: sections by their labels; a folder's index page
 		// named otherwise by the nav is the folder, then the page
-		{"guide/index.html", []string{`<a href="/next/guide/">Guide</a></li>`, `<span aria-current="page">Before you start</span>`}},
+		{"guide/index.html", []string{`<a href="../../next/guide/">Guide</a></li>`, `<span aria-current="page">Before you start</span>`}},
 		{"guide/overview/details/index.html", []string{
-			`<a href="/next/guide/">Guide</a></li>`, `<a href="/next/guide/overview/">Overview</a></li>`,
+			`<a href="../../../../next/guide/">Guide</a></li>`, `<a href="../../../../next/guide/overview/">Overview</a></li>`,
 			`<span aria-current="page">Details</span>`,
 			// prev/next: the nav's order and labels
-			`<a class="kb-prev" href="/next/guide/overview/" rel="prev"><small>Previous</small><span>Overview</span></a>`,
-			`<a class="kb-next" href="/next/resource-references/ref/" rel="next"><small>Next</small><span>Ref</span></a>`}},
+			`<a class="kb-prev" href="../../../../next/guide/overview/" rel="prev"><small>Previous</small><span>Overview</span></a>`,
+			`<a class="kb-next" href="../../../../next/resource-references/ref/" rel="next"><small>Next</small><span>Ref</span></a>`}},
 		{"commercial/b/index.html", []string{
-			`<a href="/next/commercial/">Commercial offers</a></li>`,
+			`<a href="../../../next/commercial/">Commercial offers</a></li>`,
 			`rel="prev"><small>Previous</small><span>Offer A</span>`, `rel="next"><small>Next</small><span>Before you start</span>`,
 			// the look, on every page
-			`<link rel="icon" href="/next/img/fav.png">`,
-			`<img class="kb-logo kb-logo-img" src="/next/img/logo.svg"`,
+			`<link rel="icon" href="../../../next/img/fav.png">`,
+			`<img class="kb-logo kb-logo-img" src="../../../next/img/logo.svg"`,
 			`--md-primary-fg-color:#009485`, `--md-accent-fg-color:#ff6e42`, `html.dark{--md-primary-fg-color:#546d78}`,
-			`<link rel="stylesheet" href="/next/css/extra.css">`,
+			`<link rel="stylesheet" href="../../../next/css/extra.css">`,
 			// a URL of another host as MkDocs writes it, in mkdocs.yml's order
 			`<link rel="stylesheet" href="https://cdn.example.com/x.css">`,
-			`<script src="/next/js/extra.js"></script>
+			`<script src="../../../next/js/extra.js"></script>
 <script src="https://stats.example.com/count.js"></script>
-<script src="/next/js/mod.mjs" type="module" async></script>`,
+<script src="../../../next/js/mod.mjs" type="module" async></script>`,
 			`<a href="https://github.com/acme/widget" rel="noopener" title="Widget on GitHub"`}},
 		// the section page Hugo makes of a top folder without an index
 		{"sub/index.html", []string{"<h1>Sub</h1>", "<title>Sub · Look</title>"}},
 		// two nav sections holding one folder's index page: the page is
 		// the folder, named by its own label, the sections name nothing
-		{"governance/cncf/ai/index.html", []string{`<li><a href="/next/">Home</a></li>
-  <li><a href="/next/governance/">Governance</a></li>
+		{"governance/cncf/ai/index.html", []string{`<li><a href="../../../../next/">Home</a></li>
+  <li><a href="../../../../next/governance/">Governance</a></li>
   <li><span aria-current="page">AI conformance</span></li>
 </ol></nav>`, `rel="prev"><small>Previous</small><span>Ref</span>`}},
 	} {

@@ -43,7 +43,7 @@ func TestBuildNavigation(t *testing.T) {
 	page := read(t, filepath.Join(out, "v0.1", "guide", "intro", "index.html"))
 	flat := regexp.MustCompile(`\s+`).ReplaceAllString(page, " ")
 	mustContain(t, "intro page", flat,
-		`<nav class="kb-crumbs" aria-label="Breadcrumb"><ol> <li><a href="/v0.1/">Home</a></li> <li><a href="/v0.1/guide/">Guide</a></li> <li><span aria-current="page">Introduction</span></li>`,
+		`<nav class="kb-crumbs" aria-label="Breadcrumb"><ol> <li><a href="../../../v0.1/">Home</a></li> <li><a href="../../../v0.1/guide/">Guide</a></li> <li><span aria-current="page">Introduction</span></li>`,
 		`<aside class="kb-toc" aria-label="On this page">`, `<li><a href="#clusters">Clusters</a></li>`,
 		`rel="prev"><small>Previous</small><span>Guide</span>`, `rel="next"><small>Next</small>`,
 		`Last updated <time datetime="2026-03-04T05:06:07`,
@@ -54,8 +54,8 @@ func TestBuildNavigation(t *testing.T) {
 	// The sidebar: the sections in weight order, this page in it.
 	side := flat[strings.Index(flat, `class="kb-sidebar"`):]
 	side = side[:strings.Index(side, "</nav>")]
-	guide, runbooks := strings.Index(side, `href="/v0.1/guide/"`), strings.Index(side, `href="/v0.1/runbooks/"`)
-	if guide < 0 || runbooks < 0 || guide > runbooks || !strings.Contains(side, `href="/v0.1/guide/intro/"`) {
+	guide, runbooks := strings.Index(side, `href="../../../v0.1/guide/"`), strings.Index(side, `href="../../../v0.1/runbooks/"`)
+	if guide < 0 || runbooks < 0 || guide > runbooks || !strings.Contains(side, `href="../../../v0.1/guide/intro/"`) {
 		t.Errorf("sidebar: Guide (weight 10) before Runbooks, with Introduction:\n%s", side)
 	}
 	css := read(t, firstGlob(t, filepath.Join(out, "css", "site.min.*.css")))

@@ -195,14 +195,15 @@ func writeAlias(out, alias, version string) error {
 }
 
 // redirectPage is an HTML page that sends the browser to target (a URL
-// relative to the page), keeping the fragment.
+// relative to the page), keeping the fragment; from file://, to the
+// folder's index.html (a folder there is a listing).
 func redirectPage(target string) []byte {
 	t := html.EscapeString(target)
 	js, _ := json.Marshal(target)
 	return []byte(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Redirecting…</title>` +
 		`<link rel="canonical" href="` + t + `"><meta name="robots" content="noindex">` +
-		`<meta http-equiv="refresh" content="0; url=` + t + `">` +
-		`<script>location.replace(` + string(js) + ` + location.hash)</script></head>` +
+		`<script>var t=` + string(js) + `;if(location.protocol==="file:"&&/\/$/.test(t))t+="index.html";location.replace(t+location.hash)</script>` +
+		`<noscript><meta http-equiv="refresh" content="0; url=` + t + `"></noscript></head>` +
 		`<body><p>Redirecting to <a href="` + t + `">` + t + `</a>…</p></body></html>` + "\n")
 }
 

@@ -26,7 +26,6 @@ var idOf = regexp.MustCompile(`\sid="([^"]+)"`)
 type writtenSite struct {
 	dir     string // publish folder: every version, and the shared files
 	version string
-	root    string // the base URL's path, "/" or "/docs/"
 	// names are the folders that mean this version (its name, aliases).
 	names map[string]bool
 	// others are the folders of other versions (checked by CheckLinks).
@@ -45,8 +44,8 @@ type writtenSite struct {
 // checks every internal href and src of the written HTML against the
 // written files, and returns a finding for each that does not resolve,
 // at the page's source file and the line the link is on.
-func fixWritten(publish string, v *Version, root string, others []string, policy LinkPolicy) ([]findings.Finding, error) {
-	w := &writtenSite{dir: publish, version: v.Name, root: root, names: map[string]bool{v.Name: true}, others: map[string]bool{},
+func fixWritten(publish string, v *Version, others []string, policy LinkPolicy) ([]findings.Finding, error) {
+	w := &writtenSite{dir: publish, version: v.Name, names: map[string]bool{v.Name: true}, others: map[string]bool{},
 		pages: map[string]*Page{}, files: map[string]*Page{}, ids: map[string]map[string]bool{}}
 	for _, a := range v.Aliases {
 		w.names[a] = true
@@ -139,27 +138,31 @@ func (w *writtenSite) resolve(pageURL string, src *Page, dest string) (string, s
 	if u.Fragment != "" {
 		suffix += "#" + u.Fragment
 	}
-	if strings.HasPrefix(u.Path, "/") {
-		rest, ok := strings.CutPrefix(u.Path, w.root)
-		if !ok {
-			return "", fmt.Sprintf("%q is outside the site's base path %s", dest, w.root)
-		}
-		first, inner, _ := strings.Cut(rest, "/")
+	// Where the browser goes, as a path below the publish folder: Hugo
+	// writes every URL of the theme and the pages relative to the page
+	// (relativeURLs); an absolute path left in a page's own HTML is the
+	// server's root, the site's where it is published at one.
+	abs := strings.HasPrefix(u.Path, "/")
+	rest := strings.TrimPrefix(u.Path, "/")
+	if !abs {
+		rest = cleanRel(path.Join(w.version, pageURL, u.Path), u.Path)
+	}
+	first, inner, _ := strings.Cut(rest, "/")
+	if !strings.HasPrefix(rest, "../") {
 		switch {
+		case w.names[first] && strings.HasPrefix(inner, "pagefind/"):
+			return "", "" // the search index, written after this
 		case w.names[first]:
-			return "", w.check(inner, u.Fragment, dest)
+			if why := w.check(inner, u.Fragment, dest); why == "" || abs {
+				return "", why
+			}
 		case w.others[first], rest == "versions.json", first == "pagefind":
 			return "", "" // another version (CheckLinks), or written after this
-		}
-		if w.exists(filepath.FromSlash(rest), false) {
+		case w.exists(filepath.FromSlash(rest), false):
 			return "", ""
+		case abs:
+			return "", fmt.Sprintf("%q: nothing is written at %s", dest, u.Path)
 		}
-		return "", fmt.Sprintf("%q: nothing is written at %s", dest, u.Path)
-	}
-	// As the browser reads it: relative to the page's URL.
-	asRead := cleanRel(path.Join(pageURL, u.Path), u.Path)
-	if !strings.HasPrefix(asRead, "../") && w.check(asRead, u.Fragment, dest) == "" {
-		return "", ""
 	}
 	// As the source means it: relative to the Markdown file.
 	if src != nil {
@@ -174,10 +177,20 @@ func (w *writtenSite) resolve(pageURL string, src *Page, dest string) (string, s
 			}
 		}
 		if !strings.HasPrefix(target, "../") && w.check(target, u.Fragment, dest) == "" {
-			return w.root + w.version + "/" + target + suffix, ""
+			return toRoot(pageURL) + w.version + "/" + target + suffix, ""
 		}
 	}
-	return "", w.check(asRead, u.Fragment, dest)
+	if w.names[first] {
+		return "", w.check(inner, u.Fragment, dest)
+	}
+	return "", fmt.Sprintf("%q: nothing is written at /%s", dest, strings.TrimPrefix(rest, "../"))
+}
+
+// toRoot is the relative path from a page of the version (its URL below
+// the version, "a/b/") up to the publish folder ("../../../"), as Hugo's
+// relativeURLs writes it.
+func toRoot(pageURL string) string {
+	return strings.Repeat("../", 1+strings.Count(pageURL, "/"))
 }
 
 // cleanRel cleans a joined path below the version, keeping the trailing

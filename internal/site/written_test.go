@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/url"
 	"os"
 	"path"
@@ -12,12 +13,17 @@ import (
 	"testing"
 )
 
-var hrefSrc = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
+var (
+	hrefSrc  = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
+	baseHref = regexp.MustCompile(`<base href="([^"]*)">`)
+)
 
-// internalLinks walks the written site below out and returns every
-// internal href and src (as "page -> target") that does not resolve to a
-// written file, resolving each as a browser does from the page's URL.
-func unresolved(t *testing.T, out, root string) []string {
+// unresolved walks the written site below out, served at the path root,
+// and returns every internal href and src (as "page -> target") that does
+// not resolve to a written file, resolving each as a browser does: from
+// the page's URL, or its <base>. A 404 page, whose <base> is the deploy
+// path, is left out unless it is served there (deployed).
+func unresolved(t *testing.T, out, root string, deployed bool) []string {
 	t.Helper()
 	var bad []string
 	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
@@ -25,16 +31,22 @@ func unresolved(t *testing.T, out, root string) []string {
 			return err
 		}
 		rel, _ := filepath.Rel(out, p)
-		pageURL := root + strings.TrimPrefix(path.Dir(filepath.ToSlash(rel))+"/", "./")
+		if path.Base(rel) == "404.html" && !deployed {
+			return nil
+		}
+		base := root + strings.TrimPrefix(path.Dir(filepath.ToSlash(rel))+"/", "./")
 		data, _ := os.ReadFile(p)
+		if m := baseHref.FindSubmatch(data); m != nil {
+			base = html.UnescapeString(string(m[1]))
+		}
 		for _, m := range hrefSrc.FindAllStringSubmatch(string(data), -1) {
-			u, err := url.Parse(strings.ReplaceAll(m[1], "&amp;", "&"))
+			u, err := url.Parse(html.UnescapeString(m[1]))
 			if err != nil || u.Scheme != "" || u.Host != "" || u.Path == "" {
 				continue
 			}
 			target := u.Path
 			if !strings.HasPrefix(target, "/") {
-				target = path.Join(pageURL, target)
+				target = path.Join(base, target)
 			}
 			target, ok := strings.CutPrefix(target, root)
 			if !ok {
@@ -63,7 +75,10 @@ func unresolved(t *testing.T, out, root string) []string {
 // TestWrittenLinksResolve: every internal link and image a page is written
 // with resolves in the built site - Markdown and raw HTML, to pages (as
 // .md files, from index.md pages too) and to files beside the source -
-// from every depth, with and without a base URL's path and aliases.
+// from every depth, with and without a base URL's path and aliases, the
+// same output served at the root and under another path (issue 38 item
+// 3: every URL is relative to its page). The deploy URL is only in what
+// must be absolute: the canonical link, the sitemap, the 404 page's base.
 func TestWrittenLinksResolve(t *testing.T) {
 	for _, tc := range []struct {
 		name, baseURL string
@@ -85,22 +100,31 @@ func TestWrittenLinksResolve(t *testing.T) {
 			if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Aliases: tc.aliases}}, Options{Out: out, BaseURL: tc.baseURL}); err != nil {
 				t.Fatal(err)
 			}
-			root := relRoot(strings.TrimSuffix(tc.baseURL, "/") + "/")
-			if tc.baseURL == "" {
-				root = "/"
-			}
-			if bad := unresolved(t, out, root); len(bad) > 0 {
-				t.Fatalf("%d links of the written site do not resolve:\n%s", len(bad), strings.Join(bad, "\n"))
+			deploy := relRoot(strings.TrimSuffix(tc.baseURL, "/") + "/")
+			for _, root := range []string{"/", "/project/", deploy} {
+				if bad := unresolved(t, out, root, root == deploy); len(bad) > 0 {
+					t.Fatalf("served at %s, %d links of the written site do not resolve:\n%s", root, len(bad), strings.Join(bad, "\n"))
+				}
 			}
 			runtime := read(t, filepath.Join(out, "next", "runtime", "index.html"))
-			mustContain(t, "runtime", runtime, `src="`+root+`next/img/x.png"`)
+			mustContain(t, "runtime", runtime, `src="../../next/img/x.png"`)
 			verification := read(t, filepath.Join(out, "next", "verification", "index.html"))
-			mustContain(t, "verification", verification, `href="`+root+`next/verification.json"`)
-			canonical := `<link rel="canonical" href="` + strings.TrimSuffix(tc.baseURL, "/") + "/next/runtime/"
+			mustContain(t, "verification", verification, `href="../../next/verification.json"`)
+			mustContain(t, "404", read(t, filepath.Join(out, "404.html")), `<base href="&#47;`+strings.TrimPrefix(deploy, "/")+`next/">`)
+			sitemap := read(t, filepath.Join(out, "next", "sitemap.xml"))
+			if tc.baseURL == "" {
+				if strings.Contains(runtime, `rel="canonical"`) {
+					t.Error("runtime: a canonical link without a deploy URL")
+				}
+				mustContain(t, "sitemap", sitemap, "<loc>/next/runtime/</loc>")
+				return
+			}
+			canonical := `<link rel="canonical" href="https://acme.example/docs/next/runtime/"`
 			if tc.aliases != nil {
 				canonical = `<link rel="canonical" href="https://acme.example/docs/latest/runtime/"`
 			}
 			mustContain(t, "runtime", runtime, canonical)
+			mustContain(t, "sitemap", sitemap, "<loc>https://acme.example/docs/next/runtime/</loc>")
 		})
 	}
 }

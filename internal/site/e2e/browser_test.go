@@ -9,11 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/k0rdent/kbook/internal/cache"
@@ -128,6 +126,12 @@ func results(t testing.TB, p *site.Project) *report.Report {
 // of the fixture into a new output folder.
 func twoVersions(t testing.TB) (out string, search bool) {
 	t.Helper()
+	return twoVersionsAt(t, "")
+}
+
+// twoVersionsAt is twoVersions with a deploy URL (--base-url).
+func twoVersionsAt(t testing.TB, baseURL string) (out string, search bool) {
+	t.Helper()
 	dir := fixture(t)
 	out = filepath.Join(t.TempDir(), "public")
 	pf := site.FindPagefind(dir)
@@ -146,7 +150,7 @@ func twoVersions(t testing.TB) (out string, search bool) {
 		if v == "v0.2" {
 			aliases = []string{"latest"}
 		}
-		if _, err := site.Build(context.Background(), []*site.Version{{Name: v, Aliases: aliases, Project: p, Results: results(t, p)}}, site.Options{Out: out, Search: pf}); err != nil {
+		if _, err := site.Build(context.Background(), []*site.Version{{Name: v, Aliases: aliases, Project: p, Results: results(t, p)}}, site.Options{Out: out, Search: pf, BaseURL: baseURL}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -314,46 +318,14 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("air-gapped: every request stays on the site and succeeds", func(t *testing.T) {
-		var (
-			mu   sync.Mutex
-			seen []string
-			bad  []string
-		)
-		lctx, stop := context.WithCancel(ctx)
-		defer stop()
-		if err := chromedp.Listen(lctx, func(ev any) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch ev := ev.(type) {
-			case *network.EventRequestWillBeSent:
-				u := ev.Request.URL
-				seen = append(seen, u)
-				if !strings.HasPrefix(u, srv.URL+"/") && !strings.HasPrefix(u, "data:") {
-					bad = append(bad, "request to "+u)
-				}
-			case *network.EventResponseReceived:
-				if ev.Response.Status >= 400 {
-					bad = append(bad, fmt.Sprintf("%d for %s", ev.Response.Status, ev.Response.URL))
-				}
-			}
-		}); err != nil {
-			t.Fatal(err)
-		}
+		reqs := watch(t, ctx, srv.URL+"/")
 		for _, page := range []string{"/", "/v0.2/runbooks/hello/", "/v0.2/verification/", "/v0.1/guide/intro/"} {
 			run(t, ctx, "open "+page, settled(srv.URL+page), chromedp.WaitVisible(css("main")))
 		}
 		if search {
 			run(t, ctx, "search", chromedp.SendKeys(css("#kb-q"), "xylophone"), chromedp.WaitVisible(css("#kb-hits a")))
 		}
-		stop()
-		mu.Lock()
-		defer mu.Unlock()
-		if len(seen) == 0 {
-			t.Fatal("saw no requests")
-		}
-		for _, b := range bad {
-			t.Error(b)
-		}
+		reqs.check(t)
 	})
 
 	t.Run("accessibility", func(t *testing.T) {

@@ -4,11 +4,38 @@
   "use strict";
   var doc = document.documentElement;
   function meta(name) { var m = document.querySelector('meta[name="' + name + '"]'); return m ? m.content : ""; }
-  var root = meta("kbook-root") || "/";
+  // Every URL of the site is relative to its page, so that the same
+  // output works at a server's root, under a subpath and from file://;
+  // root is the site root as an absolute URL (a 404 page's <base> is its
+  // version folder at the deploy path).
+  var root = new URL(meta("kbook-root") || "./", document.baseURI).href;
+  var fileMode = location.protocol === "file:";
   var version = meta("kbook-version");
   var defaultAlias = meta("kbook-default");
   var pagePath = meta("kbook-path");
   function $(id) { return document.getElementById(id); }
+
+  // From file:// a link to a folder opens a folder listing: the links
+  // of the page (and those the scripts add, fixed when clicked) name the
+  // folder's index.html there.
+  function fileHref(h) {
+    var m = /^([^?#]*)(.*)$/.exec(h);
+    return /\/$/.test(m[1]) ? m[1] + "index.html" + m[2] : h;
+  }
+  function fixLink(a) {
+    if (a.protocol !== "file:") return;
+    var f = fileHref(a.href);
+    if (f !== a.href) a.href = f;
+  }
+  function go(url) { location.href = fileMode ? fileHref(url) : url; }
+  if (fileMode) {
+    Array.prototype.forEach.call(document.querySelectorAll("a[href]"), fixLink);
+    document.addEventListener("click", function (e) { var a = e.target.closest && e.target.closest("a[href]"); if (a) fixLink(a); }, true);
+  }
+  // A 404 page has a <base>: its #fragment links stay on the page.
+  if (document.querySelector("base")) {
+    Array.prototype.forEach.call(document.querySelectorAll('a[href^="#"]'), function (a) { a.href = location.href.split("#")[0] + a.getAttribute("href"); });
+  }
 
   // Dark mode: the system's choice until the reader picks one.
   var themeBtn = $("kb-theme");
@@ -84,9 +111,14 @@
     Object.keys(byId).forEach(function (id) { var h = document.getElementById(id); if (h) io.observe(h); });
   }
 
-  // Versions: versions.json (mike's format) at the site root.
+  // Versions: versions.json (mike's format) at the site root. A browser
+  // reads no file from a file:// page: there the versions are those the
+  // switcher was built with (the ones built with this one).
   var versions = null;
   function loadVersions() {
+    if (!versions && fileMode) {
+      versions = Promise.resolve([]);
+    }
     if (!versions) {
       versions = fetch(root + "versions.json", { cache: "no-cache" }).then(function (r) { return r.ok ? r.json() : []; }).catch(function () { return []; });
     }
@@ -98,6 +130,7 @@
     return list.length ? { v: list[0], folder: list[0].version } : null;
   }
   function exists(url) {
+    if (fileMode) return Promise.resolve(true); // not knowable: the browser shows a missing file
     return fetch(url, { method: "HEAD", cache: "no-cache" }).then(function (r) { return r.ok; }).catch(function () { return false; });
   }
   var sel = $("kb-versions");
@@ -129,7 +162,8 @@
     }
     var nf = $("kb-elsewhere-list");
     if (nf) {
-      var rest = location.pathname.indexOf(root) === 0 ? location.pathname.slice(root.length).split("/").slice(1).join("/") : "";
+      var here = location.href.split(/[?#]/)[0];
+      var rest = here.indexOf(root) === 0 ? here.slice(root.length).split("/").slice(1).join("/") : "";
       list.forEach(function (e) {
         if (e.version === version) return;
         var url = root + e.version + "/" + rest;
@@ -146,9 +180,10 @@
     sel.addEventListener("change", function () {
       var v = sel.value, opt = sel.options[sel.selectedIndex];
       if (v === version) return;
-      var target = (opt && opt.getAttribute("data-href")) || root + v + "/" + pagePath;
+      var href = opt && opt.getAttribute("data-href");
+      var target = href ? new URL(href, document.baseURI).href : root + v + "/" + pagePath;
       exists(target).then(function (ok) {
-        if (ok) { location.href = target + location.hash; return; }
+        if (ok) { go(target + location.hash); return; }
         var banner = $("kb-banner");
         banner.innerHTML = "This page does not exist in <strong>" + esc(v) + '</strong>. <a href="' + esc(root + v + "/") + '">Go to the home page of ' + esc(v) + "</a>.";
         banner.hidden = false;
@@ -177,7 +212,7 @@
       }));
     });
   }
-  function versionOf(url) { var r = url.indexOf(root) === 0 ? url.slice(root.length) : url; return r.split("/")[0]; }
+  function versionOf(url) { url = new URL(url, location.href).href; var r = url.indexOf(root) === 0 ? url.slice(root.length) : url; return r.split("/")[0]; }
   function runSearch() {
     var term = q.value.trim(), my = ++seq;
     if (!term) { panel.hidden = true; return; }
@@ -200,7 +235,9 @@
         hits.appendChild(li);
       });
     }).catch(function () {
-      hits.innerHTML = '<li class="kb-hit-none">Search is not available on this build.</li>';
+      hits.innerHTML = fileMode
+        ? '<li class="kb-hit-none">Search needs the site served over HTTP: a browser does not load its index from file://.</li>'
+        : '<li class="kb-hit-none">Search is not available on this build.</li>';
     });
   }
   if (q && !q.disabled) {
@@ -209,7 +246,7 @@
     if (allv) allv.addEventListener("change", runSearch);
     q.addEventListener("keydown", function (e) {
       if (e.key === "Escape") { panel.hidden = true; q.blur(); }
-      if (e.key === "Enter") { var a = hits.querySelector("a"); if (a) location.href = a.href; }
+      if (e.key === "Enter") { var a = hits.querySelector("a"); if (a) go(a.href); }
     });
     document.addEventListener("keydown", function (e) {
       if (e.key === "/" && document.activeElement !== q && !/INPUT|TEXTAREA|SELECT/.test(document.activeElement.tagName)) { e.preventDefault(); q.focus(); }
