@@ -76,6 +76,9 @@ func TestHostRelease(t *testing.T) {
 	if size > maxBinary {
 		t.Errorf("the stripped binary is %.1f MB, over %d MB (issue 38's target: 100 MB)", float64(size)/1e6, maxBinary/1_000_000)
 	}
+	for _, f := range res.Files {
+		t.Logf("%s: %.1f MB", f.Name, float64(f.Size)/1e6)
+	}
 	checkSums(t, out, res)
 
 	host := newReleaseHost(t, root, testVersion)
@@ -314,23 +317,14 @@ func checkImage(t *testing.T, file, binSHA256, commit string) {
 	files := map[string][]byte{}
 	rc := mutate.Extract(img)
 	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachTarEntry(t, rc, func(h *tar.Header, r io.Reader) error {
 		if h.Typeflag == tar.TypeReg {
-			b, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, err := io.ReadAll(r)
 			files["/"+h.Name] = b
+			return err
 		}
-	}
+		return nil
+	})
 	if got := sha256Hex(files[ImageBinary]); got != binSHA256 {
 		t.Errorf("the image's %s is %s, the archive's kbook %s", ImageBinary, got, binSHA256)
 	}
@@ -352,6 +346,7 @@ func checkImage(t *testing.T, file, binSHA256, commit string) {
 	}
 }
 
+// untar writes the tar file's directories and regular files under dir.
 func untar(t *testing.T, file, dir string) {
 	t.Helper()
 	f, err := os.Open(file)
@@ -359,30 +354,37 @@ func untar(t *testing.T, file, dir string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tr := tar.NewReader(f)
+	eachTarEntry(t, f, func(h *tar.Header, r io.Reader) error {
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if h.Typeflag == tar.TypeDir {
+			return os.MkdirAll(p, 0o755)
+		}
+		w, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, r); err != nil {
+			w.Close()
+			return err
+		}
+		return w.Close()
+	})
+}
+
+// eachTarEntry calls fn with each entry of the tar stream r and its
+// content, failing t on the first error.
+func eachTarEntry(t *testing.T, r io.Reader, fn func(*tar.Header, io.Reader) error) {
+	t.Helper()
+	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return
 		}
+		if err == nil {
+			err = fn(h, tr)
+		}
 		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if h.Typeflag == tar.TypeDir {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		w, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(w, tr); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
