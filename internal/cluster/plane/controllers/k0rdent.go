@@ -90,6 +90,10 @@ func (r *K0rdentRelease) Module(key string) Module {
 	return Module{}
 }
 
+// fluxTrees are a Flux controller's kustomize bases: its CRDs for the
+// local plane, the rest to install it into a real cluster (kcminstall).
+var fluxTrees = []string{"config/crd", "config/default", "config/manager", "config/rbac"}
+
 // DefaultK0rdentVersion is the k0rdent release `--k0rdent` means without a
 // version.
 const DefaultK0rdentVersion = "v1.11.4"
@@ -102,15 +106,15 @@ var k0rdentReleases = []K0rdentRelease{{
 	Version: "v1.11.4",
 	Modules: []Module{
 		{Key: "kcm", Path: "github.com/K0rdent/kcm", Version: "v1.11.4", Wrapper: "kcm",
-			Trees: []string{"templates/provider"}},
+			Trees: []string{"templates/provider", "templates/cluster"}},
 		{Key: "sveltos-addon", Path: "github.com/projectsveltos/addon-controller", Version: "v1.12.0", Wrapper: "kcm",
 			Trees: []string{"config/crd/bases"}},
 		{Key: "sveltos-lib", Path: "github.com/projectsveltos/libsveltos", Version: "v1.12.0", Wrapper: "kcm",
 			Trees: []string{"config/crd/bases"}},
 		{Key: "flux-source", Path: "github.com/fluxcd/source-controller", Version: "v1.9.3", Wrapper: "kcm",
-			Trees: []string{"config/crd/bases"}},
+			Trees: fluxTrees},
 		{Key: "flux-helm", Path: "github.com/fluxcd/helm-controller", Version: "v1.6.2", Wrapper: "kcm",
-			Trees: []string{"config/crd/bases"}},
+			Trees: fluxTrees},
 		{Key: "capi", Path: "sigs.k8s.io/cluster-api", Version: "v1.13.4", Wrapper: "capi",
 			Trees: []string{"config/crd", "config/webhook",
 				"bootstrap/kubeadm/config/crd", "bootstrap/kubeadm/config/webhook",
@@ -237,10 +241,10 @@ func K0rdentAvailable(r *K0rdentRelease, apiOnly bool, opts ...K0rdentOption) (K
 	if err != nil {
 		return p, err.Error()
 	}
-	if !isFile(filepath.Join(p.Dir, sourcesStamp)) {
+	if !sourcesFetched(r, p) {
 		return p, fmt.Sprintf("k0rdent %s sources are not in %s yet (kbook cluster assets --k0rdent %s fetches them)", r.Version, p.Dir, r.Version)
 	}
-	if !apiOnly && !isFile(filepath.Join(p.Dir, binStamp)) {
+	if !apiOnly && len(staleBinaries(r, p)) > 0 {
 		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them once, about 15 minutes on 2 cores)", r.Version, p.Dir, r.Version)
 	}
 	return p, ""
@@ -318,13 +322,25 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 		return p, fmt.Errorf("k0rdent assets: extract %s: %w", r.Version, err)
 	}
 
-	if !isFile(filepath.Join(p.Dir, sourcesStamp)) {
+	if !sourcesFetched(r, p) {
 		if err := c.fetchTrees(ctx, goBin, r, wrappers, work, p); err != nil {
 			return p, fmt.Errorf("k0rdent assets: %w", err)
 		}
 	}
-	if c.apiOnly || isFile(filepath.Join(p.Dir, binStamp)) {
+	if c.apiOnly {
 		return p, nil
+	}
+	stale := staleBinaries(r, p)
+	if len(stale) == 0 {
+		return p, nil
+	}
+	if isFile(filepath.Join(p.Dir, binStamp)) {
+		// Built before with other flags: rebuild those (the rest of the
+		// build is cached), never taking them for an interrupted run's.
+		for _, ctl := range stale {
+			_ = os.Remove(p.Binary(ctl))
+		}
+		c.log.Infof("rebuilding %s: built with other flags than kbook now uses", strings.Join(stale, ", "))
 	}
 	if err := os.MkdirAll(p.Bin, 0o755); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
@@ -361,8 +377,8 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	if err := pl.save(p); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
-	stamp := fmt.Sprintf("k0rdent %s\nplatform %s/%s\nbuilt %s (%s)\n%s\n", r.Version, runtime.GOOS, runtime.GOARCH,
-		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"))
+	stamp := fmt.Sprintf("k0rdent %s\nplatform %s/%s\nbuilt %s (%s)\n%s\n%s", r.Version, runtime.GOOS, runtime.GOARCH,
+		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"), ldflagsLines(r))
 	if err := atomicfile.Write(filepath.Join(p.Dir, binStamp), []byte(stamp)); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
@@ -392,12 +408,26 @@ func (c *k0rdentConfig) fetchTrees(ctx context.Context, goBin string, r *K0rdent
 	if err := os.Rename(staged, p.Modules); err != nil {
 		return err
 	}
+	c.log.Infof("fetched the k0rdent %s modules in %s", r.Version, time.Since(start).Round(time.Millisecond))
+	return atomicfile.Write(filepath.Join(p.Dir, sourcesStamp), sourcesStampContent(r))
+}
+
+// sourcesStampContent names each module and the trees copied from it: a
+// release whose list of trees grew is fetched again (its binaries are
+// kept).
+func sourcesStampContent(r *K0rdentRelease) []byte {
 	var lines []string
 	for _, m := range r.Modules {
-		lines = append(lines, m.Path+" "+m.Version)
+		lines = append(lines, m.Path+" "+m.Version+" "+strings.Join(m.Trees, ","))
 	}
-	c.log.Infof("fetched the k0rdent %s modules in %s", r.Version, time.Since(start).Round(time.Millisecond))
-	return atomicfile.Write(filepath.Join(p.Dir, sourcesStamp), []byte(strings.Join(lines, "\n")+"\n"))
+	return []byte(strings.Join(lines, "\n") + "\n")
+}
+
+// sourcesFetched reports whether the release's trees, as listed now, are
+// in the cache.
+func sourcesFetched(r *K0rdentRelease, p K0rdentPaths) bool {
+	data, err := os.ReadFile(filepath.Join(p.Dir, sourcesStamp))
+	return err == nil && bytes.Equal(data, sourcesStampContent(r))
 }
 
 // moduleDir runs go mod download in a wrapper module and returns where the
@@ -443,6 +473,29 @@ func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0
 	return os.Rename(tmp, target)
 }
 
+// ldflagsLines record, in the binaries' stamp, the flags each controller
+// was built with.
+func ldflagsLines(r *K0rdentRelease) string {
+	var b strings.Builder
+	for _, ctl := range r.Controllers {
+		fmt.Fprintf(&b, "ldflags %s %s\n", ctl.Name, controllerLdflags(r, ctl))
+	}
+	return b.String()
+}
+
+// staleBinaries are the controllers not built yet, or built with other
+// flags than controllerLdflags gives now (all of them without a stamp).
+func staleBinaries(r *K0rdentRelease, p K0rdentPaths) []string {
+	data, err := os.ReadFile(filepath.Join(p.Dir, binStamp))
+	var stale []string
+	for _, ctl := range r.Controllers {
+		if err != nil || !strings.Contains(string(data), fmt.Sprintf("ldflags %s %s\n", ctl.Name, controllerLdflags(r, ctl))) {
+			stale = append(stale, ctl.Name)
+		}
+	}
+	return stale
+}
+
 // controllerLdflags strips debug information and stamps the version the
 // way each project's release build does.
 func controllerLdflags(r *K0rdentRelease, ctl Controller) string {
@@ -450,7 +503,9 @@ func controllerLdflags(r *K0rdentRelease, ctl Controller) string {
 	flags := []string{"-s", "-w"}
 	switch ctl.Module {
 	case "kcm":
-		flags = append(flags, "-X", "github.com/K0rdent/kcm/internal/build.Version="+m.Version,
+		// kcm's Makefile stamps VERSION without its v (patsubst v%,%):
+		// kcm looks its Release and templates chart up by it.
+		flags = append(flags, "-X", "github.com/K0rdent/kcm/internal/build.Version="+strings.TrimPrefix(m.Version, "v"),
 			"-X", "github.com/K0rdent/kcm/internal/build.Name=kcm")
 	case "capi", "capd":
 		flags = append(flags, "-X", "sigs.k8s.io/cluster-api/version.gitVersion="+r.Module("capi").Version)

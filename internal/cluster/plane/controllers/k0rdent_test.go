@@ -247,8 +247,8 @@ func TestK0rdentAwait(t *testing.T) {
 	case why := <-done:
 		t.Fatalf("returned %q while the lock was held", why)
 	}
-	for _, stamp := range []string{sourcesStamp, binStamp} {
-		if err := os.WriteFile(filepath.Join(p.Dir, stamp), []byte("x\n"), 0o644); err != nil {
+	for stamp, data := range map[string][]byte{sourcesStamp: sourcesStampContent(r), binStamp: []byte(ldflagsLines(r))} {
+		if err := os.WriteFile(filepath.Join(p.Dir, stamp), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
