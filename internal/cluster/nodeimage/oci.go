@@ -172,6 +172,7 @@ type imageDef struct {
 	Cmd        []string
 	Env        []string
 	Labels     map[string]string
+	User       string // the image's user ("": root)
 }
 
 // defaultPath is the PATH of every image: kubeadm's static pods run their
@@ -202,7 +203,7 @@ func buildImage(dir, arch string, d imageDef) (v1.Image, error) {
 	}
 	cf = cf.DeepCopy()
 	cf.Architecture, cf.OS, cf.Created = arch, "linux", v1.Time{Time: epoch}
-	cf.Config.Entrypoint, cf.Config.Cmd, cf.Config.Labels = d.Entrypoint, d.Cmd, d.Labels
+	cf.Config.Entrypoint, cf.Config.Cmd, cf.Config.Labels, cf.Config.User = d.Entrypoint, d.Cmd, d.Labels, d.User
 	cf.Config.Env = append([]string{defaultPath}, d.Env...)
 	return mutate.ConfigFile(img, cf)
 }
@@ -226,21 +227,44 @@ func safeName(ref string) string {
 // it: the image of a Go program a runbook builds and loads into a
 // cluster (kbook cluster load-image --go).
 func BinaryImage(archive, ref, bin string) error {
-	base := filepath.Base(bin)
+	return WriteProgramImage(archive, ProgramImage{Ref: ref, Bin: bin})
+}
+
+// ProgramImage is an image holding one static program and running it.
+type ProgramImage struct {
+	// Ref is the image's reference; Bin the program on disk.
+	Ref, Bin string
+	// Path is the program's path in the image (default
+	// /usr/local/bin/<name>): a controller's Deployment may run it by
+	// path (command: [/manager]).
+	Path string
+	// User is the image's user, numeric for pods that must not run as
+	// root (runAsNonRoot): "65532:65532" as distroless's nonroot. Empty:
+	// root.
+	User string
+}
+
+// WriteProgramImage writes p's image to archive (a docker-archive tar),
+// with a world-writable /tmp.
+func WriteProgramImage(archive string, p ProgramImage) error {
+	if p.Path == "" {
+		p.Path = "/usr/local/bin/" + filepath.Base(p.Bin)
+	}
 	work, err := os.MkdirTemp(filepath.Dir(archive), ".image-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
 	img, err := buildImage(work, runtimeArch(), imageDef{
-		Ref:        ref,
-		Layers:     [][]entry{{fileEntry("/usr/local/bin/"+base, bin, true)}},
-		Entrypoint: []string{"/usr/local/bin/" + base},
+		Ref:        p.Ref,
+		Layers:     [][]entry{{{Name: "/tmp", Dir: true, Mode: 0o1777 /* tar mode bits: sticky, rwx for all */}, fileEntry(p.Path, p.Bin, true)}},
+		Entrypoint: []string{p.Path},
+		User:       p.User,
 	})
 	if err != nil {
 		return err
 	}
-	return writeArchive(archive, ref, img)
+	return writeArchive(archive, p.Ref, img)
 }
 
 func runtimeArch() string { return runtime.GOARCH }
