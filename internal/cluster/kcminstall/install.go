@@ -1,0 +1,242 @@
+package kcminstall
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/kube"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
+
+	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/log"
+)
+
+// ReleaseName is the Helm release k0rdent's QuickStart installs kcm as.
+const ReleaseName = "kcm"
+
+// Options are Install's.
+type Options struct {
+	// Release and Paths: the k0rdent release and its cache (modules and
+	// built controllers: controllers.K0rdentDir).
+	Release *controllers.K0rdentRelease
+	Paths   controllers.K0rdentPaths
+	// Config and Kubeconfig reach the cluster.
+	Config     *rest.Config
+	Kubeconfig []byte
+	// Nodes are the cluster's nodes, whose containerd the images are
+	// loaded into (kind's nodes).
+	Nodes []nodes.Node
+	// ClusterIP is this host's address as the cluster's pods reach it
+	// (a kind network's gateway): the chart registry listens there too.
+	ClusterIP string
+	// Logger hears progress.
+	Logger log.Logger
+}
+
+// Installed is a running install: its registry serves the charts for as
+// long as the cluster needs them (Close stops it).
+type Installed struct {
+	// Registry serves the release's charts.
+	Registry *Registry
+	// Images are the images loaded into the nodes, by controller.
+	Images map[string]string
+	// LeftOut are the parts of the release not installed, with why.
+	LeftOut []string
+}
+
+// Close stops the chart registry.
+func (i *Installed) Close() error { return i.Registry.Close() }
+
+// program is how a controller's image runs it, as its project's
+// Dockerfile builds it.
+type program struct{ path, user string }
+
+var programs = map[string]program{
+	controllers.KCM:              {"/manager", "65532:65532"},
+	controllers.SourceController: {"/usr/local/bin/source-controller", "65534:65534"},
+	controllers.HelmController:   {"/usr/local/bin/helm-controller", "65534:65534"},
+}
+
+// LeftOut are the parts of a k0rdent release Install does not install yet,
+// and why.
+var LeftOut = []string{
+	"cert-manager (kcm-regional's dependency): its v1.21 binaries are in Go modules the module proxy does not serve (cmd/* are nested modules)",
+	"cluster-api-operator, and so the Cluster API providers it installs (CoreProvider and friends): it needs cert-manager",
+	"Velero, reloader, rbac-manager and the Flux chart: their charts come from Helm repositories this machine cannot reach (Flux itself is installed from its controllers' kustomize bases)",
+	"telemetry: its image is not built",
+}
+
+// Values are the kcm chart values Install sets: the templates repository
+// is this registry; the subcharts that are not available are off.
+func Values(templatesRepo string) map[string]any {
+	off := map[string]any{"enabled": false}
+	return map[string]any{
+		"controller": map[string]any{
+			"templatesRepoURL": templatesRepo,
+			"insecureRegistry": true,
+		},
+		// kcm asks for half a CPU; a rolling update of it (kcm's
+		// Management takes kcm's release over from Helm) needs a second
+		// half beside the first: more than a 2-CPU node has left.
+		"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}},
+		"flux2":     off,
+		"rbac-manager":  off,
+		"regional": map[string]any{
+			"cert-manager":         off,
+			"cluster-api-operator": off,
+			"velero":               off,
+			"reloader":             off,
+			"telemetry":            map[string]any{"mode": "disabled"},
+		},
+	}
+}
+
+// Install installs the release into the cluster: the chart registry, the
+// controllers' images, Flux, then `helm install kcm` from the registry,
+// and waits for kcm's Deployment to be Available. ctx bounds it all; the
+// registry keeps serving after Install returns, until Close.
+func Install(ctx context.Context, o Options) (inst *Installed, err error) {
+	l := log.Or(o.Logger)
+	r, p := o.Release, o.Paths
+	version := strings.TrimPrefix(r.Version, "v")
+	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), r.Version)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := StartRegistry(o.ClusterIP)
+	if err != nil {
+		return nil, err
+	}
+	inst = &Installed{Registry: reg, LeftOut: LeftOut}
+	defer func() {
+		if err != nil {
+			reg.Close()
+			inst = nil
+		}
+	}()
+	if err := Push(reg.Host, charts); err != nil {
+		return nil, err
+	}
+	l.Infof("serving k0rdent %s's %d charts at oci://%s/%s (the cluster reaches it at %s)", r.Version, len(charts), reg.Host, ChartsPath, reg.Cluster)
+
+	if inst.Images, err = loadImages(ctx, o, l); err != nil {
+		return nil, err
+	}
+	a, err := newApplier(o.Config)
+	if err != nil {
+		return nil, err
+	}
+	ns := k0rdent.SystemNamespace
+	if err := a.ensureNamespace(ctx, ns); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	for _, f := range []struct{ key, ctl, image string }{
+		{"flux-source", controllers.SourceController, "fluxcd/source-controller"},
+		{"flux-helm", controllers.HelmController, "fluxcd/helm-controller"},
+	} {
+		objs, err := fluxObjects(p.ModuleDir(f.key), ns, f.image, inst.Images[f.ctl])
+		if err != nil {
+			return nil, err
+		}
+		if err := a.apply(ctx, objs); err != nil {
+			return nil, fmt.Errorf("install Flux %s: %w", f.ctl, err)
+		}
+	}
+	if err := a.deploymentsAvailable(ctx, ns, controllers.SourceController, controllers.HelmController); err != nil {
+		return nil, fmt.Errorf("Flux: %w", err)
+	}
+	l.Infof("Flux's source and helm controllers are Available (%s)", time.Since(start).Round(time.Second))
+
+	start = time.Now()
+	ch, err := Pull(reg.Host, "kcm", version)
+	if err != nil {
+		return nil, err
+	}
+	cfg, cleanup, err := helmConfig(o.Kubeconfig, ns)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	in := action.NewInstall(cfg)
+	in.ReleaseName, in.Namespace, in.Timeout = ReleaseName, ns, 5*time.Minute
+	if _, err := in.RunWithContext(ctx, ch, Values("oci://"+reg.Cluster+"/"+ChartsPath)); err != nil {
+		return nil, fmt.Errorf("helm install kcm oci://%s/%s/kcm --version %s: %w", reg.Host, ChartsPath, version, err)
+	}
+	l.Infof("installed kcm %s from oci://%s/%s/kcm; waiting for its controller…", version, reg.Host, ChartsPath)
+	if err := a.deploymentsAvailable(ctx, ns, "kcm-controller-manager"); err != nil {
+		return nil, fmt.Errorf("kcm: %w", err)
+	}
+	l.Infof("kcm's controller is Available (%s)", time.Since(start).Round(time.Second))
+	return inst, nil
+}
+
+// loadImages builds the images of the controllers Install runs from the
+// release's binaries and loads them into every node.
+func loadImages(ctx context.Context, o Options, l log.Logger) (map[string]string, error) {
+	refs, err := controllers.ControllerImages(o.Release, o.Paths)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "kbook-kcm-images-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	loaded := map[string]string{}
+	start := time.Now()
+	for _, name := range []string{controllers.SourceController, controllers.HelmController, controllers.KCM} {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pr, ref := programs[name], refs[name]
+		archive := filepath.Join(work, name+".tar")
+		if err := nodeimage.WriteProgramImage(archive, nodeimage.ProgramImage{Ref: ref, Bin: o.Paths.Binary(name), Path: pr.path, User: pr.user}); err != nil {
+			return nil, fmt.Errorf("image %s: %w", ref, err)
+		}
+		for _, n := range o.Nodes {
+			f, err := os.Open(archive)
+			if err != nil {
+				return nil, err
+			}
+			err = nodeutils.LoadImageArchive(n, f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("load %s into node %s: %w", ref, n.String(), err)
+			}
+		}
+		loaded[name] = ref
+	}
+	l.Infof("loaded %d controller images into %d node(s) (%s)", len(loaded), len(o.Nodes), time.Since(start).Round(time.Second))
+	return loaded, nil
+}
+
+// helmConfig is a Helm action configuration for the cluster, its
+// kubeconfig in a private temporary file removed by cleanup.
+func helmConfig(kubeconfig []byte, ns string) (*action.Configuration, func(), error) {
+	dir, err := os.MkdirTemp("", "kbook-helm-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	path := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	cfg := new(action.Configuration)
+	if err := cfg.Init(kube.GetConfig(path, "", ns), ns, "secret", func(string, ...any) {}); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return cfg, cleanup, nil
+}
