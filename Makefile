@@ -115,7 +115,7 @@ screenshots: site site-tools
 PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/target
 # The kind lane (test-kind): the packages whose tests need a container
 # engine and kbook's node image, run once both are there.
-KIND_PKGS  := ./internal/cluster/kindtest ./internal/cluster/nodeimage ./internal/cluster/kcminstall
+KIND_PKGS  := ./internal/cluster/kindtest ./internal/cluster/nodeimage
 LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 10) hack/phase
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # TEST_BUDGET: past these seconds make test prints what still runs and the

@@ -115,9 +115,10 @@ func newClusterAssetsCmd() *cobra.Command {
 }
 
 func newClusterServeCmd() *cobra.Command {
-	var name, assetsDir, k0rdent string
+	var name, assetsDir, k0rdent, backend, kindName, kindImage, assetsFrom string
 	var crds []string
 	var apiOnly bool
+	var kindWorkers int
 	cmd := &cobra.Command{
 		Use:    "serve",
 		Hidden: true,
@@ -127,7 +128,8 @@ func newClusterServeCmd() *cobra.Command {
 			defer stop()
 			reg, closeProcs := openProcs.Open(stderrLog)
 			defer closeProcs()
-			o := cluster.Options{Backend: cluster.Local, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLog, Procs: reg}
+			o := cluster.Options{Backend: backend, CRDs: crds, AssetsDir: assetsDir, K0rdent: k0rdent, K0rdentAPIOnly: apiOnly, Logger: stderrLog, Procs: reg,
+				Name: kindName, KindImage: kindImage, KindWorkers: kindWorkers, AssetsFrom: assetsFrom}
 			return failure(cluster.Serve(ctx, cacheRoot(), o, name))
 		},
 	}
@@ -136,5 +138,10 @@ func newClusterServeCmd() *cobra.Command {
 	cmd.Flags().StringArrayVar(&crds, "crds", nil, "CRDs to install")
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", "", "k0rdent version whose plane to run")
 	cmd.Flags().BoolVar(&apiOnly, "k0rdent-api-only", false, "k0rdent APIs only")
+	cmd.Flags().StringVar(&backend, "cluster", cluster.Local, "local, or kind (with --k0rdent: its chart registry lives here)")
+	cmd.Flags().StringVar(&kindName, "kind-name", "", "kind cluster name")
+	cmd.Flags().StringVar(&kindImage, "kind-image", "", "kind node image")
+	cmd.Flags().IntVar(&kindWorkers, "kind-workers", 0, "kind worker nodes")
+	cmd.Flags().StringVar(&assetsFrom, "assets-from", "", "where the controllers come from")
 	return cmd
 }

@@ -49,8 +49,11 @@ func Choose(backend string, kubeGiven bool, o Options) (Options, error) {
 		return Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")
 	}
 	if o.K0rdent != "" {
-		if b != Local {
-			return Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
+		switch {
+		case b == Kind && o.K0rdentAPIOnly:
+			return Options{}, fmt.Errorf("--k0rdent-api-only is the local backend's (the k0rdent APIs without controllers); on kind, --k0rdent installs kcm itself")
+		case b != Local && b != Kind:
+			return Options{}, fmt.Errorf("--k0rdent runs the k0rdent plane on the local backend or installs it into a kind cluster, not on --cluster %s (a real management cluster already runs kcm: use --kubeconfig alone)", b)
 		}
 		if _, err := controllers.K0rdent(o.K0rdent); err != nil {
 			return Options{}, fmt.Errorf("--k0rdent: %w", err)

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
+	"github.com/k0rdent/kbook/internal/cluster/kcminstall"
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -116,6 +118,9 @@ type kindCluster struct {
 	cfg      *rest.Config
 	raw      []byte
 	procs    *proc.Registry
+	// k0rdent is k0rdent installed into the cluster (--k0rdent): its
+	// chart registry serves until Stop.
+	k0rdent *kcminstall.Installed
 }
 
 // kindReaper is the proc.External kind of the clusters kbook creates: a
@@ -181,7 +186,44 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 		c.stopCreated(ctx)
 		return nil, fmt.Errorf("kind: kubeconfig of %q: %w", name, err)
 	}
+	if o.K0rdent != "" {
+		if err := c.installK0rdent(ctx, o, rt, log); err != nil {
+			c.stopCreated(ctx)
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// installK0rdent installs k0rdent's release o.K0rdent into the cluster as
+// its QuickStart does (see package kcminstall), the controllers built
+// first if they are not yet.
+func (c *kindCluster) installK0rdent(ctx context.Context, o Options, rt Runtime, log log.Logger) error {
+	r, err := controllers.K0rdent(o.K0rdent)
+	if err != nil {
+		return err
+	}
+	paths, err := controllers.K0rdentDir(ctx, r, controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom))
+	if err != nil {
+		return err
+	}
+	gw, err := kcminstall.KindGateway(ctx, rt.Name)
+	if err != nil {
+		return fmt.Errorf("k0rdent in kind: %w", err)
+	}
+	ns, err := c.Nodes()
+	if err != nil {
+		return fmt.Errorf("k0rdent in kind: %w", err)
+	}
+	start := time.Now()
+	log.Infof("installing k0rdent %s into kind cluster %q (helm install kcm from kbook's chart registry)…", r.Version, c.name)
+	inst, err := kcminstall.Install(ctx, kcminstall.Options{Release: r, Paths: paths, Config: c.cfg, Kubeconfig: c.raw, Nodes: ns, ClusterIP: gw, Logger: log})
+	if err != nil {
+		return fmt.Errorf("k0rdent in kind: %w", err)
+	}
+	c.k0rdent = inst
+	log.Infof("k0rdent %s installed in %s; not installed: %s", r.Version, time.Since(start).Round(time.Second), strings.Join(inst.LeftOut, "; "))
+	return nil
 }
 
 // create makes the cluster from image with one control-plane node and
@@ -273,6 +315,10 @@ func (c *kindCluster) Kubeconfig() ([]byte, error) { return c.raw, nil }
 // Stop deletes the cluster if kbook created it and was not told to keep
 // it; a kept one is the user's from then on.
 func (c *kindCluster) Stop(context.Context) error {
+	if c.k0rdent != nil {
+		_ = c.k0rdent.Close()
+		c.k0rdent = nil
+	}
 	if !c.created {
 		return nil
 	}

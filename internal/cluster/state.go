@@ -128,7 +128,8 @@ func Reuse(ctx context.Context, s *State) (Cluster, error) {
 	return &kubeconfigCluster{name: s.Name, cfg: cfg, backend: s.Backend, raw: raw}, nil
 }
 
-// Serve holds a local cluster until ctx ends: kbook cluster up runs it in
+// Serve holds a local cluster (or a kind cluster with k0rdent installed,
+// whose chart registry it serves) until ctx ends: kbook cluster up runs it in
 // a background process. It records the state once the server is ready and
 // removes it when it stops. o.Procs, when set, is the serve process's
 // registry: the state names it so that cluster down can stop what it
@@ -145,7 +146,7 @@ func Serve(ctx context.Context, root string, o Options, name string) error {
 			self, _ = proc.Self()
 		}
 		err = WriteState(root, &State{Name: name, Backend: c.Backend(), Server: c.RESTConfig().Host,
-			PID: os.Getpid(), PIDStart: self.Start, Registry: o.Procs.Dir(), Started: time.Now(), CRDs: o.CRDs, PlaneLogs: planeLogs(c)}, kc)
+			PID: os.Getpid(), PIDStart: self.Start, Registry: o.Procs.Dir(), Started: time.Now(), CRDs: o.CRDs, PlaneLogs: planeLogs(c), KindName: kindNameOf(c)}, kc)
 	}
 	if err == nil {
 		lost, why := Lost(c)
@@ -158,6 +159,13 @@ func Serve(ctx context.Context, root string, o Options, name string) error {
 	stopErr := c.Stop(context.WithoutCancel(ctx))
 	rmErr := RemoveState(root, name)
 	return errors.Join(err, stopErr, rmErr)
+}
+
+func kindNameOf(c Cluster) string {
+	if k, ok := c.(*kindCluster); ok {
+		return k.name
+	}
+	return ""
 }
 
 func planeLogs(c Cluster) string {
@@ -173,35 +181,36 @@ func planeLogs(c Cluster) string {
 // and removes their directories.
 func Down(ctx context.Context, root string, s *State, logger log.Logger) error {
 	log := log.Or(logger)
+	// A serve process (a local cluster; a kind cluster with k0rdent's
+	// chart registry) stops first, then what it left behind.
+	if s.PID > 0 && s.Alive() {
+		if err := terminate(s.PID); err != nil {
+			return fmt.Errorf("stop cluster %q (process %d): %w", s.Name, s.PID, err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for s.Alive() {
+			if time.Now().After(deadline) {
+				log.Infof("cluster %q: process %d did not stop within 60s: killing it", s.Name, s.PID)
+				_ = kill(s.PID)
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	if s.Registry != "" {
+		res, err := proc.Reap(s.Registry, 5*time.Second)
+		if !res.Empty() {
+			log.Infof("cluster %q: cleaned up what its process %d left behind: %s", s.Name, s.PID, res)
+		}
+		if err != nil {
+			return fmt.Errorf("cluster %q: %w", s.Name, err)
+		}
+	}
 	switch s.Backend {
-	case Local:
-		if s.PID > 0 && s.Alive() {
-			if err := terminate(s.PID); err != nil {
-				return fmt.Errorf("stop cluster %q (process %d): %w", s.Name, s.PID, err)
-			}
-			deadline := time.Now().Add(60 * time.Second)
-			for s.Alive() {
-				if time.Now().After(deadline) {
-					log.Infof("cluster %q: process %d did not stop within 60s: killing it", s.Name, s.PID)
-					_ = kill(s.PID)
-					break
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(100 * time.Millisecond):
-				}
-			}
-		}
-		if s.Registry != "" {
-			res, err := proc.Reap(s.Registry, 5*time.Second)
-			if !res.Empty() {
-				log.Infof("cluster %q: cleaned up what its process %d left behind: %s", s.Name, s.PID, res)
-			}
-			if err != nil {
-				return fmt.Errorf("cluster %q: %w", s.Name, err)
-			}
-		}
 	case Kind:
 		rt, err := DetectRuntime()
 		if err != nil {

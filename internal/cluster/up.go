@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,7 +50,12 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 	}
 	switch o.Cluster.Backend {
 	case Kind:
-		return startKind(ctx, o, log)
+		if o.Cluster.K0rdent == "" {
+			return startKind(ctx, o, log)
+		}
+		// k0rdent's chart registry lives in a background process, as
+		// long as the cluster: cluster down stops both.
+		return serveDetached(ctx, o, "", log)
 	case Local:
 	default:
 		return nil, &findings.InputError{Err: fmt.Errorf("kbook cluster up starts local or kind clusters; for an existing cluster use kbook run --kubeconfig")}
@@ -72,12 +78,16 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 	return serveDetached(ctx, o, dir, log)
 }
 
-func startKind(ctx context.Context, o UpOptions, log log.Logger) (*State, error) {
-	kindName := DefaultKindName
-	if o.Name != DefaultName {
-		kindName += "-" + o.Name
+// kindName is the kind cluster behind kbook cluster up's cluster name.
+func kindName(name string) string {
+	if name == DefaultName {
+		return DefaultKindName
 	}
-	c, err := Up(ctx, Options{Backend: Kind, Name: kindName, CRDs: o.Cluster.CRDs, KindImage: o.Cluster.KindImage, KindWorkers: o.Cluster.KindWorkers, KeepCluster: true, Logger: log, Procs: o.Cluster.Procs})
+	return DefaultKindName + "-" + name
+}
+
+func startKind(ctx context.Context, o UpOptions, log log.Logger) (*State, error) {
+	c, err := Up(ctx, Options{Backend: Kind, Name: kindName(o.Name), CRDs: o.Cluster.CRDs, KindImage: o.Cluster.KindImage, KindWorkers: o.Cluster.KindWorkers, KeepCluster: true, Logger: log, Procs: o.Cluster.Procs})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +122,15 @@ func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger)
 			return nil, err
 		}
 	}
-	args := []string{"cluster", "serve", "--name", o.Name, "--assets", dir}
+	args := []string{"cluster", "serve", "--name", o.Name}
+	if o.Cluster.Backend == Kind {
+		args = append(args, "--cluster", Kind, "--kind-name", kindName(o.Name), "--kind-workers", strconv.Itoa(o.Cluster.KindWorkers), "--assets-from", o.Cluster.AssetsFrom)
+		if o.Cluster.KindImage != "" {
+			args = append(args, "--kind-image", o.Cluster.KindImage)
+		}
+	} else {
+		args = append(args, "--assets", dir)
+	}
 	if o.Cluster.K0rdent != "" {
 		args = append(args, "--k0rdent", o.Cluster.K0rdent)
 		if o.Cluster.K0rdentAPIOnly {
@@ -131,7 +149,7 @@ func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
-	log.Infof("starting local cluster %q (log: %s)", o.Name, logFile)
+	log.Infof("starting %s cluster %q (log: %s)", o.Cluster.Backend, o.Name, logFile)
 	// The background process's progress (a plane's bootstrap, a wait for
 	// another kbook's plane) is shown here as it comes.
 	progress := &lineRelay{path: logFile, log: log}

@@ -1,9 +1,10 @@
-package kcminstall_test
+package kindtest
 
 import (
 	"context"
 	"fmt"
-	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,10 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/kcminstall"
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/log"
@@ -22,12 +21,13 @@ import (
 	"github.com/k0rdent/kbook/internal/testctx"
 )
 
-// TestInstallIntoKind installs k0rdent v1.11.4 into a kind cluster from
-// kbook's node image as the QuickStart does (helm install kcm from an OCI
-// registry), and checks what kcm then does on its own: the templates
-// repository it creates answers (a HelmRepository Ready against kbook's
-// registry), the Release of the version it was built as is created and its
-// ProviderTemplates become valid.
+// TestInstallIntoKind: --k0rdent on the kind backend installs k0rdent
+// v1.11.4 as its QuickStart does (helm install kcm from an OCI registry,
+// kbook's; see package kcminstall), and kcm then does its part on its own:
+// it pulls kcm-templates through Flux from that registry and creates the
+// Release of the version it was built as, whose ProviderTemplates become
+// valid, and its Management takes kcm's release over. Stop leaves no
+// container.
 func TestInstallIntoKind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates a kind cluster: not with -short")
@@ -47,8 +47,7 @@ func TestInstallIntoKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths, why := controllers.K0rdentAwait(context.Background(), rel, false)
-	if why != "" {
+	if _, why := controllers.K0rdentAwait(context.Background(), rel, false); why != "" {
 		t.Skipf("k0rdent v1.11.4: %s", why)
 	}
 	ctx, cancel := testctx.New(t)
@@ -58,31 +57,20 @@ func TestInstallIntoKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reg.Close()
-	c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: fmt.Sprintf("kbt-kcm-%d", os.Getpid()), KindImage: img.Ref, Procs: reg})
+	// kbook run --cluster kind --k0rdent v1.11.4 and kbook cluster up's
+	// background process make the cluster this way.
+	kn := name(t, "kcm")
+	c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: kn, KindImage: img.Ref, Procs: reg,
+		K0rdent: "v1.11.4", Logger: log.To{W: testWriter{t}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop(context.Background())
-	ns, err := c.(interface{ Nodes() ([]nodes.Node, error) }).Nodes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gw, err := kcminstall.KindGateway(ctx, rt.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := c.Kubeconfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := kcminstall.Install(ctx, kcminstall.Options{
-		Release: rel, Paths: paths, Config: c.RESTConfig(), Kubeconfig: kc,
-		Nodes: ns, ClusterIP: gw, Logger: log.To{W: testWriter{t}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close()
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = c.Stop(context.Background())
+		}
+	}()
 	dyn, err := dynamic.NewForConfig(c.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +116,14 @@ func TestInstallIntoKind(t *testing.T) {
 	}
 	_, msg := ready(m.Object)
 	t.Logf("Management kcm, as expected without cert-manager and the Cluster API operator: %s", msg)
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stopped = true
+	out, err := exec.Command(rt.Name, "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+kn, "--format", "{{.Names}}").Output()
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("containers left after Stop: %q %v", out, err)
+	}
 }
 
 type testWriter struct{ t *testing.T }
