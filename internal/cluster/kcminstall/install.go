@@ -87,9 +87,9 @@ func Values(templatesRepo string) map[string]any {
 		// kcm asks for half a CPU; a rolling update of it (kcm's
 		// Management takes kcm's release over from Helm) needs a second
 		// half beside the first: more than a 2-CPU node has left.
-		"resources": map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}},
-		"flux2":     off,
-		"rbac-manager":  off,
+		"resources":    map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}},
+		"flux2":        off,
+		"rbac-manager": off,
 		"regional": map[string]any{
 			"cert-manager":         off,
 			"cluster-api-operator": off,
