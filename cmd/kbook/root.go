@@ -48,15 +48,8 @@ func newVersionCmd() *cobra.Command {
 		Use:  "version",
 		Args: cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			// The commit too, where known: a release stamps it (make
-			// release), a build in a git checkout has it from the build info.
 			// On stdout, a result: cobra's cmd.Printf writes to stderr.
-			out := cmd.OutOrStdout()
-			if rev := version.Revision(); rev != "" {
-				fmt.Fprintf(out, "kbook %s (commit %s, %s)\n", version.String(), rev, version.Platform())
-				return
-			}
-			fmt.Fprintf(out, "kbook %s (%s)\n", version.String(), version.Platform())
+			fmt.Fprintln(cmd.OutOrStdout(), version.Line())
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package version
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 )
@@ -69,4 +70,14 @@ func vcs(bi *debug.BuildInfo) (rev string, dirty bool) {
 // Platform is GOOS/GOARCH and the Go version kbook was built with.
 func Platform() string {
 	return runtime.GOOS + "/" + runtime.GOARCH + " " + runtime.Version()
+}
+
+// Line is what kbook version prints: "kbook v0.3.0 (commit 3f2a1c9e…,
+// linux/amd64 go1.26.8)", the commit where known (a release stamps it, a
+// build in a git checkout has it from the build info).
+func Line() string {
+	if rev := Revision(); rev != "" {
+		return fmt.Sprintf("kbook %s (commit %s, %s)", String(), rev, Platform())
+	}
+	return fmt.Sprintf("kbook %s (%s)", String(), Platform())
 }
