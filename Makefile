@@ -46,6 +46,9 @@ K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runboo
 # CAPD_RUNBOOKS: the --k0rdent runbooks whose workload clusters are docker
 # machines, run by test-clusters (bin/runbooks-capd.json).
 CAPD_RUNBOOKS    := runbooks/capd-docker.md
+# KIND_K0RDENT_RUNBOOKS: the runbooks of k0rdent installed into a kind
+# cluster (kbook run --cluster kind --k0rdent), with the engine's clusters.
+KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md
 
 .PHONY: all build run test test-runbooks test-kind test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
 
@@ -152,7 +155,7 @@ test:
 	    echo "== the engine after both lanes ($$(date +%T))"; $(MAKE) --no-print-directory engine-clean; clean=$$?; \
 	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ] && [ $$clusters = 0 ] && [ $$clean = 0 ]; } && \
 	  echo "== kbook build (the docs site, from the results of the three runs: the k0rdent runbooks' pages name the plane, the kind ones kind) ($$(date +%T))" && \
-	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json $$(for r in capd kind; do test -f bin/runbooks-$$r.json && echo --report bin/runbooks-$$r.json; done) --out bin/site . && \
+	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json $$(for r in capd kind kind-k0rdent; do test -f bin/runbooks-$$r.json && echo --report bin/runbooks-$$r.json; done) --out bin/site . && \
 	  echo "== make test passed ($$(date +%T))"; }; \
 	status=$$?; echo "== phases (wall and CPU seconds; cores = CPU / wall)"; \
 	PHASES=bin/phases.tsv hack/phase --table | sed 's/^/   /'; exit $$status
@@ -197,6 +200,8 @@ test-clusters:
 	$(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) -p 1 $(KIND_PKGS) || status=1; \
 	echo "== kbook run --cluster kind ($$(date +%T))"; \
 	$(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
+	echo "== kbook run --cluster kind --k0rdent $(K0RDENT) $(KIND_K0RDENT_RUNBOOKS) ($$(date +%T))"; \
+	$(PHASE) run-kind-k0rdent ./$(BIN) run --no-cache --cluster kind --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS) || status=1; \
 	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
 	$(PHASE) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS) || status=1; \
 	exit $$status

@@ -1,7 +1,8 @@
-// Package kcminstall installs k0rdent into a real cluster (a kind
-// cluster) as k0rdent's QuickStart does — `helm install kcm
-// oci://…/charts/kcm` — with nothing from the internet: the release's
-// charts, packaged from its kcm Go module as kcm's own `make
+// Package kcminstall installs k0rdent into a kind cluster as its
+// QuickStart does (`helm install kcm oci://…/charts/kcm`), with nothing
+// from the internet.
+//
+// The release's charts, packaged from its kcm Go module as kcm's own `make
 // kcm-chart-release` packages them, are served by an OCI registry this
 // process runs (go-containerregistry's) on 127.0.0.1 for Helm and on the
 // cluster network's gateway for Flux; the controllers' images hold the
