@@ -1,28 +1,28 @@
 package kcminstall
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 )
 
-// kcmTemplatesDir is the kcm module's templates folder, from the
-// module cache (skips when the module is not there).
+// kcmTemplatesDir is the kcm module's templates folder as kbook's cache
+// holds it (skips when kbook has not fetched the release's sources).
 func kcmTemplatesDir(t *testing.T) string {
 	t.Helper()
-	gomodcache := os.Getenv("GOMODCACHE")
-	if gomodcache == "" {
-		home, _ := os.UserHomeDir()
-		gomodcache = filepath.Join(home, "go", "pkg", "mod")
+	r, err := controllers.K0rdent("v1.11.4")
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := filepath.Join(gomodcache, "github.com", "!k0rdent", "kcm@v1.11.4", "templates")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("kcm v1.11.4 module not in the module cache (%s): run kbook run --k0rdent once, or go mod download github.com/K0rdent/kcm@v1.11.4", dir)
+	p, why := controllers.K0rdentAvailable(r, true)
+	if why != "" {
+		t.Skipf("k0rdent v1.11.4 sources: %s", why)
 	}
-	return dir
+	return filepath.Join(p.ModuleDir("kcm"), "templates")
 }
 
 func TestReleaseChartsStampAndRoundTrip(t *testing.T) {

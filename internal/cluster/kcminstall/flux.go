@@ -60,11 +60,17 @@ resources:
 	}
 	var out []*unstructured.Unstructured
 	for _, r := range res.Resources() {
-		m, err := r.Map()
+		// Through JSON: kustomize's maps hold Go ints, which
+		// unstructured's deep copies refuse; its JSON decoding gives
+		// int64s.
+		data, err := r.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		u := &unstructured.Unstructured{Object: m}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(data); err != nil {
+			return nil, err
+		}
 		if u.GetKind() == "Namespace" {
 			continue
 		}
