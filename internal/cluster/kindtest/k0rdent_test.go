@@ -3,8 +3,6 @@ package kindtest
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -29,20 +26,7 @@ import (
 // valid, and its Management takes kcm's release over. Stop leaves no
 // container.
 func TestInstallIntoKind(t *testing.T) {
-	if testing.Short() {
-		t.Skip("creates a kind cluster: not with -short")
-	}
-	rt, err := cluster.DetectRuntime()
-	if err != nil {
-		t.Skipf("no engine: %v", err)
-	}
-	img, why, err := nodeimage.Cached(context.Background(), nodeimage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if why != "" {
-		t.Skipf("kbook's kind node image: %s", why)
-	}
+	image := nodeImage(t)
 	rel, err := controllers.K0rdent("v1.11.4")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +44,7 @@ func TestInstallIntoKind(t *testing.T) {
 	// kbook run --cluster kind --k0rdent v1.11.4 and kbook cluster up's
 	// background process make the cluster this way.
 	kn := name(t, "kcm")
-	c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: kn, KindImage: img.Ref, Procs: reg,
+	c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kind, Name: kn, KindImage: image, Procs: reg,
 		K0rdent: "v1.11.4", Logger: log.To{W: testWriter{t}}})
 	if err != nil {
 		t.Fatal(err)
@@ -120,9 +104,8 @@ func TestInstallIntoKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped = true
-	out, err := exec.Command(rt.Name, "ps", "-a", "--filter", "label=io.x-k8s.kind.cluster="+kn, "--format", "{{.Names}}").Output()
-	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("containers left after Stop: %q %v", out, err)
+	if left := containers(t, kn); len(left) > 0 {
+		t.Errorf("containers left after Stop: %v", left)
 	}
 }
 
