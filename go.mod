@@ -36,6 +36,7 @@ require (
 	k8s.io/apimachinery v0.34.12
 	k8s.io/apiserver v0.34.12
 	k8s.io/client-go v0.34.12
+	mvdan.cc/sh/v3 v3.14.1
 	sigs.k8s.io/controller-runtime v0.22.5
 	sigs.k8s.io/kind v0.30.0
 	sigs.k8s.io/yaml v1.6.0

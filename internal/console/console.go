@@ -174,6 +174,14 @@ func Result(res *report.Runbook, verbose bool) string {
 			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
 		}
 	}
+	if res.Status != report.Skipped {
+		// A page's shell blocks, each at its line.
+		for _, st := range res.Steps {
+			if sh := st.Shell; sh != nil {
+				fmt.Fprintf(&b, "    %s:%d: %s block %s\n", res.Path, st.Line, sh.Lang, shellResult(sh, st))
+			}
+		}
+	}
 	if verbose && res.Status != report.Skipped {
 		for _, st := range res.Steps {
 			fmt.Fprintf(&b, "    step %d %s: %s\n", st.Index, st.Status, st.Name)
@@ -189,6 +197,25 @@ func Result(res *report.Runbook, verbose bool) string {
 		}
 	}
 	return b.String()
+}
+
+// shellResult says what a shell block did, in words.
+func shellResult(sh *report.ShellBlock, st *report.Step) string {
+	switch sh.Result {
+	case report.BlockPassed:
+		if sh.Mode == "" {
+			return "passed (exit 0; the page shows no output for it)"
+		}
+		return fmt.Sprintf("passed (exit 0, output matched: %s)", sh.Mode)
+	case report.BlockRan:
+		return "ran (exit 0; its output is illustrative, not compared)"
+	case report.BlockFailed:
+		return "failed"
+	}
+	if st.Reason != "" {
+		return "skipped: " + st.Reason
+	}
+	return sh.Result
 }
 
 // failedAt is where a failed runbook failed: its path, and the line when

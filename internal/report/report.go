@@ -117,7 +117,41 @@ type Step struct {
 	Duration time.Duration `json:"duration"`
 	Commands []*Command    `json:"commands,omitempty"`
 	Failure  *Failure      `json:"failure,omitempty"`
+	// Shell is set for a shell block of a page that runs its shell
+	// blocks (a bash, sh or shell block, or a console block with $
+	// prompts) rather than a testscript block.
+	Shell *ShellBlock `json:"shell,omitempty"`
 }
+
+// ShellBlock is what one shell block of a page did.
+type ShellBlock struct {
+	// Lang is the block's fence language.
+	Lang string `json:"lang"`
+	// Result is BlockPassed, BlockRan, BlockFailed or BlockSkipped.
+	Result string `json:"result"`
+	// Mode is how its output was compared (exact, shape, illustrative);
+	// "" when the page shows no output for it.
+	Mode string `json:"mode,omitempty"`
+	// ExpectedLine is the line of the expected output's first line.
+	ExpectedLine int `json:"expectedLine,omitempty"`
+	// ExitCode is the block's exit status.
+	ExitCode int `json:"exitCode"`
+}
+
+// The results of a shell block.
+const (
+	// BlockPassed: it ran, exited 0, and its output matched the
+	// expected output the page shows (if it shows one).
+	BlockPassed = "passed"
+	// BlockRan: it ran and exited 0; the page's output for it is
+	// illustrative, not compared.
+	BlockRan = "ran"
+	// BlockFailed: it exited non-zero, its output differed, or the
+	// session it runs in ended.
+	BlockFailed = "failed"
+	// BlockSkipped: it did not run (an earlier block failed, -run).
+	BlockSkipped = "skipped"
+)
 
 // Command is one executed script line with what it printed.
 type Command struct {

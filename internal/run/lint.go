@@ -48,7 +48,7 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	if err != nil {
 		return nil, input(err)
 	}
-	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs)
+	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, nil)
 	empty = append(emptyProjects, empty...)
 	if err != nil {
 		return nil, input(err)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/k0rdent/kbook/internal/outmatch"
 )
 
 // UnmarshalYAML reads a Go duration string such as "90s" or "10m".
@@ -86,6 +88,14 @@ func parseMeta(path string, fm []byte) (Meta, error) {
 			}
 		}
 	}
+	switch m.Run {
+	case "", RunShell:
+	default:
+		return m, errorf(path, keyLine(&root, "run"), "front matter: run: %q: the one value is %q (run the page's bash, sh, shell and console blocks too)", m.Run, RunShell)
+	}
+	if _, err := outmatch.ParseMode(m.Output); err != nil {
+		return m, errorf(path, keyLine(&root, "output"), "front matter: output: %v", err)
+	}
 	for i, r := range m.Requires {
 		if err := checkRequirement(r); err != nil {
 			line := 1
@@ -96,6 +106,19 @@ func parseMeta(path string, fm []byte) (Meta, error) {
 		}
 	}
 	return m, nil
+}
+
+// keyLine is the source line of a top-level front matter key, or 1.
+func keyLine(root *yaml.Node, key string) int {
+	if len(root.Content) == 1 {
+		top := root.Content[0]
+		for i := 0; i+1 < len(top.Content); i += 2 {
+			if top.Content[i].Value == key {
+				return top.Content[i].Line + 1
+			}
+		}
+	}
+	return 1
 }
 
 // PageKeys are the front matter keys of a page that Hugo or MkDocs-material
@@ -163,7 +186,7 @@ func yamlError(path string, err error) error {
 		line = n + 1
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type runbook.metaDoc", "(known: title, description, requires, timeout, tags, weight, inputs, crds, and the page keys of Hugo and MkDocs-material: "+strings.Join(PageKeys, ", ")+")", 1)
+	msg = strings.Replace(msg, "in type runbook.metaDoc", "(known: title, description, requires, timeout, tags, weight, inputs, crds, run, output, and the page keys of Hugo and MkDocs-material: "+strings.Join(PageKeys, ", ")+")", 1)
 	return errorf(path, line, "front matter: %s", msg)
 }
 

@@ -47,11 +47,18 @@ func Lint(r *Runbook) []findings.Finding {
 	if r.Format == Markdown && len(r.Steps) == 0 {
 		add(1, RuleNoSteps, findings.Error, "no %s blocks: nothing in this runbook is executed", StepLang)
 	}
+	used := map[*Block]bool{}
+	for _, s := range r.Steps {
+		if s.Shell != nil {
+			used[s.Block] = true
+			if s.Shell.Expected != nil {
+				used[s.Shell.Expected.Block] = true
+			}
+		}
+	}
 	for _, b := range r.Blocks {
-		if shellLangs[strings.ToLower(b.Lang)] && !b.Has(NoRun) {
-			add(b.Line, RuleShellNotRun, findings.Error,
-				"%s block is shown to readers but never executed: make it a %s step, or mark it ```%s %s if it must not run",
-				b.Lang, StepLang, b.Lang, NoRun)
+		if shellLangs[strings.ToLower(b.Lang)] && !b.Has(NoRun) && !used[b] {
+			add(b.Line, RuleShellNotRun, findings.Error, "%s", shellNotRunMessage(r, b))
 		}
 	}
 	var script strings.Builder
@@ -99,6 +106,18 @@ func Lint(r *Runbook) []findings.Finding {
 		}
 	}
 	return out
+}
+
+// shellNotRunMessage says why a shell block does not run and how to make
+// it run.
+func shellNotRunMessage(r *Runbook, b *Block) string {
+	if r.shellWhy != "" {
+		// The page runs its shell blocks, but not this kind.
+		return fmt.Sprintf("%s block is shown to readers but never executed (this page runs bash, sh, shell and console blocks with $ prompts): make it one of those or a %s step, or mark it ```%s %s if it must not run",
+			b.Lang, StepLang, b.Lang, NoRun)
+	}
+	return fmt.Sprintf("%s block is shown to readers but never executed: run the page's shell blocks (run: %s in its front matter, or its path under run.pages in kbook.yaml), make it a %s step, or mark it ```%s %s if it must not run",
+		b.Lang, RunShell, StepLang, b.Lang, NoRun)
 }
 
 // execProgram returns the program an "exec" line runs and the conditions
@@ -155,6 +174,11 @@ func mentions(s, name string) bool {
 // cache key.
 func (r *Runbook) Programs() []string {
 	set := map[string]bool{}
+	for _, s := range r.Steps {
+		if s.Shell != nil {
+			set["bash"] = true // the page's session
+		}
+	}
 	for _, req := range r.Meta.Requires {
 		if p, ok := strings.CutPrefix(req, "exec:"); ok && p != "" {
 			set[p] = true

@@ -42,7 +42,17 @@ func ParseFile(file string) (*Runbook, error) {
 // Markdown files with testscript blocks and for .txtar files, skipping
 // hidden directories and testdata. Runbooks are returned sorted by path.
 func Load(paths []string) ([]*Runbook, error) {
-	rbs, _, err := load(paths, nil, false)
+	return LoadShell(paths, nil)
+}
+
+// ShellPages says whether a Markdown file runs its shell blocks though its
+// front matter does not say so, and why ("kbook.yaml run.pages"); "" when
+// it does not. nil: none does.
+type ShellPages func(path string) (why string)
+
+// LoadShell is Load where the pages shell says run their shell blocks.
+func LoadShell(paths []string, shell ShellPages) ([]*Runbook, error) {
+	rbs, _, err := load(paths, nil, false, shell)
 	return rbs, err
 }
 
@@ -52,18 +62,20 @@ var ErrNoRunbooks = errors.New("no runbooks found")
 // LoadAllowEmpty is Load for kbook check: a directory without runbooks,
 // or a missing path among dirs (a docs repository's runbooks folder that
 // it does not have), adds none and is no error; empty lists them.
-func LoadAllowEmpty(paths, dirs []string) (rbs []*Runbook, empty []string, err error) {
-	return load(paths, dirs, true)
+// The pages shell says run their shell blocks (nil: those whose front
+// matter says so).
+func LoadAllowEmpty(paths, dirs []string, shell ShellPages) (rbs []*Runbook, empty []string, err error) {
+	return load(paths, dirs, true, shell)
 }
 
-func load(paths, dirs []string, allowEmpty bool) (out []*Runbook, empty []string, err error) {
+func load(paths, dirs []string, allowEmpty bool, shell ShellPages) (out []*Runbook, empty []string, err error) {
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if _, serr := os.Stat(p); serr != nil && allowEmpty && slices.ContainsFunc(dirs, func(d string) bool { return samePath(d, p) }) {
 			empty = append(empty, p)
 			continue
 		}
-		rbs, err := loadPath(p)
+		rbs, err := loadPath(p, shell)
 		if allowEmpty && errors.Is(err, ErrNoRunbooks) {
 			empty = append(empty, p)
 			continue
@@ -89,17 +101,20 @@ func samePath(a, b string) bool {
 }
 
 // loadPath loads one file or the runbooks below one directory.
-func loadPath(p string) ([]*Runbook, error) {
+func loadPath(p string, shell ShellPages) ([]*Runbook, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, cleanPathError(err)
 	}
 	if !fi.IsDir() {
-		rb, err := ParseFile(p)
+		rb, err := parseFileShell(p, shell)
 		if err != nil {
 			return nil, err
 		}
 		if len(rb.Steps) == 0 {
+			if n := shellBlocks(rb); n > 0 {
+				return nil, errorf(p, 0, "no %s blocks: nothing to run; its %d shell blocks run when the page opts in (run: %s in its front matter, or the page under run.pages in kbook.yaml)", StepLang, n, RunShell)
+			}
 			return nil, errorf(p, 0, "no %s blocks: nothing to run", StepLang)
 		}
 		return []*Runbook{rb}, nil
@@ -121,7 +136,7 @@ func loadPath(p string) ([]*Runbook, error) {
 		default:
 			return nil
 		}
-		rb, err := ParseFile(path)
+		rb, err := parseFileShell(path, shell)
 		if err != nil {
 			return err
 		}
@@ -141,6 +156,31 @@ func loadPath(p string) ([]*Runbook, error) {
 		return nil, fmt.Errorf("%s: %w (Markdown files with %s blocks, or .txtar files)", p, ErrNoRunbooks, StepLang)
 	}
 	return out, nil
+}
+
+// parseFileShell is ParseFile, then RunShellBlocks when shell says so.
+func parseFileShell(file string, shell ShellPages) (*Runbook, error) {
+	rb, err := ParseFile(file)
+	if err != nil || shell == nil {
+		return rb, err
+	}
+	if why := shell(file); why != "" {
+		if err := rb.RunShellBlocks(why); err != nil {
+			return nil, err
+		}
+	}
+	return rb, nil
+}
+
+// shellBlocks counts the blocks a page would run if it opted in.
+func shellBlocks(rb *Runbook) int {
+	n := 0
+	for _, b := range rb.Blocks {
+		if runsAsShell(b) {
+			n++
+		}
+	}
+	return n
 }
 
 // cleanPathError shortens *fs.PathError to "path: reason".

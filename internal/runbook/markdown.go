@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/k0rdent/kbook/internal/outmatch"
 	"github.com/k0rdent/kbook/internal/textpos"
 )
 
@@ -62,6 +63,9 @@ func parseMarkdown(file string, src []byte) (*Runbook, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rb.Meta.Run == RunShell {
+		rb.shellWhy = "front matter run: shell"
 	}
 	if err := classify(rb); err != nil {
 		return nil, err
@@ -143,12 +147,50 @@ func isClosingFence(s []byte, open string) bool {
 	return strings.Trim(l, open[:1]) == ""
 }
 
-// classify sorts blocks into steps and files.
+// classify sorts blocks into steps and files; on a page that runs its
+// shell blocks, those are steps too, and the output block after one is
+// its expected output.
 func classify(rb *Runbook) error {
 	seenFile := map[string]int{}
 	seenStep := map[string]int{}
-	for _, b := range rb.Blocks {
+	uniqueName := func(st *Step) {
+		seenStep[st.Name]++
+		if n := seenStep[st.Name]; n > 1 {
+			st.Name = fmt.Sprintf("%s (%d)", st.Name, n)
+		}
+	}
+	for i := 0; i < len(rb.Blocks); i++ {
+		b := rb.Blocks[i]
 		name, isFile := b.Attrs["file"]
+		if rb.shellWhy != "" && !isFile && runsAsShell(b) {
+			var next *Block
+			if i+1 < len(rb.Blocks) {
+				next = rb.Blocks[i+1]
+			}
+			sh, consumed, err := newShell(rb.Path, b, next)
+			if err != nil {
+				return err
+			}
+			if b.Attrs[OutputAttr] == "" && (sh.Expected == nil || sh.Expected.Block.Attrs[OutputAttr] == "") && rb.Meta.Output != "" {
+				sh.Mode, _ = outmatch.ParseMode(rb.Meta.Output) // checked with the front matter
+			}
+			if consumed {
+				i++
+			}
+			st := &Step{Index: len(rb.Steps) + 1, Line: b.Line, Block: b, Shell: sh, Name: b.Attrs["name"]}
+			if st.Name == "" {
+				st.Name = b.Heading
+			}
+			if st.Name == "" {
+				st.Name = shellStepName(sh)
+			}
+			if st.Name == "" {
+				st.Name = fmt.Sprintf("step %d", st.Index)
+			}
+			uniqueName(st)
+			rb.Steps = append(rb.Steps, st)
+			continue
+		}
 		switch {
 		case b.Lang == StepLang && isFile:
 			return errorf(rb.Path, b.Line, "a %s block cannot also have file=%s: use another language for files", StepLang, name)
@@ -161,10 +203,7 @@ func classify(rb *Runbook) error {
 			if st.Name == "" {
 				st.Name = fmt.Sprintf("step %d", st.Index)
 			}
-			seenStep[st.Name]++
-			if n := seenStep[st.Name]; n > 1 {
-				st.Name = fmt.Sprintf("%s (%d)", st.Name, n)
-			}
+			uniqueName(st)
 			for i, l := range strings.SplitAfter(b.Content, "\n") {
 				if l == "" {
 					continue

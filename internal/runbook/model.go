@@ -28,6 +28,8 @@ type Runbook struct {
 	Blocks []*Block
 	// Source is the file content as read.
 	Source []byte
+	// shellWhy is why the page runs its shell blocks; "" when it does not.
+	shellWhy string
 }
 
 // Name is the runbook's display name: its path without extension.
@@ -56,6 +58,12 @@ type Meta struct {
 	// to the runbook's directory, installed into the cluster before the
 	// runbook runs; they are part of the cache key like inputs.
 	CRDs []string `yaml:"crds"`
+	// Run is "shell" when the page's shell blocks run as well as its
+	// testscript blocks (a docs page that was not written for kbook).
+	Run string `yaml:"run"`
+	// Output is the page's default output mode for its shell blocks:
+	// shape (the default), exact or illustrative.
+	Output string `yaml:"output"`
 
 	// RequiresLines, InputsLines and CRDsLines hold the source line of
 	// each entry of Requires, Inputs and CRDs.
@@ -79,6 +87,9 @@ type Step struct {
 	Script []Line
 	// Block is the fenced block (nil for txtar).
 	Block *Block
+	// Shell is set when the step is a shell block run in the page's bash
+	// session rather than a testscript block; Script is empty then.
+	Shell *Shell
 }
 
 // Line is one script line and where it stands in the source.

@@ -93,6 +93,9 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 				cr.Duration = 0
 			}
 			cr.Stdout, cr.Stderr, cr.ExitCode = x.output(bodies[id], x.rec[id])
+			if o, ok := x.shellRes[c.step]; ok && c.step.Shell != nil {
+				cr.ExitCode = o.exit
+			}
 		} else if id != failedID {
 			cr.Skipped = true
 		}
@@ -128,6 +131,9 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 		default:
 			sr.Status = report.Passed
 		}
+		if st.Shell != nil {
+			sr.Shell = x.shellBlock(st, sr)
+		}
 		res.Steps = append(res.Steps, sr)
 	}
 	if failure != nil || tFailed {
@@ -146,6 +152,20 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 		res.Reason = res.Failure.Message
 		res.Log = x.masker.Mask(clean.String())
 	}
+}
+
+// shellBlock is a shell step's block result. The caller holds x.mu.
+func (x *execution) shellBlock(st *runbook.Step, sr *report.Step) *report.ShellBlock {
+	b := &report.ShellBlock{Lang: st.Shell.Lang, Result: report.BlockSkipped}
+	if e := st.Shell.Expected; e != nil {
+		b.Mode, b.ExpectedLine = string(st.Shell.Mode), e.Line
+	}
+	if o, ok := x.shellRes[st]; ok {
+		b.Result, b.ExitCode = o.result, o.exit
+	} else if sr.Status == report.Failed {
+		b.Result = report.BlockFailed
+	}
+	return b
 }
 
 // emptyBefore lists the empty variables named by the commands of the

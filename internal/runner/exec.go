@@ -56,6 +56,14 @@ type execution struct {
 	// finished is true once the end marker ran: the script was not
 	// cut short by stop.
 	finished bool
+	// envKeys are the script's variables when Setup ends: the page's
+	// bash session starts with their values then.
+	envKeys []string
+	// sh is the page's bash session once its first shell block ran (or
+	// shErr why it could not start); shellRes the shell steps' outcomes.
+	sh       *shellSession
+	shErr    error
+	shellRes map[*runbook.Step]shellRes
 }
 
 // capture is what a command printed, as testscript kept it.
@@ -96,6 +104,7 @@ func (x *execution) run() *report.Runbook {
 		return failed(res, fmt.Sprintf("write script: %v", err))
 	}
 	n := len(x.plan.cmds)
+	x.shellRes = map[*runbook.Step]shellRes{}
 	x.fired, x.ends, x.rec, x.empty, x.last = make([]time.Time, n), make([]time.Time, n), make([]capture, n), make([][]string, n), -1
 
 	timeout := x.r.timeout(x.rb)
@@ -150,6 +159,9 @@ func (x *execution) run() *report.Runbook {
 		// that ignores it is abandoned so the run can go on.
 		timedOut = true
 	}
+	// The page's bash session and what it left running end with the
+	// script (or its time limit).
+	x.closeShell()
 	end := time.Now()
 	res.Duration = end.Sub(start)
 	if !timedOut && time.Now().After(deadline) {
@@ -295,8 +307,34 @@ func (x *execution) setup(env *testscript.Env) error {
 			x.masker.AddLiterals(h.Secrets()...)
 		}
 	}
+	if hasShell(x.rb) {
+		// A page's shell blocks and its testscript blocks share a home
+		// of the runbook's own (testscript's is /no-home).
+		home := filepath.Join(env.WorkDir, ".home")
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return err
+		}
+		env.Setenv("HOME", home)
+	}
 	x.masker.AddLiterals(mask.SecretValues(env.Vars)...)
+	seen := map[string]bool{}
+	for _, kv := range env.Vars {
+		if k, _, ok := strings.Cut(kv, "="); ok && !seen[k] {
+			seen[k] = true
+			x.envKeys = append(x.envKeys, k)
+		}
+	}
 	return nil
+}
+
+// hasShell reports whether a runbook runs shell blocks.
+func hasShell(rb *runbook.Runbook) bool {
+	for _, st := range rb.Steps {
+		if st.Shell != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // progress passes a waiting command's message to the observer, at the
@@ -327,7 +365,7 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	now := time.Now()
 	var empty []string
-	if id < len(x.plan.cmds) {
+	if id < len(x.plan.cmds) && x.plan.cmds[id].step.Shell == nil {
 		empty = emptyVars(ts, x.plan.cmds[id].line.Text)
 	}
 	x.mu.Lock()

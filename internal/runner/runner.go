@@ -205,12 +205,13 @@ func New(opts Options) (*Runner, error) {
 		r.conds[k] = v
 	}
 	for k, v := range opts.Cmds {
-		if k == markerCmd {
+		if k == markerCmd || k == shellCmd {
 			return nil, fmt.Errorf("command name %s is reserved", markerCmd)
 		}
 		r.cmds[k] = v
 	}
 	r.cmds[markerCmd] = marker
+	r.cmds[shellCmd] = shellStep
 	r.path = os.Getenv("PATH")
 	if exe, err := os.Executable(); err == nil {
 		r.path = filepath.Dir(exe) + string(os.PathListSeparator) + r.path

@@ -52,6 +52,14 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 			continue
 		}
 		emit(fmt.Sprintf("# %s (%s:%d)", oneLine(st.Name), rb.Path, st.Line), st.Line)
+		if st.Shell != nil {
+			// The block runs as one command, in the page's bash session.
+			id := len(p.cmds)
+			p.cmds = append(p.cmds, command{step: st, first: true, line: runbook.Line{Text: shellText(st.Shell), Num: st.Line}})
+			emit(fmt.Sprintf("%s %s %d", markerCmd, p.nonce, id), st.Line)
+			emit(fmt.Sprintf("%s %s %d", shellCmd, p.nonce, st.Index), st.Line)
+			continue
+		}
 		first := true
 		for _, l := range st.Script {
 			t := strings.TrimSpace(l.Text)
@@ -87,6 +95,18 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 	}
 	p.archive = txtar.Format(ar)
 	return p, nil
+}
+
+// shellText is a shell step's commands as a report shows them.
+func shellText(sh *runbook.Shell) string {
+	var b strings.Builder
+	for i, l := range sh.Script {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l.Text)
+	}
+	return b.String()
 }
 
 // sourceLine maps an archive line to the runbook line (0 if unknown).

@@ -1,0 +1,243 @@
+package runbook
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/k0rdent/kbook/internal/outmatch"
+)
+
+// RunShell is the front matter's run: value that makes a page's shell
+// blocks run (issue 39): run: shell.
+const RunShell = "shell"
+
+// OutputAttr is the info-string attribute that sets a block's output
+// mode (output=exact), on the shell block or on its expected output.
+const OutputAttr = "output"
+
+// Shell is a shell block of a page that runs its shell blocks: a bash,
+// sh or shell block, or a console block with "$ " prompts.
+type Shell struct {
+	// Lang is the fence language.
+	Lang string
+	// Script holds the commands with their source lines: a console
+	// block's prompt lines without the prompt, and their continuations.
+	Script []Line
+	// Run is the text the page's bash session runs: Script's lines, with
+	// declare and typeset given -g so that they set what a terminal would
+	// (the session runs each block inside a function).
+	Run string
+	// Expected is the output the page shows for the block, nil if none.
+	Expected *Expected
+	// Mode is how the output is compared with Expected.
+	Mode outmatch.Mode
+}
+
+// Expected is the output a page shows for a shell block: a console
+// block's lines after its prompts, or the console or text block that
+// follows the shell block.
+type Expected struct {
+	Text string
+	// Line is the source line of Text's first line.
+	Line int
+	// Block is the console or text block that holds it; for a console
+	// block's own output, that block.
+	Block *Block
+}
+
+// ShellPage reports whether the page runs its shell blocks, and why
+// ("front matter run: shell", "kbook.yaml run.pages"); "" when it does not.
+func (r *Runbook) ShellPage() string { return r.shellWhy }
+
+// RunShellBlocks makes the page run its shell blocks, for the reason
+// given (kbook.yaml lists it): its steps are classified again, in
+// document order. A syntax error is an *Error at its line.
+func (r *Runbook) RunShellBlocks(why string) error {
+	if r.Format != Markdown || r.shellWhy != "" {
+		return nil
+	}
+	r.shellWhy = why
+	r.Steps, r.Files = nil, nil
+	return classify(r)
+}
+
+// isShellLang reports whether a fence language runs in a page's bash
+// session; console blocks run only with "$ " prompts.
+func isShellLang(lang string) bool {
+	switch strings.ToLower(lang) {
+	case "bash", "sh", "shell":
+		return true
+	}
+	return false
+}
+
+func isConsoleLang(lang string) bool {
+	switch strings.ToLower(lang) {
+	case "console", "shell-session", "shellsession", "terminal":
+		return true
+	}
+	return false
+}
+
+// isOutputLang reports whether a block after a shell block is its output.
+func isOutputLang(lang string) bool {
+	return isConsoleLang(lang) || strings.ToLower(lang) == "text" || lang == "" || strings.ToLower(lang) == "output"
+}
+
+// prompt returns the command of a console line that starts with a "$ "
+// prompt.
+func prompt(l string) (string, bool) {
+	t := strings.TrimLeft(l, " ")
+	if t == "$" {
+		return "", true
+	}
+	return strings.CutPrefix(t, "$ ")
+}
+
+// splitConsole splits a console block into commands (prompt lines and the
+// lines that continue them after a trailing backslash, or inside an
+// unfinished quote or heredoc, as "> " lines) and output.
+func splitConsole(b *Block) (cmds []Line, out []string, outLine int) {
+	cont := false
+	for i, l := range strings.Split(strings.TrimSuffix(b.Content, "\n"), "\n") {
+		num := b.Line + 1 + i
+		if c, ok := prompt(l); ok && !cont {
+			cmds = append(cmds, Line{Text: c, Num: num})
+			cont = strings.HasSuffix(c, `\`)
+			continue
+		}
+		if cont {
+			cmds = append(cmds, Line{Text: strings.TrimPrefix(l, "> "), Num: num})
+			cont = strings.HasSuffix(l, `\`)
+			continue
+		}
+		if len(out) == 0 {
+			outLine = num
+		}
+		out = append(out, l)
+	}
+	return cmds, out, outLine
+}
+
+// hasPrompt reports whether a console block shows a command.
+func hasPrompt(b *Block) bool {
+	cmds, _, _ := splitConsole(b)
+	return len(cmds) > 0
+}
+
+// runsAsShell reports whether a block of a page that runs its shell
+// blocks is one of them.
+func runsAsShell(b *Block) bool {
+	if b.Has(NoRun) {
+		return false
+	}
+	return isShellLang(b.Lang) || (isConsoleLang(b.Lang) && hasPrompt(b))
+}
+
+// newShell reads a shell block; next is the block after it (nil at the
+// end), its expected output when it is a console or text block without
+// prompts and no heading stands between. It parses the commands as bash,
+// so that a syntax error stops the run before anything starts.
+func newShell(file string, b, next *Block) (*Shell, bool, error) {
+	sh := &Shell{Lang: b.Lang}
+	consumed := false
+	if isConsoleLang(b.Lang) {
+		cmds, out, outLine := splitConsole(b)
+		sh.Script = cmds
+		if len(out) > 0 {
+			sh.Expected = &Expected{Text: strings.Join(out, "\n") + "\n", Line: outLine, Block: b}
+		}
+	} else {
+		for i, l := range strings.Split(strings.TrimSuffix(b.Content, "\n"), "\n") {
+			sh.Script = append(sh.Script, Line{Text: l, Num: b.Line + 1 + i})
+		}
+	}
+	if sh.Expected == nil && next != nil && next.Heading == b.Heading && isOutputLang(next.Lang) &&
+		!(isConsoleLang(next.Lang) && hasPrompt(next)) && !next.Has(NoRun) {
+		if _, isFile := next.Attrs["file"]; !isFile {
+			sh.Expected = &Expected{Text: next.Content, Line: next.Line + 1, Block: next}
+			consumed = true
+		}
+	}
+	mode := b.Attrs[OutputAttr]
+	if sh.Expected != nil && sh.Expected.Block != b {
+		if m := sh.Expected.Block.Attrs[OutputAttr]; m != "" {
+			if mode != "" && m != mode {
+				return nil, false, errorf(file, sh.Expected.Block.Line, "output=%s here, but the shell block at line %d says output=%s: give the mode once", m, b.Line, mode)
+			}
+			mode = m
+		}
+	}
+	var err error
+	if sh.Mode, err = outmatch.ParseMode(mode); err != nil {
+		return nil, false, errorf(file, b.Line, "%v", err)
+	}
+	sh.Run, err = shellRun(file, sh.Script)
+	return sh, consumed, err
+}
+
+// shellRun parses a block's commands as bash and returns the text to run:
+// the same lines, with -g after each declare and typeset outside a
+// function body.
+func shellRun(file string, script []Line) (string, error) {
+	var src strings.Builder
+	for _, l := range script {
+		src.WriteString(l.Text)
+		src.WriteByte('\n')
+	}
+	text := src.String()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		line := 0
+		msg := err.Error()
+		if pe, ok := err.(syntax.ParseError); ok {
+			line, msg = sourceLine(script, int(pe.Pos.Line())), pe.Text
+		}
+		if pe, ok := err.(syntax.LangError); ok {
+			line, msg = sourceLine(script, int(pe.Pos.Line())), pe.Error()
+		}
+		return "", errorf(file, line, "bash syntax: %s", msg)
+	}
+	var at []int
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.DeclClause:
+			if v := n.Variant; v != nil && (v.Value == "declare" || v.Value == "typeset") {
+				at = append(at, int(v.End().Offset()))
+			}
+		}
+		return true
+	})
+	for i := len(at) - 1; i >= 0; i-- {
+		text = text[:at[i]] + " -g" + text[at[i]:]
+	}
+	return text, nil
+}
+
+// sourceLine maps a 1-based line of a block's script to its source line.
+func sourceLine(script []Line, n int) int {
+	if n >= 1 && n <= len(script) {
+		return script[n-1].Num
+	}
+	if len(script) > 0 {
+		return script[len(script)-1].Num
+	}
+	return 0
+}
+
+// shellStep names a shell step after its first command.
+func shellStepName(sh *Shell) string {
+	for _, l := range sh.Script {
+		if t := strings.TrimSpace(l.Text); t != "" && !strings.HasPrefix(t, "#") {
+			if len(t) > 60 {
+				t = t[:57] + "..."
+			}
+			return fmt.Sprintf("$ %s", t)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,155 @@
+package runbook
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/k0rdent/kbook/internal/outmatch"
+)
+
+func TestShellPage(t *testing.T) {
+	rb := mustParse(t, "testdata/shell-page.md")
+	if rb.ShellPage() != "front matter run: shell" {
+		t.Fatalf("ShellPage() = %q", rb.ShellPage())
+	}
+	type want struct {
+		line                   int
+		lang, script, expected string
+		expectedLine           int
+		mode                   outmatch.Mode
+	}
+	wants := []want{
+		{line: 8, lang: "bash", script: "export GREETING=hello|declare -A seen=([a]=1)|cd /tmp", mode: outmatch.Shape},
+		{line: 16, lang: "sh", script: `echo "$GREETING"`, expected: "hello\n", expectedLine: 23, mode: outmatch.Shape},
+		{line: 28, lang: "console", script: `echo one \|two|printf 'x\n'`, expected: "one two\nx\n", expectedLine: 31, mode: outmatch.Shape},
+		{line: 48, lang: "testscript"},
+	}
+	if len(rb.Steps) != len(wants) {
+		t.Fatalf("got %d steps, want %d", len(rb.Steps), len(wants))
+	}
+	for i, w := range wants {
+		st := rb.Steps[i]
+		if st.Line != w.line || st.Block.Lang != w.lang {
+			t.Errorf("step %d: line %d lang %s, want %d %s", i+1, st.Line, st.Block.Lang, w.line, w.lang)
+		}
+		if w.lang == StepLang {
+			if st.Shell != nil || len(st.Script) != 1 {
+				t.Errorf("testscript step %d: shell %v, script %v", i+1, st.Shell, st.Script)
+			}
+			continue
+		}
+		sh := st.Shell
+		if sh == nil {
+			t.Fatalf("step %d is no shell step", i+1)
+		}
+		var texts []string
+		for _, l := range sh.Script {
+			texts = append(texts, l.Text)
+		}
+		if got := strings.Join(texts, "|"); got != w.script {
+			t.Errorf("step %d script = %q, want %q", i+1, got, w.script)
+		}
+		switch {
+		case w.expected == "" && sh.Expected != nil:
+			t.Errorf("step %d: expected output %q, want none", i+1, sh.Expected.Text)
+		case w.expected != "" && (sh.Expected == nil || sh.Expected.Text != w.expected || sh.Expected.Line != w.expectedLine):
+			t.Errorf("step %d: expected output %+v, want %q at %d", i+1, sh.Expected, w.expected, w.expectedLine)
+		}
+		if sh.Mode != w.mode {
+			t.Errorf("step %d: mode %s, want %s", i+1, sh.Mode, w.mode)
+		}
+	}
+	// The console transcript's lines keep their source lines.
+	if l := rb.Steps[2].Shell.Script[1]; l.Num != 30 {
+		t.Errorf("continuation line at %d, want 30", l.Num)
+	}
+	// declare gets -g: the session runs each block inside a function.
+	if run := rb.Steps[0].Shell.Run; !strings.Contains(run, "declare -g -A seen") {
+		t.Errorf("Run = %q, want declare -g", run)
+	}
+	// Lint: the zsh block and the text block after the transcript are not
+	// run; the page's own blocks and the expected output are.
+	var lines []int
+	for _, f := range Lint(rb) {
+		if f.Rule == RuleShellNotRun {
+			lines = append(lines, f.Line)
+			if !strings.Contains(f.Message, "this page runs bash, sh, shell and console blocks") {
+				t.Errorf("message %q does not say what runs", f.Message)
+			}
+		}
+	}
+	if len(lines) != 1 || lines[0] != 40 {
+		t.Errorf("shell-not-run at %v, want [40]", lines)
+	}
+}
+
+func TestShellNotOptedIn(t *testing.T) {
+	src := "# Page\n\n```bash\necho hi\n```\n\n```console\nhi\n```\n"
+	rb, err := Parse("page.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Steps) != 0 || rb.ShellPage() != "" {
+		t.Fatalf("a page that did not opt in has %d steps (%q)", len(rb.Steps), rb.ShellPage())
+	}
+	fs := Lint(rb)
+	n := 0
+	for _, f := range fs {
+		if f.Rule == RuleShellNotRun {
+			n++
+			if !strings.Contains(f.Message, "run: shell in its front matter, or its path under run.pages in kbook.yaml") {
+				t.Errorf("message %q does not say how to opt in", f.Message)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d shell-not-run findings, want 2", n)
+	}
+	if err := rb.RunShellBlocks("kbook.yaml run.pages"); err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Steps) != 1 || rb.Steps[0].Shell.Expected == nil || rb.ShellPage() != "kbook.yaml run.pages" {
+		t.Fatalf("after RunShellBlocks: %d steps", len(rb.Steps))
+	}
+}
+
+func TestShellErrors(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"syntax error at the line of what is unclosed", "---\nrun: shell\n---\n\n```bash\necho ok\nif true; then\n  echo never closed\n```\n", "page.md:7: bash syntax:"},
+		{"console syntax error at the prompt's line", "---\nrun: shell\n---\n\n```console\n$ echo ok\nok\n$ echo (\n```\n", "page.md:8: bash syntax:"},
+		{"bad run value", "---\ntitle: x\nrun: everything\n---\n", `page.md:3: front matter: run: "everything"`},
+		{"bad page output mode", "---\nrun: shell\noutput: fuzzy\n---\n", `page.md:3: front matter: output: unknown output mode "fuzzy"`},
+		{"bad block output mode", "---\nrun: shell\n---\n\n```bash output=fuzzy\necho\n```\n", `page.md:5: unknown output mode "fuzzy"`},
+		{"two modes", "---\nrun: shell\n---\n\n```bash output=exact\necho\n```\n\n```console output=shape\n\n```\n", "page.md:9: output=shape here, but the shell block at line 5 says output=exact"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("page.md", []byte(c.src))
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error = %v, want %q...", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadShell(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.md")
+	if err := os.WriteFile(page, []byte("# Page\n\n```bash\necho hi\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load([]string{page})
+	if err == nil || !strings.Contains(err.Error(), "its 1 shell blocks run when the page opts in") {
+		t.Fatalf("Load of a page that did not opt in: %v", err)
+	}
+	rbs, err := LoadShell([]string{dir}, func(p string) string {
+		if filepath.Base(p) == "page.md" {
+			return "kbook.yaml run.pages"
+		}
+		return ""
+	})
+	if err != nil || len(rbs) != 1 || len(rbs[0].Steps) != 1 {
+		t.Fatalf("LoadShell: %v, %d runbooks", err, len(rbs))
+	}
+}

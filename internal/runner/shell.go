@@ -1,0 +1,323 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/k0rdent/kbook/internal/outmatch"
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// shellCmd is the testscript command the runner puts in place of a shell
+// step: it runs the block in the page's bash session. Like markerCmd it
+// acts only when called with the run's nonce.
+const shellCmd = "__kbook_sh"
+
+// shellPrologue is what the page's bash session runs first. Each block
+// runs in __kbook_step, sourced from a file padded with blank lines so that
+// bash's "line N" is the page's line; its commands' stdin is /dev/null
+// and the session's own descriptors 3 (status) and 4 (output marker) are
+// closed for them. set -e would end the session at a block's first
+// failure, so an ERR trap stands in for it (errtrace: in functions too):
+// inside a function or a sourced file it returns the failure, which fails
+// the caller in turn, up to __kbook_step; in a subshell it exits the
+// subshell, as set -e does; at the top level it does nothing.
+const shellPrologue = `shopt -s expand_aliases
+__kbook_pid=$BASHPID
+__kbook_step() {
+	cd -- "$2" || return
+	set -o pipefail -o errtrace
+	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif (( ${#FUNCNAME[@]} > 0 )); then return $__kbook_rc; fi' ERR
+	source "$1"
+}
+`
+
+// shellSession is a page's one bash process: its blocks share variables,
+// functions, aliases and the working directory, as in a terminal.
+type shellSession struct {
+	cmd    *exec.Cmd
+	stdin  *os.File      // commands, one line per block
+	status *bufio.Reader // fd 3: "<exit status> <pwd>" per block
+	dir    string        // where the blocks are written
+	mark   string        // printed on fd 4 after each block's output
+	exited chan struct{} // closed when bash has exited
+	err    error         // bash's exit, once exited is closed
+
+	mu  sync.Mutex
+	out bytes.Buffer // stdout and stderr, merged as a terminal shows them
+	got chan struct{}
+	seq int
+}
+
+// startShell starts the page's bash in dir with env.
+func startShell(bash, dir, blocks string, env []string, nonce string) (*shellSession, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		stR.Close()
+		stW.Close()
+		return nil, err
+	}
+	s := &shellSession{stdin: inW, status: bufio.NewReader(stR), dir: blocks, mark: "<kbook-end-" + nonce + ">",
+		exited: make(chan struct{}), got: make(chan struct{}, 1)}
+	s.cmd = exec.Command(bash, "--noprofile", "--norc", "-s")
+	s.cmd.Dir, s.cmd.Env = dir, env
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, outW
+	s.cmd.ExtraFiles = []*os.File{stW, outW} // fd 3, fd 4
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = s.cmd.Start()
+	inR.Close()
+	outW.Close()
+	stW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		stR.Close()
+		return nil, fmt.Errorf("start bash: %w", err)
+	}
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := outR.Read(buf)
+			s.mu.Lock()
+			s.out.Write(buf[:n])
+			s.mu.Unlock()
+			select {
+			case s.got <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				outR.Close()
+				return
+			}
+		}
+	}()
+	go func() {
+		s.err = s.cmd.Wait()
+		stR.Close()
+		close(s.exited)
+	}()
+	if _, err := s.stdin.WriteString(shellPrologue); err != nil {
+		s.close()
+		return nil, fmt.Errorf("start bash: %w", err)
+	}
+	return s, nil
+}
+
+// blockResult is what one block did.
+type blockResult struct {
+	output string
+	exit   int
+	pwd    string
+}
+
+// run runs one block's text (its first line on the page's line first) in
+// dir, and returns its output, exit status and working directory after it.
+func (s *shellSession) run(ctx context.Context, text string, first int, dir string) (blockResult, error) {
+	s.seq++
+	file := filepath.Join(s.dir, fmt.Sprintf("block-%d.sh", s.seq))
+	if err := os.WriteFile(file, []byte(strings.Repeat("\n", max(first-1, 0))+text), 0o600); err != nil {
+		return blockResult{}, err
+	}
+	s.mu.Lock()
+	s.out.Reset()
+	s.mu.Unlock()
+	line := fmt.Sprintf("__kbook_step %s %s </dev/null 3>&- 4>&-; printf '%%s %%s\\n' \"$?\" \"$PWD\" >&3; printf '%%s' %s >&4\n",
+		shellQuote(file), shellQuote(dir), shellQuote(s.mark))
+	if _, err := s.stdin.WriteString(line); err != nil {
+		return blockResult{}, s.gone()
+	}
+	type status struct {
+		line string
+		err  error
+	}
+	stc := make(chan status, 1)
+	go func() {
+		l, err := s.status.ReadString('\n')
+		stc <- status{l, err}
+	}()
+	var st status
+	select {
+	case st = <-stc:
+	case <-ctx.Done():
+		s.close()
+		return blockResult{output: s.output()}, context.Cause(ctx)
+	}
+	if st.err != nil {
+		<-s.exited
+		return blockResult{output: s.output()}, s.gone()
+	}
+	// The marker follows the block's output on the same pipe: once it is
+	// read, so is all the block printed.
+	for !strings.Contains(s.output(), s.mark) {
+		select {
+		case <-s.got:
+		case <-s.exited:
+			return blockResult{output: s.output()}, s.gone()
+		case <-ctx.Done():
+			s.close()
+			return blockResult{output: s.output()}, context.Cause(ctx)
+		}
+	}
+	code, pwd, _ := strings.Cut(strings.TrimSuffix(st.line, "\n"), " ")
+	exit, err := strconv.Atoi(code)
+	if err != nil {
+		return blockResult{}, fmt.Errorf("bash session: bad status line %q", st.line)
+	}
+	out, _, _ := strings.Cut(s.output(), s.mark)
+	return blockResult{output: out, exit: exit, pwd: pwd}, nil
+}
+
+func (s *shellSession) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+// gone says how the session ended under a block.
+func (s *shellSession) gone() error {
+	var ee *exec.ExitError
+	if errors.As(s.err, &ee) {
+		return fmt.Errorf("the page's bash session ended (%v): a block ran exit, or bash was killed; the blocks after it cannot run in its state", ee.ProcessState)
+	}
+	return fmt.Errorf("the page's bash session ended (%v): the blocks after it cannot run in its state", s.err)
+}
+
+// close ends bash and whatever the page left running in its process
+// group (a port-forward sent to the background), and waits for bash.
+func (s *shellSession) close() {
+	s.stdin.Close()
+	if s.cmd.Process != nil {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-s.exited
+}
+
+// shellQuote quotes s for bash.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellStep is the command behind a shell step: it runs the block in the
+// page's session, started on the first block with the script's
+// environment, then compares the output with the page's expected output.
+func shellStep(ts *testscript.TestScript, neg bool, args []string) {
+	x, _ := ts.Value(execKey{}).(*execution)
+	if x == nil || len(args) != 2 || args[0] != x.plan.nonce || neg {
+		ts.Fatalf("%s is reserved for kbook", shellCmd)
+	}
+	i, err := strconv.Atoi(args[1])
+	if err != nil || i < 1 || i > len(x.rb.Steps) || x.rb.Steps[i-1].Shell == nil {
+		ts.Fatalf("%s: bad step %q", shellCmd, args[1])
+	}
+	st := x.rb.Steps[i-1]
+	sh := st.Shell
+	s, err := x.shell(ts)
+	if err != nil {
+		x.shellOutcome(st, report.BlockFailed, 0)
+		ts.Fatalf("%v", err)
+	}
+	res, err := s.run(x.cmdCtx, sh.Run, sh.Script[0].Num, ts.MkAbs("."))
+	fmt.Fprint(ts.Stdout(), res.output)
+	if err != nil {
+		x.shellOutcome(st, report.BlockFailed, res.exit)
+		ts.Fatalf("%v", err)
+	}
+	if res.pwd != "" {
+		// testscript blocks after it run where the shell is, as a
+		// reader's next command would.
+		_ = ts.Chdir(res.pwd)
+	}
+	if res.exit != 0 {
+		x.shellOutcome(st, report.BlockFailed, res.exit)
+		ts.Fatalf("%s block exited with status %d", sh.Lang, res.exit)
+	}
+	if sh.Expected == nil || sh.Mode == outmatch.Illustrative {
+		result := report.BlockPassed
+		if sh.Expected != nil {
+			result = report.BlockRan
+		}
+		x.shellOutcome(st, result, 0)
+		return
+	}
+	if m := outmatch.Compare(sh.Mode, sh.Expected.Text, x.masker.Mask(res.output)); m != nil {
+		x.shellOutcome(st, report.BlockFailed, 0)
+		at := sh.Expected.Line
+		if m.Line > 0 {
+			at += m.Line - 1
+		}
+		ts.Fatalf("output differs from the expected output (%s) at %s:%d: %s", sh.Mode, x.rb.Path, at, m.Why)
+	}
+	x.shellOutcome(st, report.BlockPassed, 0)
+}
+
+// shell returns the page's bash session, started on its first block.
+func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.sh != nil || x.shErr != nil {
+		return x.sh, x.shErr
+	}
+	bash, err := lookPath("bash", x.r.path)
+	if err != nil {
+		x.shErr = fmt.Errorf("the page runs its shell blocks in bash, and bash is not on PATH")
+		return nil, x.shErr
+	}
+	blocks, err := os.MkdirTemp(filepath.Dir(ts.Getenv("WORK")), "shell-")
+	if err != nil {
+		x.shErr = err
+		return nil, err
+	}
+	var env []string
+	for _, k := range x.envKeys {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	x.sh, x.shErr = startShell(bash, ts.MkAbs("."), blocks, env, x.plan.nonce)
+	return x.sh, x.shErr
+}
+
+// shellOutcome records a shell step's outcome for its result.
+func (x *execution) shellOutcome(st *runbook.Step, result string, exit int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.shellRes[st] = shellRes{result: result, exit: exit}
+}
+
+// closeShell ends the page's bash session, if it started.
+func (x *execution) closeShell() {
+	x.mu.Lock()
+	s := x.sh
+	x.mu.Unlock()
+	if s != nil {
+		s.close()
+	}
+}
+
+// shellRes is a shell step's outcome.
+type shellRes struct {
+	result string
+	exit   int
+}

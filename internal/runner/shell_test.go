@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/report"
+)
+
+// runShell runs one page and returns its result.
+func runShell(t *testing.T, page string) *report.Runbook {
+	t.Helper()
+	r, err := New(Options{Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Run(context.Background(), load(t, page))
+	if len(rep.Runbooks) != 1 {
+		t.Fatalf("%d results", len(rep.Runbooks))
+	}
+	return rep.Runbooks[0]
+}
+
+func dumpResult(rb *report.Runbook) string {
+	d, _ := json.MarshalIndent(rb, "", "  ")
+	return string(d)
+}
+
+func TestShellState(t *testing.T) {
+	res := runShell(t, "testdata/shell/state.md")
+	if res.Status != report.Passed {
+		t.Fatalf("state.md:\n%s", dumpResult(res))
+	}
+	want := []struct {
+		line   int
+		kind   string
+		result string
+		mode   string
+	}{
+		{8, "bash", report.BlockPassed, ""},
+		{16, "bash", report.BlockPassed, "shape"},
+		{30, "bash", report.BlockPassed, ""},
+		{36, "", "", ""}, // testscript: in the folder the shell left
+		{44, "console", report.BlockPassed, "shape"},
+		{52, "bash", report.BlockRan, "illustrative"},
+		{60, "bash", report.BlockPassed, "exact"},
+	}
+	if len(res.Steps) != len(want) {
+		t.Fatalf("%d steps, want %d:\n%s", len(res.Steps), len(want), dumpResult(res))
+	}
+	for i, w := range want {
+		st := res.Steps[i]
+		if st.Line != w.line || st.Status != report.Passed {
+			t.Errorf("step %d at %d %s, want %d passed", i+1, st.Line, st.Status, w.line)
+		}
+		if w.kind == "" {
+			if st.Shell != nil {
+				t.Errorf("testscript step %d has a shell result", i+1)
+			}
+			continue
+		}
+		if st.Shell == nil || st.Shell.Lang != w.kind || st.Shell.Result != w.result || st.Shell.Mode != w.mode {
+			t.Errorf("step %d shell = %+v, want %s %s %s", i+1, st.Shell, w.kind, w.result, w.mode)
+		}
+	}
+}
+
+func TestShellFailures(t *testing.T) {
+	res := runShell(t, "testdata/shell/fail.md")
+	if res.Status != report.Failed || res.Failure == nil || res.Failure.Line != 7 {
+		t.Fatalf("fail.md:\n%s", dumpResult(res))
+	}
+	if !strings.Contains(res.Reason, `fail.md:16: expected line 2 (line): want "three", got "two"`) {
+		t.Errorf("reason %q", res.Reason)
+	}
+	if s := res.Steps[0].Shell; s == nil || s.Result != report.BlockFailed || s.ExpectedLine != 15 {
+		t.Errorf("block 1: %+v", s)
+	}
+	if st := res.Steps[1]; st.Status != report.Skipped || st.Shell == nil || st.Shell.Result != report.BlockSkipped {
+		t.Errorf("block 2 after the failure: %s %+v", st.Status, st.Shell)
+	}
+
+	// set -e semantics: a failing command inside a function stops the
+	// block; the next block does not run.
+	res = runShell(t, "testdata/shell/exit.md")
+	if res.Status != report.Failed || res.Failure == nil || res.Failure.Line != 7 || !strings.Contains(res.Reason, "bash block exited with status 1") {
+		t.Fatalf("exit.md:\n%s", dumpResult(res))
+	}
+	if out := res.Steps[0].Commands[0].Stdout; out != "" || res.Steps[0].Shell.ExitCode != 1 || res.Steps[0].Commands[0].ExitCode != 1 {
+		t.Errorf("block 1 printed %q, exit %d", out, res.Steps[0].Shell.ExitCode)
+	}
+}
+
+func TestShellErrorLine(t *testing.T) {
+	// bash's own messages name the page's line: the block is padded.
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.md")
+	if err := os.WriteFile(page, []byte("---\nrun: shell\n---\n\n```bash\necho ok\nno-such-command-kbook\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runShell(t, page)
+	if res.Status != report.Failed || !strings.Contains(res.Steps[0].Commands[0].Stdout, "line 7: no-such-command-kbook: command not found") {
+		t.Fatalf("page.md:\n%s", dumpResult(res))
+	}
+	if s := res.Steps[0].Shell; s == nil || s.ExitCode != 127 {
+		t.Errorf("shell result %+v, want exit 127", s)
+	}
+}
+
+func TestShellSessionEnds(t *testing.T) {
+	// exit ends the session: the block fails, saying so, and what the
+	// page sent to the background ends with the runbook.
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.md")
+	pidFile := filepath.Join(dir, "pid")
+	if err := os.WriteFile(page, []byte("---\nrun: shell\n---\n\n```bash\nsleep 300 &\necho $! > \"$PIDFILE\"\nexit 0\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Parallel: 1, Env: []string{"PIDFILE=" + pidFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Run(context.Background(), load(t, page))
+	res := rep.Runbooks[0]
+	if res.Status != report.Failed || !strings.Contains(res.Reason, "the page's bash session ended") {
+		t.Fatalf("page.md:\n%s", dumpResult(res))
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := proc.Exited(pid)
+	if err != nil {
+		return // already reaped: gone
+	}
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the background sleep %d outlived its runbook", pid)
+	}
+}
