@@ -39,16 +39,18 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	// be missing or empty, as any folder given may be. A repository that
 	// does not load is reported with the links, after the runbooks.
 	var runbookDirs []string
+	var shell runbook.ShellPages
 	if root := site.FindRoot(paths); root != "" {
 		if p, err := l.Load(root); err == nil {
 			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, p.Config.Runbooks)))
+			shell = shellPages(root, p.Config.Run)
 		}
 	}
 	files, emptyProjects, err := l.ExpandRunbookPathsAllowEmpty(paths)
 	if err != nil {
 		return nil, input(err)
 	}
-	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, nil)
+	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, shell)
 	empty = append(emptyProjects, empty...)
 	if err != nil {
 		return nil, input(err)

@@ -83,7 +83,15 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, input(err)
 	}
-	rbs, err := runbook.Load(paths)
+	var shell runbook.ShellPages
+	if root := site.FindRoot(o.Paths); root != "" {
+		cfg, err := site.LoadConfig(root)
+		if err != nil {
+			return nil, input(fmt.Errorf("%s: %w", root, err))
+		}
+		shell = shellPages(root, cfg.Run)
+	}
+	rbs, err := runbook.LoadShell(paths, shell)
 	if err != nil {
 		return nil, input(err)
 	}
@@ -202,6 +210,29 @@ func host() string {
 		h += ", CI"
 	}
 	return h
+}
+
+// shellPages is kbook.yaml's run.pages of the docs repository at root:
+// the pages it lists run their shell blocks.
+func shellPages(root string, cfg site.RunConfig) runbook.ShellPages {
+	if len(cfg.Pages) == 0 {
+		return nil
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return nil
+	}
+	return func(p string) string {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return ""
+		}
+		rel, err := filepath.Rel(absRoot, abs)
+		if err != nil || !cfg.ShellPage(filepath.ToSlash(rel)) {
+			return ""
+		}
+		return "kbook.yaml run.pages"
+	}
 }
 
 // ProjectCRDs returns the CRD paths of a docs project's kbook.yaml run.crds

@@ -89,3 +89,54 @@ func TestRunReport(t *testing.T) {
 		t.Errorf("no summary printed")
 	}
 }
+
+// TestRunShellPages: kbook.yaml's run.pages opts a page in without editing
+// it; its shell blocks run, and a syntax error is bad input at its line
+// before anything runs. A page it does not list is no runbook.
+func TestRunShellPages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("kbook.yaml", "run:\n  pages: [docs/guide/**/*.md]\n")
+	page := write("docs/guide/intro/page.md", "# Intro\n\n```bash\nX=1\n```\n\n```sh\necho $((X+1))\n```\n\n```console\n2\n```\n")
+	other := write("docs/other.md", "# Other\n\n```bash\necho hi\n```\n")
+	var out bytes.Buffer
+	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	rep, err := Run(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Summary(); s.Passed != 1 || len(rep.Runbooks[0].Steps) != 2 {
+		t.Fatalf("summary %+v\n%s", s, out.String())
+	}
+	if !strings.Contains(out.String(), "page.md:7: sh block passed (exit 0, output matched: shape)") {
+		t.Errorf("the terminal does not show the block's result at its line:\n%s", out.String())
+	}
+
+	o := base
+	o.Paths = []string{other}
+	if _, err := Run(context.Background(), o); err == nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "run.pages in kbook.yaml") {
+		t.Errorf("a page kbook.yaml does not list: %v", err)
+	}
+
+	write("docs/guide/broken.md", "# Broken\n\n```bash\necho 'never closed\n```\n")
+	o.Paths = []string{filepath.Join(dir, "docs", "guide", "broken.md")}
+	if _, err := Run(context.Background(), o); err == nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "broken.md:4: bash syntax") {
+		t.Errorf("a syntax error: %v", err)
+	}
+
+	write("kbook.yaml", "run:\n  pages: [../elsewhere.md]\n")
+	o.Paths = []string{page}
+	if _, err := Run(context.Background(), o); err == nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "run.pages") {
+		t.Errorf("a glob outside the repository: %v", err)
+	}
+}

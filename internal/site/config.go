@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -87,6 +88,42 @@ type RunConfig struct {
 	// CRDs are directories or files of CRDs for the local API server,
 	// relative to the docs root.
 	CRDs []string `yaml:"crds"`
+	// Pages are globs, relative to the docs root, of pages whose shell
+	// blocks run as well as their testscript blocks, as front matter
+	// run: shell makes one page's: docs/quickstarts/*.md, docs/**/*.md.
+	Pages []string `yaml:"pages"`
+}
+
+// ShellPage reports whether kbook.yaml's run.pages lists the page at rel
+// (slash-separated, relative to the docs root).
+func (c RunConfig) ShellPage(rel string) bool {
+	for _, p := range c.Pages {
+		if globMatch(strings.Split(p, "/"), strings.Split(rel, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch matches path segments against pattern segments: "**" is any
+// number of segments, others are path.Match patterns.
+func globMatch(pat, segs []string) bool {
+	if len(pat) == 0 {
+		return len(segs) == 0
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(segs); i++ {
+			if globMatch(pat[1:], segs[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	ok, _ := path.Match(pat[0], segs[0])
+	return ok && globMatch(pat[1:], segs[1:])
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
@@ -176,6 +213,11 @@ func (c *Config) check(file string) error {
 			if err := CheckVersionName(a); err != nil {
 				return &Error{File: file, Line: v.Line, Msg: "versions: alias: " + err.Error()}
 			}
+		}
+	}
+	for _, p := range c.Run.Pages {
+		if _, err := path.Match(p, ""); err != nil || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(path.Clean(p), "..") {
+			return &Error{File: file, Msg: fmt.Sprintf("run.pages: %q is not a glob of pages inside the docs repository (such as docs/quickstarts/*.md or docs/**/*.md)", p)}
 		}
 	}
 	for _, d := range []string{c.Content, c.Runbooks, c.Site} {
