@@ -66,6 +66,9 @@ const MkDocsSiteDir = "kbook-site"
 // hugoContent are the file types Hugo reads as pages besides Markdown.
 var hugoContent = map[string]bool{".html": true, ".htm": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".rst": true}
 
+// runShellFront finds front matter's run: shell (runbook.RunShell).
+var runShellFront = regexp.MustCompile(`(?m)^run:[ \t]*["']?shell["']?[ \t]*$`)
+
 var testscriptFence = regexp.MustCompile("(?m)^[ \t>]*(```+|~~~+)[ \t]*testscript\\b")
 
 // loadMkDocs reads a folder with mkdocs.yml as a docs repository.
@@ -281,16 +284,29 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	pg := &Page{File: file, Path: sectionPath(rel), Source: src, Body: body, Lines: res.Lines, Front: front}
-	if testscriptFence.Match(src) {
+	// A page kbook.yaml's run.pages lists runs its shell blocks; so does
+	// one whose front matter says run: shell.
+	var shellWhy string
+	if p.Config != nil && p.Config.Run.ShellPage(file) {
+		shellWhy = "kbook.yaml run.pages"
+	}
+	if testscriptFence.Match(src) || shellWhy != "" || runShellFront.Match(src) {
 		abs := filepath.Join(p.Dir, filepath.FromSlash(file))
 		rb, err := runbook.Parse(abs, src)
+		if err == nil && shellWhy != "" {
+			err = rb.RunShellBlocks(shellWhy)
+		}
 		if err != nil {
 			return nil, relError(p.Dir, err)
 		}
 		if len(rb.Steps) > 0 {
 			rb.Path = file
 			pg.Runbook = rb
-			if shown, err := runbook.Parse(abs, body); err == nil && len(shown.Steps) == len(rb.Steps) {
+			shown, err := runbook.Parse(abs, body)
+			if err == nil && shellWhy != "" {
+				err = shown.RunShellBlocks(shellWhy)
+			}
+			if err == nil && len(shown.Steps) == len(rb.Steps) {
 				shown.Path = file
 				pg.Render = shown
 			}
