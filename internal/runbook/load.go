@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/k0rdent/kbook/internal/inputfile"
+	"github.com/k0rdent/kbook/internal/plural"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -113,7 +114,11 @@ func loadPath(p string, shell ShellPages) ([]*Runbook, error) {
 		}
 		if len(rb.Steps) == 0 {
 			if n := shellBlocks(rb); n > 0 {
-				return nil, errorf(p, 0, "no %s blocks: nothing to run; its %d shell blocks run when the page opts in (run: %s in its front matter, or the page under run.pages in kbook.yaml)", StepLang, n, RunShell)
+				verb := "run"
+				if n == 1 {
+					verb = "runs"
+				}
+				return nil, errorf(p, 0, "no %s blocks: nothing to run; the page has %s, which %s when it opts in (run: %s in its front matter, or the page under run.pages in kbook.yaml)", StepLang, plural.Count(n, "shell block"), verb, RunShell)
 			}
 			return nil, errorf(p, 0, "no %s blocks: nothing to run", StepLang)
 		}

@@ -140,7 +140,7 @@ func TestLoadShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load([]string{page})
-	if err == nil || !strings.Contains(err.Error(), "its 1 shell blocks run when the page opts in") {
+	if err == nil || !strings.Contains(err.Error(), "the page has 1 shell block, which runs when it opts in") {
 		t.Fatalf("Load of a page that did not opt in: %v", err)
 	}
 	rbs, err := LoadShell([]string{dir}, func(p string) string {
