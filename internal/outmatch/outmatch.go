@@ -3,6 +3,7 @@ package outmatch
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -119,7 +120,7 @@ func shapePatterns(want []string) []pattern {
 		case isHeader(w):
 			header = strings.Fields(w)
 			cols := header
-			ps[i] = pattern{text: w, match: func(g string) bool { return equal(strings.Fields(g), cols) }, kind: "table header"}
+			ps[i] = pattern{text: w, match: func(g string) bool { return slices.Equal(strings.Fields(g), cols) }, kind: "table header"}
 			continue
 		case header != nil:
 			key := rowKey(header, strings.Fields(w))
@@ -127,7 +128,7 @@ func shapePatterns(want []string) []pattern {
 			continue
 		}
 		words := normalize(w)
-		ps[i] = pattern{text: w, match: func(g string) bool { return equal(normalize(g), words) }, kind: "line"}
+		ps[i] = pattern{text: w, match: func(g string) bool { return slices.Equal(normalize(g), words) }, kind: "line"}
 	}
 	return ps
 }
@@ -188,18 +189,6 @@ var timestamp = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d
 // normalize splits a text line into words, timestamps wildcarded.
 func normalize(l string) []string {
 	return strings.Fields(timestamp.ReplaceAllString(l, "<time>"))
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // compare matches got against the patterns made from want; "..." patterns
