@@ -74,6 +74,9 @@ type Key struct {
 	Programs map[string]string
 	// Timeout is the runbook's time limit.
 	Timeout time.Duration
+	// Shell is true when the page runs its shell blocks: kbook.yaml's
+	// run.pages can opt a page in without changing its source.
+	Shell bool
 }
 
 // keyVersion changes whenever what Sum digests changes.
@@ -101,6 +104,11 @@ func (k Key) Sum() string {
 		field("program "+n, []byte(k.Programs[n]))
 	}
 	field("timeout", []byte(k.Timeout.String()))
+	if k.Shell {
+		// Only then, so that the keys of every other runbook stay as
+		// they were.
+		field("shell", []byte("run"))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

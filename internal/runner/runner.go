@@ -462,7 +462,7 @@ func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
 		backend = r.opts.Target.ID()
 	}
 	k := cache.Key{Kbook: r.opts.KbookID, Backend: backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source,
-		Inputs: map[string][]byte{}, Env: r.keyEnv(), Programs: map[string]string{}, Timeout: r.timeout(rb)}
+		Inputs: map[string][]byte{}, Env: r.keyEnv(), Programs: map[string]string{}, Timeout: r.timeout(rb), Shell: rb.ShellPage() != ""}
 	for _, p := range rb.Programs() {
 		k.Programs[p] = r.programs.identify(p, r.path)
 	}

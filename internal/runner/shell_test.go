@@ -12,6 +12,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
 )
 
 // runShell runs one page and returns its result.
@@ -148,5 +149,33 @@ func TestShellSessionEnds(t *testing.T) {
 	case <-gone:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the background sleep %d outlived its runbook", pid)
+	}
+}
+
+// TestShellCacheKey: a page kbook.yaml opts in runs more than the same
+// source without it, so a pass of one is never the other's.
+func TestShellCacheKey(t *testing.T) {
+	src := []byte("# Page\n\n```testscript\nexec true\n```\n\n```bash\nfalse\n```\n")
+	rb, err := runbook.Parse("page.md", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := r.key(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.RunShellBlocks("kbook.yaml run.pages"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := r.key(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Sum() == after.Sum() {
+		t.Errorf("the cache key does not change when the page runs its shell blocks")
 	}
 }
