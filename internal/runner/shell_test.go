@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,5 +178,64 @@ func TestShellCacheKey(t *testing.T) {
 	}
 	if before.Sum() == after.Sum() {
 		t.Errorf("the cache key does not change when the page runs its shell blocks")
+	}
+}
+
+// TestShellInterrupt: Ctrl-C mid-block ends the block, the page's bash
+// and what it started, in the foreground and the background.
+func TestShellInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pids")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "page.md")
+	block := "sleep 300 &\nbg=$!\nbash -c 'echo \"$0 $$\" > \"$FIFO\"; exec sleep 301' \"$bg\"\n"
+	if err := os.WriteFile(page, []byte("---\nrun: shell\n---\n\n```bash\n"+block+"```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Parallel: 1, Env: []string{"FIFO=" + fifo}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *report.Report)
+	go func() { done <- r.Run(ctx, load(t, page)) }()
+	// Opening the FIFO waits for the block to write both pids.
+	data, err := os.ReadFile(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("pids %q", data)
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) != 2 {
+		t.Fatalf("pids %q", data)
+	}
+	var exited []<-chan struct{}
+	for _, pid := range pids {
+		ch, err := proc.Exited(pid)
+		if err != nil {
+			t.Fatalf("pid %d: %v", pid, err)
+		}
+		exited = append(exited, ch)
+	}
+	cancel()
+	res := (<-done).Runbooks[0]
+	if res.Status != report.Failed || !strings.HasPrefix(res.Reason, "interrupted: ") {
+		t.Errorf("result %s %q, want failed, interrupted", res.Status, res.Reason)
+	}
+	for i, ch := range exited {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Errorf("process %d outlived the interrupted run", pids[i])
+		}
 	}
 }
