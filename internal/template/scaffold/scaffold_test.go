@@ -279,8 +279,8 @@ func TestDockerCNI(t *testing.T) {
 	apply := func(subnet string) string {
 		return "sed 's#{{ .PodSubnet }}#" + subnet + "#' /kind/manifests/default-cni.yaml | kubectl --kubeconfig=/etc/kubernetes/admin.conf apply -f -"
 	}
-	if got := post(""); len(got) != 1 || got[0] != apply("192.168.0.0/16") {
-		t.Errorf("postKubeadmCommands %q, want [%s]", got, apply("192.168.0.0/16"))
+	if got := post(""); len(got) != 1 || got[0] != apply("10.244.0.0/16") {
+		t.Errorf("postKubeadmCommands %q, want [%s]", got, apply("10.244.0.0/16"))
 	}
 	dual := writeConfig(t, dir, "dual.yaml", "clusterNetwork:\n  pods:\n    cidrBlocks: [10.244.0.0/16, fd00:10:244::/56]\n")
 	if got := post(dual); len(got) != 1 || got[0] != apply("10.244.0.0/16,fd00:10:244::/56") {
