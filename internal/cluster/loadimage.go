@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/findings"
@@ -101,16 +100,8 @@ func LoadImages(ctx context.Context, o LoadImageOptions) ([]string, error) {
 	}
 	var loaded []string
 	for _, a := range archives {
-		for _, n := range nodes {
-			f, err := os.Open(a.file)
-			if err != nil {
-				return loaded, err
-			}
-			err = nodeutils.LoadImageArchive(n, f)
-			f.Close()
-			if err != nil {
-				return loaded, fmt.Errorf("load %s into node %s: %w", a.ref, n.String(), err)
-			}
+		if err := nodeimage.LoadIntoNodes(a.file, a.ref, nodes); err != nil {
+			return loaded, err
 		}
 		l.Infof("loaded %s into %d node(s) of kind cluster %q", a.ref, len(nodes), o.Cluster)
 		loaded = append(loaded, a.ref)

@@ -12,7 +12,6 @@ import (
 	"helm.sh/helm/v3/pkg/kube"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
-	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -203,16 +202,8 @@ func loadImages(ctx context.Context, o Options, l log.Logger) (map[string]string
 		if err := nodeimage.WriteProgramImage(archive, nodeimage.ProgramImage{Ref: ref, Bin: o.Paths.Binary(name), Path: pr.path, User: pr.user}); err != nil {
 			return nil, fmt.Errorf("image %s: %w", ref, err)
 		}
-		for _, n := range o.Nodes {
-			f, err := os.Open(archive)
-			if err != nil {
-				return nil, err
-			}
-			err = nodeutils.LoadImageArchive(n, f)
-			f.Close()
-			if err != nil {
-				return nil, fmt.Errorf("load %s into node %s: %w", ref, n.String(), err)
-			}
+		if err := nodeimage.LoadIntoNodes(archive, ref, o.Nodes); err != nil {
+			return nil, err
 		}
 		loaded[name] = ref
 	}

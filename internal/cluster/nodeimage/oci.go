@@ -19,6 +19,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 )
 
 // epoch is every file's and image's time: the same inputs make the same
@@ -268,3 +270,20 @@ func WriteProgramImage(archive string, p ProgramImage) error {
 }
 
 func runtimeArch() string { return runtime.GOARCH }
+
+// LoadIntoNodes loads the image archive file (docker-archive or OCI tar),
+// tagged ref, into the containerd of every node, as kind load does.
+func LoadIntoNodes(file, ref string, ns []nodes.Node) error {
+	for _, n := range ns {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		err = nodeutils.LoadImageArchive(n, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("load %s into node %s: %w", ref, n.String(), err)
+		}
+	}
+	return nil
+}
