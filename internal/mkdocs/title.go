@@ -1,7 +1,6 @@
 package mkdocs
 
 import (
-	"bytes"
 	"regexp"
 	"strings"
 )
@@ -101,33 +100,4 @@ func FileTitle(rel string) string {
 		return base
 	}
 	return strings.ToUpper(base[:1]) + base[1:]
-}
-
-// SplitFrontMatter splits a page's leading YAML front matter (between
-// --- lines) from its body; n is the number of lines the front matter
-// takes (0 for none).
-func SplitFrontMatter(src []byte) (fm, body []byte, n int) {
-	first, rest, ok := bytes.Cut(src, []byte("\n"))
-	if !ok || strings.TrimRight(string(first), "\r \t") != "---" {
-		return nil, src, 0
-	}
-	off := len(first) + 1
-	n = 1
-	for len(rest) > 0 {
-		line, next, more := bytes.Cut(rest, []byte("\n"))
-		n++
-		if l := strings.TrimRight(string(line), "\r \t"); l == "---" || l == "..." {
-			end := off + len(line)
-			if more {
-				end++
-			}
-			return src[len(first)+1 : off], src[end:], n
-		}
-		off += len(line) + 1
-		rest = next
-		if !more {
-			break
-		}
-	}
-	return nil, src, 0 // never closed: no front matter, as Python-Markdown's meta
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/outmatch"
 )
 
@@ -29,25 +30,15 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes the duration as a string.
 func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
 
-// splitFrontMatter returns the YAML between a leading "---" line and the
-// next "---" (or "...") line, the offset where the body starts, and the
-// number of lines the front matter block occupies.
-func splitFrontMatter(path string, src []byte) (fm []byte, bodyOff int, err error) {
-	first, rest, ok := bytes.Cut(src, []byte("\n"))
-	if !ok || strings.TrimRight(string(first), "\r") != "---" {
-		return nil, 0, nil
+// splitFrontMatter returns the page's front matter YAML (package
+// frontmatter finds it); a block opened with --- that is never closed is
+// an error at line 1.
+func splitFrontMatter(path string, src []byte) ([]byte, error) {
+	b := frontmatter.Split(src)
+	if b.Unclosed {
+		return nil, errorf(path, 1, "front matter opened with --- is never closed with a --- line")
 	}
-	off := len(first) + 1
-	for len(rest) > 0 {
-		line, next, _ := bytes.Cut(rest, []byte("\n"))
-		l := strings.TrimRight(string(line), "\r \t")
-		end := off + len(line) + 1
-		if l == "---" || l == "..." {
-			return src[len(first)+1 : off], min(end, len(src)), nil
-		}
-		off, rest = end, next
-	}
-	return nil, 0, errorf(path, 1, "front matter opened with --- is never closed with a --- line")
+	return b.YAML, nil
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)

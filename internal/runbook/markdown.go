@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/outmatch"
 	"github.com/k0rdent/kbook/internal/textpos"
 )
@@ -23,7 +24,7 @@ var md = goldmark.New()
 // parseMarkdown parses a Markdown runbook.
 func parseMarkdown(file string, src []byte) (*Runbook, error) {
 	rb := &Runbook{Path: file, Format: Markdown, Source: src}
-	fm, bodyOff, err := splitFrontMatter(file, src)
+	fm, err := splitFrontMatter(file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -32,12 +33,7 @@ func parseMarkdown(file string, src []byte) (*Runbook, error) {
 	}
 	// Blank the front matter (keeping newlines) so that goldmark's offsets
 	// and line numbers are those of the original file.
-	body := bytes.Clone(src)
-	for i := 0; i < bodyOff; i++ {
-		if body[i] != '\n' {
-			body[i] = ' '
-		}
-	}
+	body := frontmatter.Blank(src)
 	idx := textpos.NewLines(src)
 	doc := md.Parser().Parse(text.NewReader(body))
 

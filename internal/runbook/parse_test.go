@@ -137,6 +137,37 @@ func TestParseCRLF(t *testing.T) {
 	}
 }
 
+// TestParseFrontMatterDelimiters: a byte order mark before the page and
+// blanks after the --- lines (package frontmatter) leave the front matter
+// read, and the steps at the lines of the plain page.
+func TestParseFrontMatterDelimiters(t *testing.T) {
+	src, err := os.ReadFile("testdata/basic.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := mustParse(t, "testdata/basic.md")
+	if !strings.HasPrefix(string(src), "---\n") || lf.Meta.Title == "" {
+		t.Fatalf("testdata/basic.md should open with front matter that has a title")
+	}
+	for name, page := range map[string]string{
+		"bom":             "\ufeff" + string(src),
+		"trailing blanks": strings.Replace(strings.Replace(string(src), "---\n", "--- \t\n", 1), "\n---\n", "\n---\t\n", 1),
+	} {
+		rb, err := Parse("page.md", []byte(page))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if rb.Meta.Title != lf.Meta.Title || len(rb.Steps) != len(lf.Steps) {
+			t.Fatalf("%s: title %q, %d steps; want %q, %d", name, rb.Meta.Title, len(rb.Steps), lf.Meta.Title, len(lf.Steps))
+		}
+		for i := range rb.Steps {
+			if rb.Steps[i].Script[0].Num != lf.Steps[i].Script[0].Num {
+				t.Errorf("%s: step %d starts at line %d, want %d", name, i, rb.Steps[i].Script[0].Num, lf.Steps[i].Script[0].Num)
+			}
+		}
+	}
+}
+
 func TestParseTxtar(t *testing.T) {
 	rb := mustParse(t, "testdata/steps-and-files.txtar")
 	if rb.Format != Txtar || len(rb.Steps) != 1 || len(rb.Steps[0].Script) != 4 || rb.Steps[0].Script[2].Num != 3 {

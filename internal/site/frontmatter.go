@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/k0rdent/kbook/internal/frontmatter"
 )
 
 // frontMatterKinds are the types of the front matter keys Hugo and the
@@ -27,24 +29,14 @@ var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): `)
 // Hugo reads it: that it parses, is a mapping, and that the keys above
 // have their type. Errors name the source line.
 func checkFrontMatter(file string, src []byte) error {
-	first, rest, ok := bytes.Cut(src, []byte("\n"))
-	if !ok || strings.TrimRight(string(first), "\r") != "---" {
-		return nil // none, or TOML/JSON front matter: Hugo checks those
-	}
-	var fm []byte
-	closed := false
-	for len(rest) > 0 {
-		line, next, _ := bytes.Cut(rest, []byte("\n"))
-		if l := strings.TrimRight(string(line), "\r \t"); l == "---" || l == "..." {
-			closed = true
-			break
-		}
-		fm = append(append(fm, line...), '\n')
-		rest = next
-	}
-	if !closed {
+	b := frontmatter.Split(src)
+	if b.Unclosed {
 		return &Error{File: file, Line: 1, Msg: "front matter opened with --- is never closed with a --- line"}
 	}
+	if !b.Found() {
+		return nil // none, or TOML/JSON front matter: Hugo checks those
+	}
+	fm := b.YAML
 	var root yaml.Node
 	if err := yaml.Unmarshal(fm, &root); err != nil {
 		line, msg := yamlErrorLine(fm, err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -370,7 +371,7 @@ func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, 
 		return b.Bytes(), 0, nil
 	}
 	lines := strings.SplitAfter(string(rb.Source), "\n")
-	fmLines := frontMatterLines(rb.Source)
+	fmLines := frontmatter.Split(rb.Source).Lines
 	steps := map[*runbook.Block]int{}
 	for _, st := range rb.Steps {
 		steps[st.Block] = st.Index
@@ -434,21 +435,6 @@ func langOf(name string) string {
 		return "sh"
 	}
 	return "text"
-}
-
-// frontMatterLines counts the lines of a leading --- front matter block.
-func frontMatterLines(src []byte) int {
-	lines := strings.SplitAfter(string(src), "\n")
-	if strings.TrimRight(lines[0], "\r\n") != "---" {
-		return 0
-	}
-	for i := 1; i < len(lines); i++ {
-		l := strings.TrimRight(lines[i], "\r\n \t")
-		if l == "---" || l == "..." {
-			return i + 1
-		}
-	}
-	return 0
 }
 
 func leadingIndent(l string) string {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/plural"
 	"go.yaml.in/yaml/v3"
@@ -139,7 +140,7 @@ func writeImport(p *Project, dst string) (*ImportReport, error) {
 
 // importedPage is a page as kbook's content/ or runbooks/ holds it.
 func importedPage(pg *Page, docsDir string) (string, []byte, error) {
-	_, body, _ := mkdocs.SplitFrontMatter(pg.Body)
+	body := frontmatter.Body(pg.Body)
 	body = bytes.TrimLeft(body, "\n")
 	front := pg.Front
 	var target string

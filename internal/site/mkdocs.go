@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
@@ -226,8 +227,8 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		u := PageURL(sectionPath(rel))
 		pageTitle, _ := front["title"].(string)
 		if pageTitle == "" {
-			_, rest, n := mkdocs.SplitFrontMatter(src)
-			if h, ok := mkdocs.FirstH1(rest, n+1); ok {
+			fb := frontmatter.Split(src)
+			if h, ok := mkdocs.FirstH1(src[fb.End:], fb.Lines+1); ok {
 				pageTitle = h.Text
 			}
 		}
@@ -255,7 +256,8 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	}
 	p.MkDocs.Mermaid = p.MkDocs.Mermaid || res.Mermaid
 	body := dropForeignAssets(p.MkDocs, file, res.Markdown, res.Lines)
-	_, rest, n := mkdocs.SplitFrontMatter(body)
+	fb := frontmatter.Split(body)
+	rest, n := body[fb.End:], fb.Lines
 	// MkDocs's title: the nav label, else the front matter's, else the
 	// first # heading, else the file name. The theme shows the title as
 	// the page's <h1>, so a heading that opens the page becomes it.
@@ -326,14 +328,14 @@ func mkdocsFrontMatter(ms *MkDocsSite, file string, src []byte) ([]byte, map[str
 	front := map[string]any{}
 	err := checkFrontMatter(file, src)
 	if err == nil {
-		if fm, _, _ := mkdocs.SplitFrontMatter(src); len(bytes.TrimSpace(fm)) > 0 {
+		if fm := frontmatter.Split(src).YAML; len(bytes.TrimSpace(fm)) > 0 {
 			if err := yaml.Unmarshal(fm, &front); err != nil || front == nil {
 				front = map[string]any{}
 			}
 		}
 		return src, front
 	}
-	fm, _, _ := mkdocs.SplitFrontMatter(src)
+	fm := frontmatter.Split(src).YAML
 	var root yaml.Node
 	if fm == nil || yaml.Unmarshal(fm, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		ms.Warnings = append(ms.Warnings, err.Error()+": not read as front matter; the page is built with it as text, as MkDocs does")
@@ -472,7 +474,8 @@ func translatedPage(pg *Page) ([]byte, int) {
 	if err != nil {
 		head, _ = json.Marshal(map[string]any{"title": pg.Front["title"]})
 	}
-	_, body, n := mkdocs.SplitFrontMatter(pg.Body)
+	fb := frontmatter.Split(pg.Body)
+	body, n := pg.Body[fb.End:], fb.Lines
 	var b bytes.Buffer
 	b.Write(head)
 	b.WriteByte('\n')

@@ -3,6 +3,8 @@ package markdown
 import (
 	"fmt"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/frontmatter"
 )
 
 // Options say what a page is and what its project enabled.
@@ -103,16 +105,8 @@ type translator struct {
 func Translate(src []byte, opts Options) (*Result, error) {
 	t := &translator{opts: opts, res: &Result{Unknown: map[string]int{}}, warned: map[string]bool{}}
 	all := splitLines(string(src))
-	var front []line
-	body := all
-	if len(all) > 0 && strings.TrimRight(all[0].s, " \r") == "---" {
-		for i := 1; i < len(all); i++ {
-			if s := strings.TrimRight(all[i].s, " \r"); s == "---" || s == "..." {
-				front, body = all[:i+1], all[i+1:]
-				break
-			}
-		}
-	}
+	n := frontmatter.Split(src).Lines
+	front, body := all[:n:n], all[n:]
 	body, err := t.includes(body, t.pagePath(), 0)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/textpos"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -299,7 +300,7 @@ func parse(p *Page) *parsed {
 	if p.Source == nil {
 		return res
 	}
-	src, offset := stripFrontMatter(p.Source)
+	src := frontmatter.Blank(p.Source)
 	doc := md.Parser().Parse(text.NewReader(src))
 	lines := textpos.NewLines(src)
 	seen := map[string]int{}
@@ -326,7 +327,7 @@ func parse(p *Page) *parsed {
 			}
 			res.anchors[id] = true
 		case *ast.Link:
-			res.links = append(res.links, link{dest: string(n.Destination), line: offset + lineOf(n, src, lines, n.Destination)})
+			res.links = append(res.links, link{dest: string(n.Destination), line: lineOf(n, src, lines, n.Destination)})
 		case *ast.HTMLBlock, *ast.RawHTML:
 			var b bytes.Buffer
 			if hb, ok := n.(*ast.HTMLBlock); ok {
@@ -387,32 +388,6 @@ func plain(n ast.Node, src []byte) string {
 		return ast.WalkContinue, nil
 	})
 	return b.String()
-}
-
-// stripFrontMatter blanks a leading front matter block and returns the
-// body with the number of lines removed (0: none, lines kept blank).
-func stripFrontMatter(src []byte) ([]byte, int) {
-	lines := bytes.SplitAfter(src, []byte("\n"))
-	if len(lines) == 0 || strings.TrimRight(string(lines[0]), "\r\n") != "---" {
-		return src, 0
-	}
-	for i := 1; i < len(lines); i++ {
-		l := strings.TrimRight(string(lines[i]), "\r\n \t")
-		if l == "---" || l == "..." {
-			out := bytes.Clone(src)
-			end := 0
-			for j := 0; j <= i; j++ {
-				end += len(lines[j])
-			}
-			for k := 0; k < end; k++ {
-				if out[k] != '\n' {
-					out[k] = ' '
-				}
-			}
-			return out, 0
-		}
-	}
-	return src, 0
 }
 
 // lineOf finds the source line of a link: the destination's first
