@@ -127,7 +127,7 @@ PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 TEST_BUDGET ?= 4800
 LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log
 test:
-	@mkdir -p bin && : >bin/phases.tsv
+	@mkdir -p bin && : >bin/phases.tsv && date -u +%s >bin/test-started
 	@ctl=; lint=; lane=; runs=; kind=; eng=; dog=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng $$dog 2>/dev/null; hack/engine stop' EXIT; trap 'exit 143' TERM INT; \
 	{ hack/watchdog $(TEST_BUDGET) $$$$ $(addprefix bin/,$(LANE_LOGS)) & dog=$$!; } ; \
 	{ $(PHASE) --bg engine hack/engine start >bin/engine.log 2>&1 & eng=$$!; } ; \
@@ -210,11 +210,16 @@ test-clusters:
 # docker machines in the plane lane's capd-docker runbook), nothing of
 # kbook's is left in the engine: no kind node or CAPD machine (both carry
 # kind's cluster label), no build container, no kind network, and - when
-# make test started the engine itself - no volume.
+# make test started the engine itself - no volume made since make test
+# started (bin/test-started): a machine whose engine outlives one run may
+# hold volumes of others, or of an earlier run that was killed.
 engine-clean:
 	@docker version >/dev/null 2>&1 || exit 0; \
+	since=$$(cat bin/test-started 2>/dev/null || echo 0); \
 	left=$$(docker ps -aq --filter label=io.x-k8s.kind.cluster; docker ps -aq --filter label=io.k0rdent.kbook.node-image.build; \
-	  docker network ls -q --filter name=^kind$$; test -f bin/engine/dockerd.pid && docker volume ls -q) ; \
+	  docker network ls -q --filter name=^kind$$; \
+	  if test -f bin/engine/dockerd.pid; then for v in $$(docker volume ls -q); do \
+	    t=$$(date -u -d "$$(docker volume inspect -f '{{.CreatedAt}}' $$v)" +%s 2>/dev/null || echo 0); [ "$$t" -lt "$$since" ] || echo $$v; done; fi) ; \
 	if [ -n "$$left" ]; then echo "left in the engine: $$left"; docker ps -a; docker network ls; docker volume ls; exit 1; fi; \
 	echo "nothing of kbook's left in the engine"
 
