@@ -20,8 +20,8 @@ func Requires(name string, data []byte) (map[string]string, error) {
 		req[r.Mod.Path] = r.Mod.Version
 	}
 	for _, r := range f.Replace {
-		if _, ok := req[r.Old.Path]; !ok {
-			continue
+		if v, ok := req[r.Old.Path]; !ok || (r.Old.Version != "" && r.Old.Version != v) {
+			continue // not required, or a replace of another version
 		}
 		if r.New.Version == "" {
 			delete(req, r.Old.Path)
