@@ -92,6 +92,12 @@ func ControllerImages(r *K0rdentRelease, p K0rdentPaths) (map[string]string, err
 		KubeadmBootstrap:    upstreamCAPI + "kubeadm-bootstrap-controller:" + coreVersion,
 		KubeadmControlPlane: upstreamCAPI + "kubeadm-control-plane-controller:" + coreVersion,
 		CAPD:                upstreamCAPI + capd + ":" + capdVersion,
+		// The in-cluster ones, at the module versions kbook pins for them
+		// (where each project publishes its images).
+		CertManagerController: "quay.io/jetstack/cert-manager-controller:" + r.Module("cert-manager").Version,
+		CertManagerWebhook:    "quay.io/jetstack/cert-manager-webhook:" + r.Module("cert-manager").Version,
+		CertManagerCAInjector: "quay.io/jetstack/cert-manager-cainjector:" + r.Module("cert-manager").Version,
+		CAPIOperator:          "registry.k8s.io/capi-operator/cluster-api-operator:" + r.Module("capi-operator").Version,
 	}, nil
 }
 

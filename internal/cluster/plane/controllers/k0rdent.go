@@ -37,6 +37,14 @@ const (
 	KubeadmBootstrap    = "capi-kubeadm-bootstrap-controller-manager"
 	KubeadmControlPlane = "capi-kubeadm-control-plane-controller-manager"
 	CAPD                = "capd-controller-manager"
+
+	// Built only for a cluster's nodes (WithInCluster): kcm-regional's
+	// cert-manager and Cluster API operator, which the local plane does
+	// without (it serves webhooks and installs providers itself).
+	CertManagerController = "cert-manager-controller"
+	CertManagerWebhook    = "cert-manager-webhook"
+	CertManagerCAInjector = "cert-manager-cainjector"
+	CAPIOperator          = "cluster-api-operator"
 )
 
 // Module is a Go module a k0rdent release is built or read from.
@@ -76,8 +84,14 @@ type K0rdentRelease struct {
 	Version string
 	// Modules are the modules the release reads and builds, by Key.
 	Modules []Module
-	// Controllers are the binaries, in the order they are built.
+	// Controllers are the binaries the local plane runs, in the order they
+	// are built.
 	Controllers []Controller
+	// InCluster are the binaries only a real cluster's nodes run (k0rdent
+	// inside kind: kcm-regional's cert-manager and Cluster API operator;
+	// the local plane serves webhooks and installs providers itself),
+	// built after Controllers with WithInCluster.
+	InCluster []Controller
 }
 
 // Module returns the module with the given key.
@@ -115,12 +129,21 @@ var k0rdentReleases = []K0rdentRelease{{
 			Trees: fluxTrees},
 		{Key: "flux-helm", Path: "github.com/fluxcd/helm-controller", Version: "v1.6.2", Wrapper: "kcm",
 			Trees: fluxTrees},
+		// config and metadata.yaml whole: the local plane reads the CRDs
+		// and webhooks, k0rdent inside kind the release's components
+		// (kustomize build config/default) for the Cluster API operator.
 		{Key: "capi", Path: "sigs.k8s.io/cluster-api", Version: "v1.13.4", Wrapper: "capi",
-			Trees: []string{"config/crd", "config/webhook",
+			Trees: []string{"config", "metadata.yaml",
 				"bootstrap/kubeadm/config/crd", "bootstrap/kubeadm/config/webhook",
 				"controlplane/kubeadm/config/crd", "controlplane/kubeadm/config/webhook"}},
 		{Key: "capd", Path: "sigs.k8s.io/cluster-api/test", Version: "v1.13.4", Wrapper: "capi",
-			Trees: []string{"infrastructure/docker/config/crd", "infrastructure/docker/config/webhook"}},
+			Trees: []string{"infrastructure/docker/config"}},
+		// kcm-regional's subcharts, for k0rdent inside kind: cert-manager's
+		// chart sources and CRDs, the operator's chart and kustomize bases.
+		{Key: "cert-manager", Path: "github.com/cert-manager/cert-manager", Version: "v1.11.5", Wrapper: "certmanager",
+			Trees: []string{"deploy/charts/cert-manager", "deploy/crds"}},
+		{Key: "capi-operator", Path: "sigs.k8s.io/cluster-api-operator", Version: "v0.28.0", Wrapper: "capioperator",
+			Trees: []string{"hack/charts/cluster-api-operator", "config"}},
 	},
 	Controllers: []Controller{
 		{KCM, "kcm", "github.com/K0rdent/kcm/cmd", "~5 min on 2 cores"},
@@ -130,6 +153,12 @@ var k0rdentReleases = []K0rdentRelease{{
 		{KubeadmBootstrap, "capi", "sigs.k8s.io/cluster-api/bootstrap/kubeadm", "under a minute, reusing Cluster API core's packages"},
 		{KubeadmControlPlane, "capi", "sigs.k8s.io/cluster-api/controlplane/kubeadm", "under a minute, reusing Cluster API core's packages"},
 		{CAPD, "capd", "sigs.k8s.io/cluster-api/test/infrastructure/docker", "~1 min on 2 cores, reusing Cluster API's packages"},
+	},
+	InCluster: []Controller{
+		{CertManagerController, "cert-manager", "github.com/cert-manager/cert-manager/cmd/controller", "~4 min on 2 cores"},
+		{CertManagerWebhook, "cert-manager", "github.com/cert-manager/cert-manager/cmd/webhook", "under a minute, reusing the controller's packages"},
+		{CertManagerCAInjector, "cert-manager", "github.com/cert-manager/cert-manager/cmd/cainjector", "under a minute, reusing the controller's packages"},
+		{CAPIOperator, "capi-operator", "sigs.k8s.io/cluster-api-operator/cmd", "~3 min on 2 cores"},
 	},
 }}
 
@@ -189,6 +218,7 @@ type k0rdentConfig struct {
 	cacheRoot string
 	log       log.Logger
 	apiOnly   bool
+	inCluster bool
 	source    string         // FromBuild, FromDownload, FromAuto; "": FromBuild
 	images    images.Options // how FromDownload and FromAuto pull
 }
@@ -196,6 +226,18 @@ type k0rdentConfig struct {
 // APIOnly says only the module trees are wanted (CRDs, webhooks, charts):
 // no controller is built.
 func APIOnly(on bool) K0rdentOption { return func(c *k0rdentConfig) { c.apiOnly = on } }
+
+// WithInCluster says the release's InCluster controllers are wanted too
+// (k0rdent installed into a kind cluster).
+func WithInCluster(on bool) K0rdentOption { return func(c *k0rdentConfig) { c.inCluster = on } }
+
+// wanted are the controllers this configuration builds, in build order.
+func (c *k0rdentConfig) wanted(r *K0rdentRelease) []Controller {
+	if !c.inCluster {
+		return r.Controllers
+	}
+	return append(slices.Clip(r.Controllers), r.InCluster...)
+}
 
 // K0rdentCacheDir sets the cache root (default cache.DefaultDir()).
 func K0rdentCacheDir(root string) K0rdentOption {
@@ -244,7 +286,7 @@ func K0rdentAvailable(r *K0rdentRelease, apiOnly bool, opts ...K0rdentOption) (K
 	if !sourcesFetched(r, p) {
 		return p, fmt.Sprintf("k0rdent %s sources are not in %s yet (kbook cluster assets --k0rdent %s fetches them)", r.Version, p.Dir, r.Version)
 	}
-	if !apiOnly && len(staleBinaries(r, p)) > 0 {
+	if !apiOnly && len(staleBinaries(r, newK0rdentConfig(opts).wanted(r), p)) > 0 {
 		return p, fmt.Sprintf("k0rdent %s controllers are not built in %s yet (kbook cluster assets --k0rdent %s builds them once, about 15 minutes on 2 cores)", r.Version, p.Dir, r.Version)
 	}
 	return p, ""
@@ -330,7 +372,8 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	if c.apiOnly {
 		return p, nil
 	}
-	stale := staleBinaries(r, p)
+	ctls := c.wanted(r)
+	stale := staleBinaries(r, ctls, p)
 	if len(stale) == 0 {
 		return p, nil
 	}
@@ -348,7 +391,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	start := time.Now()
 	var built []string
 	pl := c.newPuller(r, p)
-	for i, ctl := range r.Controllers {
+	for i, ctl := range ctls {
 		target := p.Binary(ctl.Name)
 		if gobuild.CheckBinary(target) == "" {
 			continue // built by an earlier, interrupted run
@@ -362,7 +405,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 			built = append(built, fmt.Sprintf("%s pulled %s", ctl.Name, time.Since(t0).Round(time.Second)))
 			continue
 		}
-		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(r.Controllers), ctl.Estimate)
+		c.log.Infof("building %s %s [%d/%d] (first run only, %s)…", ctl.Name, r.Module(ctl.Module).Version, i+1, len(ctls), ctl.Estimate)
 		t0 = time.Now()
 		stop := gobuild.Still(c.log, ctl.Name)
 		err = c.buildController(ctx, goBin, r, ctl, filepath.Join(wrappers, r.Module(ctl.Module).Wrapper), target)
@@ -378,7 +421,7 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
 	stamp := fmt.Sprintf("k0rdent %s\nplatform %s/%s\nbuilt %s (%s)\n%s\n%s", r.Version, runtime.GOOS, runtime.GOARCH,
-		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"), ldflagsLines(r))
+		time.Now().UTC().Format(time.RFC3339), time.Since(start).Round(time.Second), strings.Join(built, "\n"), ldflagsLines(r, ctls, p))
 	if err := atomicfile.Write(filepath.Join(p.Dir, binStamp), []byte(stamp)); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)
 	}
@@ -474,22 +517,37 @@ func (c *k0rdentConfig) buildController(ctx context.Context, goBin string, r *K0
 }
 
 // ldflagsLines record, in the binaries' stamp, the flags each controller
-// was built with.
-func ldflagsLines(r *K0rdentRelease) string {
+// of ctls was built with, and keep the lines of the release's other
+// controllers whose binaries are there (built by a run that wanted them).
+func ldflagsLines(r *K0rdentRelease, ctls []Controller, p K0rdentPaths) string {
 	var b strings.Builder
-	for _, ctl := range r.Controllers {
-		fmt.Fprintf(&b, "ldflags %s %s\n", ctl.Name, controllerLdflags(r, ctl))
+	built := map[string]bool{}
+	for _, ctl := range ctls {
+		built[ctl.Name] = true
+		fmt.Fprintf(&b, "ldflags %s\n", ldflagsKey(r, ctl))
+	}
+	old, _ := os.ReadFile(filepath.Join(p.Dir, binStamp))
+	for _, ctl := range append(slices.Clip(r.Controllers), r.InCluster...) {
+		line := fmt.Sprintf("ldflags %s\n", ldflagsKey(r, ctl))
+		if !built[ctl.Name] && strings.Contains(string(old), line) && isFile(p.Binary(ctl.Name)) {
+			b.WriteString(line)
+		}
 	}
 	return b.String()
 }
 
-// staleBinaries are the controllers not built yet, or built with other
-// flags than controllerLdflags gives now (all of them without a stamp).
-func staleBinaries(r *K0rdentRelease, p K0rdentPaths) []string {
+func ldflagsKey(r *K0rdentRelease, ctl Controller) string {
+	return ctl.Name + " " + controllerLdflags(r, ctl)
+}
+
+// staleBinaries are the controllers of ctls not built yet, or built with
+// other flags than controllerLdflags gives now (all of them without a
+// stamp).
+func staleBinaries(r *K0rdentRelease, ctls []Controller, p K0rdentPaths) []string {
 	data, err := os.ReadFile(filepath.Join(p.Dir, binStamp))
 	var stale []string
-	for _, ctl := range r.Controllers {
-		if err != nil || !strings.Contains(string(data), fmt.Sprintf("ldflags %s %s\n", ctl.Name, controllerLdflags(r, ctl))) {
+	for _, ctl := range ctls {
+		if err != nil || !strings.Contains(string(data), fmt.Sprintf("ldflags %s\n", ldflagsKey(r, ctl))) {
 			stale = append(stale, ctl.Name)
 		}
 	}
@@ -509,6 +567,10 @@ func controllerLdflags(r *K0rdentRelease, ctl Controller) string {
 			"-X", "github.com/K0rdent/kcm/internal/build.Name=kcm")
 	case "capi", "capd":
 		flags = append(flags, "-X", "sigs.k8s.io/cluster-api/version.gitVersion="+r.Module("capi").Version)
+	case "cert-manager":
+		flags = append(flags, "-X", "github.com/cert-manager/cert-manager/pkg/util.AppVersion="+m.Version)
+	case "capi-operator":
+		flags = append(flags, "-X", "sigs.k8s.io/cluster-api-operator/version.gitVersion="+m.Version)
 	}
 	return strings.Join(flags, " ")
 }
@@ -572,7 +634,7 @@ func wrapperRequires(release, wrapper string) (map[string]string, error) {
 		out[r.Mod.Path] = r.Mod.Version
 	}
 	for _, r := range f.Replace {
-		if r.New.Version != "" {
+		if r.New.Version != "" && (r.Old.Version == "" || r.Old.Version == out[r.Old.Path]) {
 			out[r.Old.Path] = r.New.Version
 		}
 	}

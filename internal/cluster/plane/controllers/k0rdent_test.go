@@ -21,6 +21,13 @@ import (
 // its own go.mod's versions, TestK0rdentBuildsOwnVersions) names the CAPI,
 // Sveltos and Flux API versions, and the Flux controllers are the releases
 // of those API modules.
+// inClusterPins are the in-cluster modules' versions per release:
+// kcm-regional's Chart.yaml pins cluster-api-operator 0.28.0 and
+// cert-manager 1.21.0, but from cert-manager v1.12 on its commands are
+// nested modules the module proxy does not serve, so kbook builds v1.11.5,
+// the newest release whose root module holds them.
+var inClusterPins = map[string]map[string]string{"v1.11.4": {"cert-manager": "v1.11.5", "capi-operator": "v0.28.0"}}
+
 func TestK0rdentPinsFollowKcm(t *testing.T) {
 	for _, r := range k0rdentReleases {
 		t.Run(r.Version, func(t *testing.T) {
@@ -42,6 +49,11 @@ func TestK0rdentPinsFollowKcm(t *testing.T) {
 					want = kcm["github.com/fluxcd/helm-controller/api"]
 				case "capi", "capd":
 					want = kcm["sigs.k8s.io/cluster-api"]
+				case "cert-manager", "capi-operator":
+					// kcm-regional's subcharts: their versions are the
+					// chart's dependencies', but for cert-manager's
+					// (see inClusterPins).
+					want = inClusterPins[r.Version][m.Key]
 				default:
 					want = kcm[m.Path]
 				}
@@ -120,6 +132,8 @@ mod)
 	github.com/fluxcd/helm-controller) key=flux-helm ;;
 	sigs.k8s.io/cluster-api) key=capi ;;
 	sigs.k8s.io/cluster-api/test) key=capd ;;
+	github.com/cert-manager/cert-manager) key=cert-manager ;;
+	sigs.k8s.io/cluster-api-operator) key=capi-operator ;;
 	esac
 	echo "download $mod" >> "$FAKE_GO_LOG"
 	printf '{"Path":"%s","Dir":"%s/%s"}\n' "$path" "$FAKE_MODCACHE" "$key" ;;
@@ -196,6 +210,32 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	if data, err := os.ReadFile(log); err == nil {
 		t.Errorf("complete cache ran go:\n%s", data)
 	}
+	// WithInCluster builds the in-cluster controllers only; after it, a
+	// plane-only call and a WithInCluster call build nothing.
+	if _, why := K0rdentAvailable(r, false, K0rdentCacheDir(cacheRoot), WithInCluster(true)); why == "" {
+		t.Errorf("in-cluster controllers reported available before their build")
+	}
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), WithInCluster(true)); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(log)
+	for _, c := range r.InCluster {
+		if !strings.Contains(string(data), "build "+c.Package+"\n") {
+			t.Errorf("WithInCluster did not build %s:\n%s", c.Name, data)
+		}
+	}
+	if strings.Contains(string(data), "K0rdent/kcm/cmd") {
+		t.Errorf("WithInCluster rebuilt kcm:\n%s", data)
+	}
+	os.Remove(log)
+	for _, opt := range []K0rdentOption{WithInCluster(false), WithInCluster(true)} {
+		if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if data, err := os.ReadFile(log); err == nil {
+		t.Errorf("complete cache ran go:\n%s", data)
+	}
 }
 
 // writeExe writes an executable shell script.
@@ -247,7 +287,7 @@ func TestK0rdentAwait(t *testing.T) {
 	case why := <-done:
 		t.Fatalf("returned %q while the lock was held", why)
 	}
-	for stamp, data := range map[string][]byte{sourcesStamp: sourcesStampContent(r), binStamp: []byte(ldflagsLines(r))} {
+	for stamp, data := range map[string][]byte{sourcesStamp: sourcesStampContent(r), binStamp: []byte(ldflagsLines(r, r.Controllers, p))} {
 		if err := os.WriteFile(filepath.Join(p.Dir, stamp), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +301,7 @@ func TestK0rdentAwait(t *testing.T) {
 // exactModules are, per release, the module keys whose controllers the
 // shared wrappers build with exactly the versions of the module's own
 // go.mod; the others' go.mod versions may be raised by a wrapper-mate's.
-var exactModules = map[string][]string{"v1.11.4": {"kcm", "capd"}}
+var exactModules = map[string][]string{"v1.11.4": {"kcm", "capd", "cert-manager", "capi-operator"}}
 
 // TestK0rdentBuildsOwnVersions reads each controller module's own go.mod
 // (through the module proxy, or the module cache) and compares it with the
@@ -283,7 +323,7 @@ func TestK0rdentBuildsOwnVersions(t *testing.T) {
 				t.Fatalf("exactModules has no entry for %s", r.Version)
 			}
 			seen := map[string]bool{}
-			for _, c := range r.Controllers {
+			for _, c := range append(slices.Clip(r.Controllers), r.InCluster...) {
 				m := r.Module(c.Module)
 				if seen[m.Key] {
 					continue
@@ -342,4 +382,48 @@ func ownRequires(t *testing.T, goBin, mod string) map[string]string {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// TestInClusterStamp: a plane-only build keeps the stamp lines of the
+// in-cluster controllers a kind install built before (so they are not
+// rebuilt), drops those whose binary is gone, and WithInCluster wants them.
+func TestInClusterStamp(t *testing.T) {
+	r, _ := K0rdent("")
+	root := t.TempDir()
+	p, _ := K0rdentPathsFor(r, K0rdentCacheDir(root))
+	if err := os.MkdirAll(p.Bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	all := newK0rdentConfig([]K0rdentOption{WithInCluster(true)}).wanted(r)
+	if len(all) != len(r.Controllers)+len(r.InCluster) || len(r.InCluster) == 0 {
+		t.Fatalf("WithInCluster wants %d controllers, release has %d + %d", len(all), len(r.Controllers), len(r.InCluster))
+	}
+	if got := newK0rdentConfig(nil).wanted(r); len(got) != len(r.Controllers) {
+		t.Fatalf("without WithInCluster: %d controllers wanted", len(got))
+	}
+	for _, c := range all {
+		if err := os.WriteFile(p.Binary(c.Name), []byte("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stamp := filepath.Join(p.Dir, binStamp)
+	if err := os.WriteFile(stamp, []byte(ldflagsLines(r, all, p)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := staleBinaries(r, all, p); len(s) != 0 {
+		t.Fatalf("after a full build, stale: %v", s)
+	}
+	gone := r.InCluster[0].Name
+	if err := os.Remove(p.Binary(gone)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stamp, []byte(ldflagsLines(r, r.Controllers, p)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := staleBinaries(r, r.Controllers, p); len(s) != 0 {
+		t.Errorf("after a plane-only build, the plane's stale: %v", s)
+	}
+	if s := staleBinaries(r, all, p); !slices.Equal(s, []string{gone}) {
+		t.Errorf("after a plane-only build, stale in-cluster: %v, want [%s] (its binary is gone)", s, gone)
+	}
 }
