@@ -255,3 +255,47 @@ func TestBuildK0rdentEnvironment(t *testing.T) {
 		t.Errorf("verification.json runbooks = %+v", doc.Runbooks)
 	}
 }
+
+// TestPageURLIsHugos: every page is where Page.URL says Hugo writes it,
+// section pages of folders with capitals included (Hugo writes
+// content/Foo/_index.md to foo/), and a relative link from such a section
+// page to its subsection resolves.
+func TestPageURLIsHugos(t *testing.T) {
+	dir := t.TempDir()
+	for file, src := range map[string]string{
+		"content/_index.md":         "---\ntitle: Home\n---\n\nHome.\n",
+		"content/Foo/_index.md":     "---\ntitle: Foo\n---\n\nSee [Bar](bar/) and [the page](page/).\n",
+		"content/Foo/Page.md":       "---\ntitle: Page\n---\n\nA page.\n",
+		"content/Foo/Bar/_index.md": "---\ntitle: Bar\n---\n\nBar.\n",
+		"content/Baz/index.md":      "---\ntitle: Baz\n---\n\nBaz.\n",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := CheckLinks(p, ""); len(fs) > 0 {
+		t.Errorf("links of a section page with capitals: %v", fs)
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"content/Foo/_index.md": "foo/", "content/Foo/Bar/_index.md": "foo/bar/", "content/Foo/Page.md": "foo/page/", "content/Baz/index.md": "baz/"}
+	for _, pg := range p.Pages {
+		u := pg.URL()
+		if w, ok := want[pg.File]; ok && u != w {
+			t.Errorf("%s: URL %q, want %q", pg.File, u, w)
+		}
+		if _, err := os.Stat(filepath.Join(out, "next", filepath.FromSlash(u), "index.html")); err != nil {
+			t.Errorf("%s: Hugo wrote no /%s: %v", pg.File, u, err)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/site/links"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -129,7 +130,7 @@ func loadMkDocs(dir string) (*Project, error) {
 			continue
 		}
 		to = path.Clean(strings.TrimPrefix(to, "/"))
-		aliases[to] = append(aliases[to], "/"+PageURL(sectionPath(from)))
+		aliases[to] = append(aliases[to], "/"+links.PageURL(sectionPath(from)))
 	}
 	byURL := map[string]string{}
 	for _, rel := range files.Pages {
@@ -224,7 +225,7 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	if opts.Config != nil {
 		// The macros' page variable, as MkDocs has it before the page is
 		// rendered: its file, URL, front matter and title.
-		u := PageURL(sectionPath(rel))
+		u := links.PageURL(sectionPath(rel))
 		pageTitle, _ := front["title"].(string)
 		if pageTitle == "" {
 			fb := frontmatter.Split(src)
@@ -431,7 +432,7 @@ func navEntries(items []*mkdocs.NavItem, titles map[string]string) []NavEntry {
 			if to, ok := strings.CutPrefix(t, "\x00"); ok {
 				page, t = to, titles[to]
 			}
-			out = append(out, NavEntry{Title: or(it.Title, t), URL: PageURL(sectionPath(page))})
+			out = append(out, NavEntry{Title: or(it.Title, t), URL: links.PageURL(sectionPath(page))})
 		}
 	}
 	return out

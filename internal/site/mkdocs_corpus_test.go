@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
+	"github.com/k0rdent/kbook/internal/site/links"
 )
 
 // corpus is a real MkDocs-material project of ../shared/mkdocs, or a skip.
@@ -71,7 +72,7 @@ func TestMkDocsCorpora(t *testing.T) {
 				t.Fatalf("%d pages: the corpus should have more", len(files.Pages))
 			}
 			for _, rel := range files.Pages {
-				file := filepath.Join(root, filepath.FromSlash(PageURL(sectionPath(rel))), "index.html")
+				file := filepath.Join(root, filepath.FromSlash(links.PageURL(sectionPath(rel))), "index.html")
 				data, err := os.ReadFile(file)
 				if err != nil {
 					t.Errorf("%s: not built: %v", rel, err)
@@ -102,7 +103,7 @@ func TestMkDocsCorpora(t *testing.T) {
 			var want []string
 			seen := map[string]bool{}
 			for _, it := range p.MkDocs.Config.NavPages() {
-				if u := "../next/" + PageURL(sectionPath(it.Page)); !seen[u] && exists(filepath.Join(p.Dir, p.MkDocs.Config.DocsDir, it.Page)) {
+				if u := "../next/" + links.PageURL(sectionPath(it.Page)); !seen[u] && exists(filepath.Join(p.Dir, p.MkDocs.Config.DocsDir, it.Page)) {
 					seen[u] = true
 					want = append(want, u)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/site/links"
 )
 
 // Project is a docs repository: its configuration, authored pages and
@@ -63,22 +64,10 @@ type Page struct {
 	Render *runbook.Runbook
 }
 
-// URL is the page's path below the version root, in Hugo's pretty form:
-// "a/b/" for a/b.md, "a/" for a/_index.md or a/index.md, "" for the home.
-func (p *Page) URL() string { return PageURL(p.Path) }
-
-// PageURL maps a content path to its URL path below the version root.
-func PageURL(path string) string {
-	path = filepath.ToSlash(path)
-	base := strings.TrimSuffix(path, filepath.Ext(path))
-	switch {
-	case base == "_index" || base == "index":
-		return ""
-	case strings.HasSuffix(base, "/_index") || strings.HasSuffix(base, "/index"):
-		return base[:strings.LastIndex(base, "/")+1]
-	}
-	return strings.ToLower(base) + "/"
-}
+// URL is the page's path below the version root, as Hugo writes it
+// (links.PageURL): "a/b/" for a/b.md, "a/" for a/_index.md or
+// a/index.md, "" for the home, in lower case.
+func (p *Page) URL() string { return links.PageURL(p.Path) }
 
 // Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
 // an MkDocs project (a folder with mkdocs.yml, and optionally kbook.yaml

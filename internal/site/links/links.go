@@ -42,16 +42,22 @@ type Page struct {
 	Index bool
 }
 
-// pageURL maps a content path ("a/b.md", "a/_index.md") to its URL path.
-func pageURL(p string) string {
-	base := strings.TrimSuffix(p, path.Ext(p))
+// PageURL maps a content path ("a/b.md", "a/_index.md") to the page's
+// URL path below the version root, as Hugo writes kbook's site: pretty
+// ("a/b/" for a/b.md, "a/" for a/_index.md or a/index.md, "" for the
+// home) and lower case, every segment, section pages' too (Hugo lowercases
+// paths unless disablePathToLower, which kbook's Hugo config leaves
+// unset: content/Foo/_index.md is written to foo/index.html).
+func PageURL(p string) string {
+	p = filepath.ToSlash(p)
+	base := strings.TrimPrefix(strings.TrimSuffix(p, path.Ext(p)), "/")
 	switch {
 	case base == "_index" || base == "index" || base == ".":
 		return ""
 	case strings.HasSuffix(base, "/_index") || strings.HasSuffix(base, "/index"):
-		return strings.ToLower(base[:strings.LastIndex(base, "/")+1])
+		base = base[:strings.LastIndex(base, "/")]
 	}
-	return strings.ToLower(strings.TrimPrefix(base, "/")) + "/"
+	return strings.ToLower(base) + "/"
 }
 
 // Site is what links may point at.
@@ -194,7 +200,7 @@ func (c *checker) resolve(p *Page, dest string) string {
 			if !p.Index {
 				base = path.Dir(base)
 			}
-			target = x.byURL[pageURL(path.Clean(path.Join(base, u.Path)))]
+			target = x.byURL[PageURL(path.Clean(path.Join(base, u.Path)))]
 		}
 		if target == nil {
 			return fmt.Sprintf("link %q: no page %s", dest, f)

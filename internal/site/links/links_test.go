@@ -130,3 +130,25 @@ func TestAnchor(t *testing.T) {
 		}
 	}
 }
+
+// TestPageURL: Hugo's pretty URLs, in lower case for section and index
+// pages too (kbook's Hugo config keeps disablePathToLower off).
+func TestPageURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"_index.md":         "",
+		"index.md":          "",
+		"/_index.md":        "",
+		"a/b.md":            "a/b/",
+		"/a/b.md":           "a/b/",
+		"Guide/Intro.md":    "guide/intro/",
+		"Foo/_index.md":     "foo/",
+		"Foo/Bar/_index.md": "foo/bar/",
+		"Foo/index.md":      "foo/",
+		"a/b":               "a/b/",
+		"Foo/Bar":           "foo/bar/",
+	} {
+		if got := PageURL(in); got != want {
+			t.Errorf("PageURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
