@@ -108,6 +108,15 @@ func TestExitCode(t *testing.T) {
 	if IsInput(errors.New("other")) {
 		t.Error("IsInput(plain error)")
 	}
+	if in := Input(err); in != err {
+		t.Errorf("Input wrapped an input error again: %v", in)
+	}
+	if in := Input(errors.New("--port 70000")); !IsInput(in) || in.Error() != "--port 70000" {
+		t.Errorf("Input(plain error) = %v", in)
+	}
+	if Input(nil) != nil {
+		t.Error("Input(nil) is not nil")
+	}
 }
 
 // TestExitFor: a command's error to the exit-code table; bad input is

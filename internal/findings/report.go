@@ -152,6 +152,16 @@ func Inputf(file string, line int, format string, args ...any) error {
 	return &InputError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
 }
 
+// Input marks err as bad input: err itself when it is (or wraps) an
+// InputError already, else err in an InputError without a file; nil stays
+// nil. Libraries return their callers' bad input through it.
+func Input(err error) error {
+	if err == nil || IsInput(err) {
+		return err
+	}
+	return &InputError{Err: err}
+}
+
 // IsInput reports whether err is (or wraps) an InputError.
 func IsInput(err error) bool {
 	var ie *InputError

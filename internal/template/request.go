@@ -55,18 +55,18 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 	}
 	switch {
 	case len(r.CRDs) > 0 && kube:
-		return nil, input(errors.New("give --crds or --kubeconfig, not both"))
+		return nil, findings.Input(errors.New("give --crds or --kubeconfig, not both"))
 	case r.K0rdent != "" && kube:
-		return nil, input(errors.New("give --k0rdent or --kubeconfig, not both: a cluster serves its own CRDs"))
+		return nil, findings.Input(errors.New("give --k0rdent or --kubeconfig, not both: a cluster serves its own CRDs"))
 	case r.K0rdent == NoRelease && len(r.CRDs) > 0:
 		if opts.Schemas, err = schema.FromFiles(r.CRDs...); err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 	case r.K0rdent == NoRelease:
 	case !kube:
 		opts.Schemas, err = releaseSchemas(ctx, r.K0rdent, r.CacheDir, r.CRDs, klog.To{W: log})
 		if err != nil && (r.K0rdent != "" || findings.IsInput(err) || errors.Is(err, context.Canceled)) {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		if err != nil {
 			// The default release, not asked for: its CRDs could not be
@@ -75,24 +75,24 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 			opts.NoRelease = err.Error()
 			if len(r.CRDs) > 0 {
 				if opts.Schemas, err = schema.FromFiles(r.CRDs...); err != nil {
-					return nil, input(err)
+					return nil, findings.Input(err)
 				}
 			}
 		}
 	case kube:
 		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: r.Kubeconfig, Context: r.Context})
 		if err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		if opts.Schemas, err = schema.FromCluster(ctx, c.RESTConfig()); err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 	}
 	var policyRules []string
 	for _, p := range r.Policies {
 		pol, err := policy.Load(p)
 		if err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		opts.Policies = append(opts.Policies, pol)
 		for _, rule := range pol.Rules {
@@ -100,17 +100,17 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 		}
 	}
 	if err := Registry.CheckDisable(opts.Disable, policyRules...); err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	checkProvider, err := provider.ContractCheck(r.Providers)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	var results []*findings.Report
 	for _, chart := range r.Charts {
 		if r.DependencyUpdate {
 			if err := scaffold.DependencyUpdate(chart, log); err != nil {
-				return nil, input(err)
+				return nil, findings.Input(err)
 			}
 		}
 		rep, err := Validate(chart, opts)
@@ -118,18 +118,11 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 			err = checkProvider(chart, rep)
 		}
 		if err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		results = append(results, rep)
 	}
 	return results, nil
-}
-
-func input(err error) error {
-	if findings.IsInput(err) {
-		return err
-	}
-	return &findings.InputError{Err: err}
 }
 
 // WriteObjects writes rendered objects as kbook template render prints

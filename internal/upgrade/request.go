@@ -48,13 +48,13 @@ var ErrInterrupted = errors.New("interrupted")
 // are a findings.InputError; an interrupted live read is ErrInterrupted.
 func (r Request) Check(ctx context.Context) (*Report, error) {
 	if r.To == "" {
-		return nil, input(errors.New("--to is required: the chart (offline) or ClusterTemplate (live) to upgrade to"))
+		return nil, findings.Input(errors.New("--to is required: the chart (offline) or ClusterTemplate (live) to upgrade to"))
 	}
 	if r.Deployment == "" {
 		return r.offline()
 	}
 	if r.From != "" || r.Config != "" {
-		return nil, input(errors.New("--from and --config are for offline checks: a live check reads the ClusterDeployment " + r.Deployment))
+		return nil, findings.Input(errors.New("--from and --config are for offline checks: a live check reads the ClusterDeployment " + r.Deployment))
 	}
 	c, t, cleanup, err := r.connect()
 	if err != nil {
@@ -67,7 +67,7 @@ func (r Request) Check(ctx context.Context) (*Report, error) {
 	}
 	rep, err := Check(in)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	return rep, nil
 }
@@ -84,16 +84,16 @@ func (r Request) Findings(ctx context.Context) (*findings.Report, error) {
 
 func (r Request) offline() (*Report, error) {
 	if r.From == "" {
-		return nil, input(errors.New("give a CLUSTERDEPLOYMENT to check live, or --from CHART to check offline"))
+		return nil, findings.Input(errors.New("give a CLUSTERDEPLOYMENT to check live, or --from CHART to check offline"))
 	}
 	if len(r.Charts) > 0 {
-		return nil, input(errors.New("--charts is for live checks; offline, --from and --to are the charts"))
+		return nil, findings.Input(errors.New("--charts is for live checks; offline, --from and --to are the charts"))
 	}
 	in := Input{From: Side{Chart: r.From}, To: Side{Chart: r.To}, AllowK8sChange: r.AllowK8sChange}
 	if r.Config != "" {
 		cfg, err := LoadConfig(r.Config)
 		if err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		in.Deployment, in.Services, in.Exposure = cfg.Deployment, cfg.Services, cfg.Exposure
 	}
@@ -102,7 +102,7 @@ func (r Request) offline() (*Report, error) {
 	}
 	rep, err := Check(in)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	return rep, nil
 }
@@ -112,12 +112,12 @@ func (r Request) offline() (*Report, error) {
 func (r Request) connect() (*status.Client, Target, func(), error) {
 	for _, d := range r.Charts {
 		if _, err := os.Stat(d); err != nil {
-			return nil, Target{}, nil, input(fmt.Errorf("--charts %s: %w", d, err))
+			return nil, Target{}, nil, findings.Input(fmt.Errorf("--charts %s: %w", d, err))
 		}
 	}
 	c, err := status.Connect(r.Kubeconfig, r.Context, r.Namespace)
 	if err != nil {
-		return nil, Target{}, nil, input(err)
+		return nil, Target{}, nil, findings.Input(err)
 	}
 	// Charts pulled from HelmRepositories go into a directory the process
 	// registry removes, even when kbook is killed (by the next run).
@@ -140,10 +140,10 @@ func (r Request) connect() (*status.Client, Target, func(), error) {
 // was left behind.
 func (r Request) Apply(ctx context.Context, o ApplyOptions, at string) (*Result, error) {
 	if r.To == "" {
-		return nil, input(errors.New("--to is required: the ClusterTemplate to upgrade to"))
+		return nil, findings.Input(errors.New("--to is required: the ClusterTemplate to upgrade to"))
 	}
 	if err := parseWhen(&o, at, time.Now()); err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	if o.Log == nil {
 		o.Log = r.Log
@@ -211,16 +211,9 @@ func liveError(err error) error {
 	case errors.As(err, &r):
 		return err
 	case errors.Is(err, ErrBadTarget), errors.Is(err, status.ErrNotFound):
-		return input(errors.New(strings.TrimPrefix(err.Error(), ErrBadTarget.Error()+": ")))
+		return findings.Input(errors.New(strings.TrimPrefix(err.Error(), ErrBadTarget.Error()+": ")))
 	}
-	return input(err)
-}
-
-func input(err error) error {
-	if findings.IsInput(err) {
-		return err
-	}
-	return &findings.InputError{Err: err}
+	return findings.Input(err)
 }
 
 // WriteApply writes what Apply did (res) and, in JSON, why it refused

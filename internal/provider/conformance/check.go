@@ -50,11 +50,11 @@ type Outcome struct {
 func OnCluster(ctx context.Context, r Request) (*Outcome, error) {
 	set, err := provider.Load(r.Paths, provider.RenderOptions{})
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	o := r.Options
 	if o.Samples, err = loadSamples(r.Samples); err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	procs, closeProcs := r.OpenProcs.Open(r.Log)
 	defer closeProcs()
@@ -64,7 +64,7 @@ func OnCluster(ctx context.Context, r Request) (*Outcome, error) {
 	}
 	c, err := cluster.Up(ctx, co)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	// Stop even after Ctrl-C cancelled the context.
 	defer func() { _ = c.Stop(context.WithoutCancel(ctx)) }()
@@ -120,11 +120,4 @@ func Write(w io.Writer, format string, out *Outcome) error {
 	}
 	_, err := fmt.Fprintf(w, "%s, %d failed (on %s)\n", plural.Count(len(out.Checks), "check"), out.Failed(), out.Backend)
 	return err
-}
-
-func input(err error) error {
-	if findings.IsInput(err) {
-		return err
-	}
-	return &findings.InputError{Err: err}
 }

@@ -75,12 +75,12 @@ func Build(ctx context.Context, o Options) error {
 	}
 	for _, a := range o.Aliases {
 		if err := site.CheckVersionName(a); err != nil {
-			return input(fmt.Errorf("--alias: %w", err))
+			return findings.Input(fmt.Errorf("--alias: %w", err))
 		}
 	}
 	proj, err := site.Load(o.Dir)
 	if err != nil {
-		return input(site.ErrorUnder(o.Dir, err))
+		return findings.Input(site.ErrorUnder(o.Dir, err))
 	}
 	if o.AllVersions {
 		return buildAll(ctx, proj, o)
@@ -120,12 +120,12 @@ func Build(ctx context.Context, o Options) error {
 // already in OutDir kept.
 func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 	if o.Reports != nil || o.VersionSet || o.Aliases != nil {
-		return input(errors.New("--all-versions takes the versions, aliases and refs from kbook.yaml: drop --version, --alias and --report"))
+		return findings.Input(errors.New("--all-versions takes the versions, aliases and refs from kbook.yaml: drop --version, --alias and --report"))
 	}
 	cos, cleanup, err := site.CheckoutVersions(o.Dir, o.OutDir, proj.Config, o.procs)
 	defer cleanup()
 	if err != nil {
-		return input(site.ErrorUnder(o.Dir, err))
+		return findings.Input(site.ErrorUnder(o.Dir, err))
 	}
 	// Every version is loaded and its links checked before anything runs:
 	// a link into another version of this run is checked against that
@@ -142,7 +142,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 		p := proj
 		if co.Dir != o.Dir {
 			if p, err = site.Load(co.Dir); err != nil {
-				return input(fmt.Errorf("version %s (git ref %s): %w", co.Spec.Name, co.Spec.Ref, err))
+				return findings.Input(fmt.Errorf("version %s (git ref %s): %w", co.Spec.Name, co.Spec.Ref, err))
 			}
 		}
 		v := &site.Version{Name: co.Spec.Name, Title: co.Spec.Title, Aliases: co.Spec.Aliases, Project: p,
@@ -223,7 +223,7 @@ func buildError(ctx context.Context, dir string, err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
-		return input(site.ErrorUnder(dir, err))
+		return findings.Input(site.ErrorUnder(dir, err))
 	case ctx.Err() != nil:
 		return interrupted(ctx)
 	}
@@ -237,7 +237,7 @@ func Results(ctx context.Context, proj *site.Project, reports []string, noRun bo
 	if len(reports) > 0 {
 		rep, err := report.MergeFiles(reports...)
 		if err != nil {
-			return nil, false, input(err)
+			return nil, false, findings.Input(err)
 		}
 		return rep, false, nil
 	}
@@ -268,7 +268,7 @@ func CheckLinks(p *site.Project, out string, built []*site.Version, ref string, 
 		}
 	}
 	if err := site.LinkError(fs); err != nil {
-		return input(err)
+		return findings.Input(err)
 	}
 	return nil
 }
@@ -299,17 +299,9 @@ func defaults(dir *string, stdout, stderr *io.Writer, version string) error {
 		*stderr = io.Discard
 	}
 	if err := site.CheckVersionName(version); err != nil {
-		return input(fmt.Errorf("--version: %w", err))
+		return findings.Input(fmt.Errorf("--version: %w", err))
 	}
 	return nil
-}
-
-// input marks bad input.
-func input(err error) error {
-	if findings.IsInput(err) {
-		return err
-	}
-	return &findings.InputError{Err: err}
 }
 
 // interrupted is the error of an interrupted build: the context's cause.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
@@ -50,11 +51,11 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	procs, closeProcs := o.OpenProcs.Open(log.To{W: o.Stderr})
 	defer closeProcs()
 	if o.Port < 0 || o.Port > 65535 {
-		return input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
+		return findings.Input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
 	}
 	proj, err := site.Load(o.Dir)
 	if err != nil {
-		return input(site.ErrorUnder(o.Dir, err))
+		return findings.Input(site.ErrorUnder(o.Dir, err))
 	}
 	// The served folder lives in kbook's process registry: the next kbook
 	// removes it if this one is killed.
@@ -88,7 +89,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		Log: logf,
 	})
 	if err != nil {
-		return input(err)
+		return findings.Input(err)
 	}
 	var rep *report.Report
 	if len(proj.Runbooks) > 0 {
