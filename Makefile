@@ -133,7 +133,7 @@ test:
 	{ $(PHASE) --bg engine hack/engine start >bin/engine.log 2>&1 & eng=$$!; } ; \
 	$(PHASE) build $(MAKE) --no-print-directory build && \
 	{ echo "== the k0rdent $(K0RDENT) controllers, built beside the API server (bin/k0rdent-assets.log), and lint and site-tools at nice 10 (bin/lint.log), shown last ($$(date +%T))"; \
-	  $(PHASE) --bg k0rdent-assets ./$(BIN) cluster assets --k0rdent $(K0RDENT) --assets-from $(ASSETS_FROM) >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
+	  $(PHASE) --bg k0rdent-assets sh -c './$(BIN) cluster assets --k0rdent $(K0RDENT) --assets-from $(ASSETS_FROM) && ./$(BIN) cluster assets --k0rdent $(K0RDENT) --in-cluster --assets-from $(ASSETS_FROM)' >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
 	  { $(LOW) lint $(MAKE) --no-print-directory lint && $(LOW) site-tools $(MAKE) --no-print-directory site-tools; } >bin/lint.log 2>&1 & lint=$$!; \
 	  echo "== local API server binaries ($$(date +%T))" && \
 	  assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \

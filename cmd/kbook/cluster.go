@@ -92,7 +92,7 @@ func newClusterKubeconfigCmd() *cobra.Command {
 
 func newClusterAssetsCmd() *cobra.Command {
 	var k0rdent, assetsFrom string
-	var apiOnly bool
+	var apiOnly, inCluster bool
 	cmd := &cobra.Command{
 		Use:  "assets",
 		Args: cobra.NoArgs,
@@ -102,15 +102,19 @@ func newClusterAssetsCmd() *cobra.Command {
 				return usageError(err)
 			}
 			release := ""
-			if cmd.Flags().Changed("k0rdent") || apiOnly {
+			if cmd.Flags().Changed("k0rdent") || apiOnly || inCluster {
 				release = k0rdent
 			}
-			return to{cmd}.line(cluster.Assets(cmd.Context(), release, apiOnly, src, stderrLog))
+			if apiOnly && inCluster {
+				return usageError(fmt.Errorf("--api-only builds no controller; --in-cluster asks for more of them"))
+			}
+			return to{cmd}.line(cluster.Assets(cmd.Context(), cluster.AssetsOptions{K0rdent: release, APIOnly: apiOnly, InCluster: inCluster, From: src, Logger: stderrLog}))
 		},
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
+	cmd.Flags().BoolVar(&inCluster, "in-cluster", false, "with --k0rdent: also build what k0rdent inside kind runs besides the plane's controllers (cert-manager, the Cluster API operator)")
 	return cmd
 }
 

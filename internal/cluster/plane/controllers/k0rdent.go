@@ -311,13 +311,38 @@ func K0rdentAwait(ctx context.Context, r *K0rdentRelease, apiOnly bool, opts ...
 		return p, why // no cache for any release: nobody is preparing one
 	}
 	c := newK0rdentConfig(opts)
-	lk, err := gobuild.Lock(ctx, p.Dir+".lock", preparing(r, p), func(msg string) { c.log.Infof("%s", msg) })
+	// What is wanted may be ready before the holder is done (a build of
+	// the plane's controllers then the in-cluster ones: make test's):
+	// stop waiting as soon as it is.
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-lctx.Done():
+				return
+			case <-t.C:
+				if _, why := K0rdentAvailable(r, apiOnly, opts...); why == "" {
+					cancel(errAvailable)
+					return
+				}
+			}
+		}
+	}()
+	lk, err := gobuild.Lock(lctx, p.Dir+".lock", preparing(r, p), func(msg string) { c.log.Infof("%s", msg) })
+	if errors.Is(err, errAvailable) {
+		return p, ""
+	}
 	if err != nil {
 		return p, fmt.Sprintf("%s (waiting for its lock: %v)", why, err)
 	}
 	lk.Unlock()
 	return K0rdentAvailable(r, apiOnly, opts...)
 }
+
+var errAvailable = errors.New("available")
 
 // preparing is what the holder of a release's lock does, as the processes
 // waiting for it say.
@@ -380,10 +405,18 @@ func K0rdentDir(ctx context.Context, r *K0rdentRelease, opts ...K0rdentOption) (
 	if isFile(filepath.Join(p.Dir, binStamp)) {
 		// Built before with other flags: rebuild those (the rest of the
 		// build is cached), never taking them for an interrupted run's.
+		// (Those never built - in-cluster ones on their first
+		// WithInCluster call - are just built.)
+		var rebuild []string
 		for _, ctl := range stale {
-			_ = os.Remove(p.Binary(ctl))
+			if isFile(p.Binary(ctl)) {
+				rebuild = append(rebuild, ctl)
+				_ = os.Remove(p.Binary(ctl))
+			}
 		}
-		c.log.Infof("rebuilding %s: built with other flags than kbook now uses", strings.Join(stale, ", "))
+		if len(rebuild) > 0 {
+			c.log.Infof("rebuilding %s: built with other flags than kbook now uses", strings.Join(rebuild, ", "))
+		}
 	}
 	if err := os.MkdirAll(p.Bin, 0o755); err != nil {
 		return p, fmt.Errorf("k0rdent assets: %w", err)

@@ -427,3 +427,37 @@ func TestInClusterStamp(t *testing.T) {
 		t.Errorf("after a plane-only build, stale in-cluster: %v, want [%s] (its binary is gone)", s, gone)
 	}
 }
+
+// TestK0rdentAwaitReadyBeforeHolderDone: a waiter whose controllers are
+// ready returns while the lock's holder goes on (building the in-cluster
+// ones, as make test's second `cluster assets` does).
+func TestK0rdentAwaitReadyBeforeHolderDone(t *testing.T) {
+	ctx, cancel := testctx.New(t)
+	defer cancel()
+	r, _ := K0rdent("")
+	root := t.TempDir()
+	p, _ := K0rdentPathsFor(r, K0rdentCacheDir(root))
+	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := gobuild.Lock(ctx, p.Dir+".lock", preparing(r, p), func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lk.Unlock()
+	msgs := make(waitLogger, 100)
+	done := make(chan string, 1)
+	go func() {
+		_, why := K0rdentAwait(ctx, r, false, K0rdentCacheDir(root), K0rdentLogger(msgs))
+		done <- why
+	}()
+	<-msgs // waiting
+	for stamp, data := range map[string][]byte{sourcesStamp: sourcesStampContent(r), binStamp: []byte(ldflagsLines(r, r.Controllers, p))} {
+		if err := os.WriteFile(filepath.Join(p.Dir, stamp), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if why := <-done; why != "" {
+		t.Errorf("with the plane's controllers stamped: why = %q", why)
+	}
+}
