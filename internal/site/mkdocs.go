@@ -287,35 +287,92 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	pg := &Page{File: file, Path: sectionPath(rel), Source: src, Body: body, Lines: res.Lines, Front: front}
-	// A page kbook.yaml's run.pages lists runs its shell blocks; so does
-	// one whose front matter says run: shell.
-	var shellWhy string
-	if p.Config != nil && p.Config.Run.ShellPage(file) {
-		shellWhy = "kbook.yaml run.pages"
+	rb, shellWhy, err := mkdocsRunbook(p, file, src)
+	if err != nil {
+		return nil, err
 	}
-	if testscriptFence.Match(src) || shellWhy != "" || runShellFront.Match(src) {
-		abs := filepath.Join(p.Dir, filepath.FromSlash(file))
-		rb, err := runbook.Parse(abs, src)
+	if rb != nil {
+		pg.Runbook = rb
+		shown, err := runbook.Parse(filepath.Join(p.Dir, filepath.FromSlash(file)), body)
 		if err == nil && shellWhy != "" {
-			err = rb.RunShellBlocks(shellWhy)
+			err = shown.RunShellBlocks(shellWhy)
 		}
-		if err != nil {
-			return nil, relError(p.Dir, err)
-		}
-		if len(rb.Steps) > 0 {
-			rb.Path = file
-			pg.Runbook = rb
-			shown, err := runbook.Parse(abs, body)
-			if err == nil && shellWhy != "" {
-				err = shown.RunShellBlocks(shellWhy)
-			}
-			if err == nil && len(shown.Steps) == len(rb.Steps) {
-				shown.Path = file
-				pg.Render = shown
-			}
+		if err == nil && len(shown.Steps) == len(rb.Steps) {
+			shown.Path = file
+			pg.Render = shown
 		}
 	}
 	return pg, nil
+}
+
+// mkdocsRunbook parses the page file of docs_dir as a runbook when it is
+// one: when it has testscript blocks, or runs its shell blocks because
+// kbook.yaml's run.pages lists it (shellWhy says so) or its front matter
+// says run: shell. It reads the page's source, src as mkdocsFrontMatter
+// returns it, never its translation: what runs is what the page says.
+// A page with no step is no runbook (nil).
+func mkdocsRunbook(p *Project, file string, src []byte) (rb *runbook.Runbook, shellWhy string, err error) {
+	if p.Config != nil && p.Config.Run.ShellPage(file) {
+		shellWhy = "kbook.yaml run.pages"
+	}
+	if !testscriptFence.Match(src) && shellWhy == "" && !runShellFront.Match(src) {
+		return nil, "", nil
+	}
+	rb, err = runbook.Parse(filepath.Join(p.Dir, filepath.FromSlash(file)), src)
+	if err == nil && shellWhy != "" {
+		err = rb.RunShellBlocks(shellWhy)
+	}
+	if err != nil {
+		return nil, "", relError(p.Dir, err)
+	}
+	if len(rb.Steps) == 0 {
+		return nil, "", nil
+	}
+	rb.Path = file
+	return rb, shellWhy, nil
+}
+
+// mkdocsRunbookPaths lists the runbook pages of the MkDocs project in
+// dir, in Load's order, reading each page's source and translating none:
+// what kbook run needs, so that a page it does not run (a macro that
+// fails, an include that is not there) cannot stop the run. Load
+// translates every page, for the site and for kbook check.
+func mkdocsRunbookPaths(dir string) ([]string, error) {
+	mk, err := mkdocs.Load(dir)
+	if err != nil {
+		return nil, mkdocsError(err)
+	}
+	cfg, err := readConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	mkdocsConfig(cfg, mk)
+	if err := cfg.finish(dir); err != nil {
+		return nil, err
+	}
+	files, err := mk.Files()
+	if err != nil {
+		return nil, mkdocsError(err)
+	}
+	p := &Project{Dir: dir, Config: cfg, MkDocs: &MkDocsSite{Config: mk, Unknown: map[string]int{}}}
+	var out []string
+	for _, rel := range files.Pages {
+		file := path.Join(mk.DocsDir, rel)
+		abs := filepath.Join(dir, filepath.FromSlash(file))
+		src, err := inputfile.ReadFile(abs)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		src, _ = mkdocsFrontMatter(p.MkDocs, file, src)
+		rb, _, err := mkdocsRunbook(p, file, src)
+		if err != nil {
+			return nil, err
+		}
+		if rb != nil {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
 }
 
 // mkdocsFrontMatter reads a page's front matter as MkDocs's meta does: a

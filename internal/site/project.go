@@ -228,20 +228,34 @@ func (p *Project) RunbookPaths() []string {
 }
 
 // ExpandRunbookPaths replaces each folder of paths that holds an MkDocs
-// project by the project's runbook pages, so that kbook run and check on
-// the project find them as kbook build does (its other pages may have
-// front matter no runbook has). A project without runbooks is an error
-// naming it.
+// project by the project's runbook pages, so that kbook run on the
+// project finds them as kbook build does (its other pages may have front
+// matter no runbook has). The pages are found on their source and none is
+// translated: a page that is not run cannot fail the run (a macro error
+// is kbook check's and kbook build's to report). A project without
+// runbooks is an error naming it.
 func ExpandRunbookPaths(paths []string) ([]string, error) {
-	out, empty, err := new(Loader).ExpandRunbookPathsAllowEmpty(paths)
-	if err == nil && len(empty) > 0 {
-		return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages with %s blocks)", empty[0], runbook.StepLang)
+	var out []string
+	for _, path := range paths {
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() || mkdocs.Find(path) == "" {
+			out = append(out, path)
+			continue
+		}
+		rbs, err := mkdocsRunbookPaths(path)
+		if err != nil {
+			return nil, relError(path, err)
+		}
+		if len(rbs) == 0 {
+			return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages with %s blocks)", path, runbook.StepLang)
+		}
+		out = append(out, rbs...)
 	}
-	return out, err
+	return out, nil
 }
 
-// ExpandRunbookPathsAllowEmpty is ExpandRunbookPaths for kbook check: an
-// MkDocs project without runbooks is no error, it is returned in empty.
+// ExpandRunbookPathsAllowEmpty is ExpandRunbookPaths for kbook check,
+// which loads (and so translates) the whole project: an MkDocs project
+// without runbooks is no error, it is returned in empty.
 // The projects are loaded through l, so that kbook check's link check
 // takes the same Load.
 func (l *Loader) ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []string, err error) {

@@ -60,3 +60,61 @@ func TestMkDocsShellPages(t *testing.T) {
 		t.Errorf("runbooks %v, want %v", got, want)
 	}
 }
+
+// TestRunIgnoresMacroErrorsOfOtherPages: a macro error (strict macros, an
+// undefined variable) on a page that is not a runbook does not stop
+// kbook run, which finds the runbook pages on their source; Load, which
+// kbook check and kbook build use, still reports it at its line. The
+// runbook pages are the ones Load finds, run.pages and run: shell
+// included.
+func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"mkdocs.yml":         "site_name: Macros\nplugins:\n  - macros:\n      on_undefined: strict\n      on_error_fail: true\n",
+		"kbook.yaml":         "run:\n  pages: [docs/listed.md]\n",
+		"docs/index.md":      "# Home\n",
+		"docs/bad.md":        "# Bad\n\nValue: {{ no_such_variable }}\n",
+		"docs/listed.md":     "# Listed\n\n```bash\necho listed\n```\n",
+		"docs/front.md":      "---\nrun: shell\n---\n\n# Front\n\n```console\n$ echo front\nfront\n```\n",
+		"docs/testscript.md": "# Testscript\n\n```testscript\nexec true\n```\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ExpandRunbookPaths([]string{dir})
+	if err != nil {
+		t.Fatalf("kbook run's runbook pages: %v", err)
+	}
+	for i := range got {
+		got[i], _ = filepath.Rel(dir, got[i])
+		got[i] = filepath.ToSlash(got[i])
+	}
+	sort.Strings(got)
+	if want := "docs/front.md docs/listed.md docs/testscript.md"; strings.Join(got, " ") != want {
+		t.Errorf("runbook pages %v, want %s", got, want)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "docs/bad.md:3: macros: undefined variable") {
+		t.Errorf("Load: %v, want the macro error at docs/bad.md:3", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "docs", "bad.md")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaded []string
+	for _, rp := range p.RunbookPaths() {
+		rel, _ := filepath.Rel(dir, rp)
+		loaded = append(loaded, filepath.ToSlash(rel))
+	}
+	sort.Strings(loaded)
+	if strings.Join(loaded, " ") != strings.Join(got, " ") {
+		t.Errorf("Load's runbook pages %v, kbook run's %v", loaded, got)
+	}
+}
