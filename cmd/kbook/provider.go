@@ -104,6 +104,6 @@ func newProviderConformanceCmd() *cobra.Command {
 	fl.DurationVar(&r.Options.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
 	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
 	fl.BoolVar(&r.Options.Keep, "keep", false, "leave the namespace, objects and roles kbook created")
-	outputFlag(fl, &output, "text", "json")
+	outputFlag(fl, &output, "text", "json", "yaml")
 	return cmd
 }

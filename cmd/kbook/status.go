@@ -29,6 +29,6 @@ func newStatusCmd() *cobra.Command {
 	liveFlags(fl, &o.Kubeconfig, &o.Context, &o.Namespace)
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "redraw when the status changes, until interrupted")
 	fl.DurationVar(&o.Interval, "interval", 2*time.Second, "how often --watch reads the status")
-	outputFlag(fl, &o.Format, "text", "json")
+	outputFlag(fl, &o.Format, "text", "json", "yaml")
 	return cmd
 }

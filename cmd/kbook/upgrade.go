@@ -60,7 +60,7 @@ func newUpgradeApplyCmd() *cobra.Command {
 	fl.BoolVar(&o.Wait, "wait", false, "follow the upgrade until the deployment is ready and up to date")
 	fl.DurationVar(&o.Timeout, "timeout", 30*time.Minute, "how long --wait waits")
 	fl.BoolVar(&r.AllowK8sChange, "allow-k8s-change", false, "let a deployment pinned to its Kubernetes version change it")
-	outputFlag(fl, &output, "text", "json")
+	outputFlag(fl, &output, "text", "json", "yaml")
 	return cmd
 }
 
@@ -85,6 +85,6 @@ func newUpgradeWindowCmd() *cobra.Command {
 	fl.StringArrayVar(&exclusions, "exclude", nil, "exclusion `period` START/END (repeatable)")
 	fl.StringVar(&at, "at", "", "the `time` to evaluate (RFC 3339, or YYYY-MM-DDTHH:MM in the window's zone; default now)")
 	fl.IntVar(&count, "count", 1, "how many next windows to list")
-	outputFlag(fl, &output, "text", "json")
+	outputFlag(fl, &output, "text", "json", "yaml")
 	return cmd
 }

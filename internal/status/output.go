@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -156,11 +155,4 @@ func oneLine(s string) string {
 		s = s[:157] + "..."
 	}
 	return s
-}
-
-// WriteJSON writes the tree as one JSON document.
-func WriteJSON(w io.Writer, t *Tree) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(t)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/output"
 	"golang.org/x/term"
 )
 
@@ -20,7 +21,7 @@ type ShowOptions struct {
 	// Watch redraws every Interval when something changed, until ctx ends.
 	Watch    bool
 	Interval time.Duration
-	// Format is text or json (not with Watch).
+	// Format is text, json or yaml (package output; text only with Watch).
 	Format string
 	Out    io.Writer
 }
@@ -30,8 +31,8 @@ type ShowOptions struct {
 // Bad options, a kubeconfig that does not load, a deployment that does
 // not exist and a cluster that cannot be read are a findings.InputError.
 func Show(ctx context.Context, o ShowOptions) error {
-	if o.Watch && o.Format == "json" {
-		return &findings.InputError{Err: errors.New("--watch prints text: use -o json without --watch")}
+	if o.Watch && o.Format != "" && o.Format != "text" {
+		return &findings.InputError{Err: fmt.Errorf("--watch prints text: use -o %s without --watch", o.Format)}
 	}
 	c, err := Connect(o.Kubeconfig, o.Context, o.Namespace)
 	if err != nil {
@@ -54,10 +55,10 @@ func Show(ctx context.Context, o ShowOptions) error {
 	} else {
 		var tree *Tree
 		if tree, err = Collect(ctx, c, c.Namespace, o.Name); err == nil {
-			if o.Format == "json" {
-				return WriteJSON(o.Out, tree)
-			}
-			show(tree, true)
+			return output.Write(o.Out, o.Format, tree, func(io.Writer) error {
+				show(tree, true)
+				return nil
+			})
 		}
 	}
 	switch {

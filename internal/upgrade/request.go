@@ -2,7 +2,6 @@ package upgrade
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/status"
 	"github.com/k0rdent/kbook/internal/upgrade/window"
@@ -216,49 +216,46 @@ func liveError(err error) error {
 	return findings.Input(err)
 }
 
-// WriteApply writes what Apply did (res) and, in JSON, why it refused
-// (err) as text or json; without a result (Apply stopped before it had
-// one), nothing.
+// WriteApply writes what Apply did (res) and, in JSON and YAML, why it
+// refused (err), as text, json or yaml (package output); without a result
+// (Apply stopped before it had one), nothing.
 func WriteApply(w io.Writer, format string, res *Result, err error) error {
 	if res == nil {
 		return nil
 	}
-	if format == "json" {
-		doc := struct {
-			*Result
-			Refused string `json:"refused,omitempty"`
-		}{Result: res}
-		var r *Refusal
-		if errors.As(err, &r) {
-			doc.Refused = r.Reason
+	doc := struct {
+		*Result
+		Refused string `json:"refused,omitempty"`
+	}{Result: res}
+	var r *Refusal
+	if errors.As(err, &r) {
+		doc.Refused = r.Reason
+	}
+	return output.Write(w, format, doc, func(w io.Writer) error {
+		if res.Report != nil {
+			if err := WriteText(w, res.Report); err != nil {
+				return err
+			}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	}
-	if res.Report != nil {
-		if err := WriteText(w, res.Report); err != nil {
-			return err
+		if res.Schedule != "" {
+			fmt.Fprintf(w, "Maintenance window: %s\n", res.Schedule)
 		}
-	}
-	if res.Schedule != "" {
-		fmt.Fprintf(w, "Maintenance window: %s\n", res.Schedule)
-	}
-	if res.Patch != "" {
-		fmt.Fprintf(w, "Plan: set spec.template of the ClusterDeployment to %s\n", res.Report.To.Template)
-		fmt.Fprintf(w, "Patch (JSON merge patch): %s\n", res.Patch)
-	}
-	for _, wn := range res.Warnings {
-		fmt.Fprintf(w, "Warning from the API server: %s\n", wn)
-	}
-	switch {
-	case res.DryRun && err == nil:
-		fmt.Fprintln(w, "Server-side dry run: accepted, nothing changed")
-	case res.Applied:
-		fmt.Fprintln(w, "Applied")
-	}
-	if res.Status != nil {
-		status.WriteText(w, res.Status, time.Now())
-	}
-	return nil
+		if res.Patch != "" {
+			fmt.Fprintf(w, "Plan: set spec.template of the ClusterDeployment to %s\n", res.Report.To.Template)
+			fmt.Fprintf(w, "Patch (JSON merge patch): %s\n", res.Patch)
+		}
+		for _, wn := range res.Warnings {
+			fmt.Fprintf(w, "Warning from the API server: %s\n", wn)
+		}
+		switch {
+		case res.DryRun && err == nil:
+			fmt.Fprintln(w, "Server-side dry run: accepted, nothing changed")
+		case res.Applied:
+			fmt.Fprintln(w, "Applied")
+		}
+		if res.Status != nil {
+			status.WriteText(w, res.Status, time.Now())
+		}
+		return nil
+	})
 }

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/k0rdent/kbook/internal/log"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/provider"
@@ -98,26 +98,20 @@ func loadSamples(files []string) (map[string]*unstructured.Unstructured, error) 
 }
 
 // Write writes the outcome as text (a line per check, the notes, a
-// summary) or json (the Result).
+// summary), json or yaml (the Result), by package output.
 func Write(w io.Writer, format string, out *Outcome) error {
-	if format == "json" {
-		data, err := json.MarshalIndent(out.Result, "", "  ")
-		if err != nil {
-			return err
+	return output.Write(w, format, out.Result, func(w io.Writer) error {
+		for _, ch := range out.Checks {
+			line := fmt.Sprintf("%-4s %s", ch.Status, ch.Name)
+			if ch.Message != "" {
+				line += ": " + ch.Message
+			}
+			fmt.Fprintln(w, line)
 		}
-		_, err = fmt.Fprintln(w, string(data))
+		for _, n := range out.Notes {
+			fmt.Fprintln(w, "note: "+n)
+		}
+		_, err := fmt.Fprintf(w, "%s, %d failed (on %s)\n", plural.Count(len(out.Checks), "check"), out.Failed(), out.Backend)
 		return err
-	}
-	for _, ch := range out.Checks {
-		line := fmt.Sprintf("%-4s %s", ch.Status, ch.Name)
-		if ch.Message != "" {
-			line += ": " + ch.Message
-		}
-		fmt.Fprintln(w, line)
-	}
-	for _, n := range out.Notes {
-		fmt.Fprintln(w, "note: "+n)
-	}
-	_, err := fmt.Fprintf(w, "%s, %d failed (on %s)\n", plural.Count(len(out.Checks), "check"), out.Failed(), out.Backend)
-	return err
+	})
 }

@@ -1,10 +1,11 @@
 package window
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/output"
 )
 
 // Evaluate is kbook upgrade window: it parses spec and the exclusion
@@ -36,13 +37,11 @@ func Evaluate(spec string, exclusions []string, at string, count int, now time.T
 	return s.Report(t, count), nil
 }
 
-// Write writes the report as text (WriteText) or json.
+// Write writes the report as text (WriteText), json or yaml, by package
+// output.
 func Write(w io.Writer, format string, r Report) error {
-	if format != "json" {
+	return output.Write(w, format, r, func(w io.Writer) error {
 		WriteText(w, r)
 		return nil
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	})
 }
