@@ -262,21 +262,13 @@ func TestBuildK0rdentEnvironment(t *testing.T) {
 // page to its subsection resolves.
 func TestPageURLIsHugos(t *testing.T) {
 	dir := t.TempDir()
-	for file, src := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"content/_index.md":         "---\ntitle: Home\n---\n\nHome.\n",
 		"content/Foo/_index.md":     "---\ntitle: Foo\n---\n\nSee [Bar](bar/) and [the page](page/).\n",
 		"content/Foo/Page.md":       "---\ntitle: Page\n---\n\nA page.\n",
 		"content/Foo/Bar/_index.md": "---\ntitle: Bar\n---\n\nBar.\n",
 		"content/Baz/index.md":      "---\ntitle: Baz\n---\n\nBaz.\n",
-	} {
-		path := filepath.Join(dir, filepath.FromSlash(file))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	p, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -73,23 +73,34 @@ var runShellFront = regexp.MustCompile(`(?m)^run:[ \t]*["']?shell["']?[ \t]*$`)
 
 var testscriptFence = regexp.MustCompile("(?m)^[ \t>]*(```+|~~~+)[ \t]*testscript\\b")
 
-// loadMkDocs reads a folder with mkdocs.yml as a docs repository.
-func loadMkDocs(dir string) (*Project, error) {
+// openMkDocs reads the MkDocs project in dir: mkdocs.yml, kbook.yaml
+// beside it (what it leaves unset taken from mkdocs.yml) and the files of
+// docs_dir.
+func openMkDocs(dir string) (*mkdocs.Project, *Config, *mkdocs.Files, error) {
 	mk, err := mkdocs.Load(dir)
 	if err != nil {
-		return nil, mkdocsError(err)
+		return nil, nil, nil, mkdocsError(err)
 	}
 	cfg, err := readConfig(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	mkdocsConfig(cfg, mk)
 	if err := cfg.finish(dir); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	files, err := mk.Files()
 	if err != nil {
-		return nil, mkdocsError(err)
+		return nil, nil, nil, mkdocsError(err)
+	}
+	return mk, cfg, files, nil
+}
+
+// loadMkDocs reads a folder with mkdocs.yml as a docs repository.
+func loadMkDocs(dir string) (*Project, error) {
+	mk, cfg, files, err := openMkDocs(dir)
+	if err != nil {
+		return nil, err
 	}
 	ms := &MkDocsSite{Config: mk, Unknown: map[string]int{}}
 	for _, a := range files.Assets {
@@ -338,21 +349,9 @@ func mkdocsRunbook(p *Project, file string, src []byte) (rb *runbook.Runbook, sh
 // fails, an include that is not there) cannot stop the run. Load
 // translates every page, for the site and for kbook check.
 func mkdocsRunbookPaths(dir string) ([]string, error) {
-	mk, err := mkdocs.Load(dir)
-	if err != nil {
-		return nil, mkdocsError(err)
-	}
-	cfg, err := readConfig(dir)
+	mk, cfg, files, err := openMkDocs(dir)
 	if err != nil {
 		return nil, err
-	}
-	mkdocsConfig(cfg, mk)
-	if err := cfg.finish(dir); err != nil {
-		return nil, err
-	}
-	files, err := mk.Files()
-	if err != nil {
-		return nil, mkdocsError(err)
 	}
 	p := &Project{Dir: dir, Config: cfg, MkDocs: &MkDocsSite{Config: mk, Unknown: map[string]int{}}}
 	var out []string

@@ -29,7 +29,7 @@ func TestRunPagesGlobs(t *testing.T) {
 // runbooks; a page of shell blocks that does neither is not.
 func TestMkDocsShellPages(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"mkdocs.yml":         "site_name: Shell pages\n",
 		"kbook.yaml":         "run:\n  pages: [docs/listed.md]\n",
 		"docs/index.md":      "# Home\n",
@@ -37,15 +37,7 @@ func TestMkDocsShellPages(t *testing.T) {
 		"docs/front.md":      "---\nrun: shell\n---\n\n# Front\n\n```console\n$ echo front\nfront\n```\n",
 		"docs/not-in.md":     "# Not in\n\n```bash\necho not run\n```\n",
 		"docs/testscript.md": "# Testscript\n\n```testscript\nexec true\n```\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	p, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +61,7 @@ func TestMkDocsShellPages(t *testing.T) {
 // included.
 func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"mkdocs.yml":         "site_name: Macros\nplugins:\n  - macros:\n      on_undefined: strict\n      on_error_fail: true\n",
 		"kbook.yaml":         "run:\n  pages: [docs/listed.md]\n",
 		"docs/index.md":      "# Home\n",
@@ -77,15 +69,7 @@ func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
 		"docs/listed.md":     "# Listed\n\n```bash\necho listed\n```\n",
 		"docs/front.md":      "---\nrun: shell\n---\n\n# Front\n\n```console\n$ echo front\nfront\n```\n",
 		"docs/testscript.md": "# Testscript\n\n```testscript\nexec true\n```\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	got, err := ExpandRunbookPaths([]string{dir})
 	if err != nil {
 		t.Fatalf("kbook run's runbook pages: %v", err)
@@ -116,5 +100,19 @@ func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
 	sort.Strings(loaded)
 	if strings.Join(loaded, " ") != strings.Join(got, " ") {
 		t.Errorf("Load's runbook pages %v, kbook run's %v", loaded, got)
+	}
+}
+
+// writeTree writes files (slash paths below dir) with their contents.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
