@@ -16,13 +16,34 @@ import (
 // Parse parses one runbook from its source; the format follows the file
 // extension (.md/.markdown: Markdown, .txtar/.txt: testscript archive).
 func Parse(file string, src []byte) (*Runbook, error) {
+	var rb *Runbook
+	var err error
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".md", ".markdown":
-		return parseMarkdown(file, src)
+		rb, err = parseMarkdown(file, src)
 	case ".txtar", ".txt":
-		return parseTxtar(file, src)
+		rb, err = parseTxtar(file, src)
+	default:
+		return nil, errorf(file, 0, "not a runbook: want a .md, .markdown, .txtar or .txt file")
 	}
-	return nil, errorf(file, 0, "not a runbook: want a .md, .markdown, .txtar or .txt file")
+	if err != nil {
+		return nil, err
+	}
+	return rb, checkWords(rb)
+}
+
+// checkWords splits every script line as testscript will (Words), so that
+// a line testscript cannot parse is bad input at its line, for kbook
+// check as for kbook run, before anything runs.
+func checkWords(rb *Runbook) error {
+	for _, st := range rb.Steps {
+		for _, l := range st.Script {
+			if _, err := Words(l.Text); err != nil {
+				return &Error{File: rb.Path, Line: l.Num, Msg: err.Error()}
+			}
+		}
+	}
+	return nil
 }
 
 // ParseFile reads and parses one runbook file.

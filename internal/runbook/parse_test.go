@@ -196,6 +196,10 @@ func TestParseErrors(t *testing.T) {
 		{"escaping file", "```yaml file=../x\n```\n", `x.md:1: file="../x": must be a clean path`},
 		{"bad quote", "```testscript name=\"oops\n```\n", `x.md:1: fence info`},
 		{"txtar marker in step", "```testscript\nexec true\n-- f.txt --\n```\n", "x.md:3: txtar file marker"},
+		// testscript would fail the runbook there: bad input, as kbook
+		// check and kbook run parse it.
+		{"unterminated quote", "# T\n\n```testscript\nexec echo hi\nexec echo 'never closed\n```\n", "x.md:5: unterminated quoted argument"},
+		{"unterminated quote in a txtar", "exec echo ok\nexec echo 'a''\n-- f --\n", "x.txtar:2: unterminated quoted argument"},
 		{"not a runbook", "", "x.yaml: not a runbook"},
 	}
 	for _, tc := range tests {
@@ -206,6 +210,8 @@ func TestParseErrors(t *testing.T) {
 				_, err = ParseFile("testdata/unterminated.md")
 			case tc.name == "not a runbook":
 				_, err = Parse("x.yaml", nil)
+			case tc.name == "unterminated quote in a txtar":
+				_, err = Parse("x.txtar", []byte(tc.src))
 			default:
 				_, err = Parse("x.md", []byte(tc.src))
 			}

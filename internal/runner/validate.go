@@ -110,8 +110,10 @@ func knownCond(conds map[string]bool, c string) bool {
 
 // checkLine returns the rule a script line breaks and how, or "", nil.
 func checkLine(line string, cmds, conds map[string]bool, path string) (string, error) {
-	words := strings.Fields(line)
-	if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+	// As testscript splits it; the parser has rejected lines it cannot
+	// split (runbook.Words).
+	words, err := runbook.Words(line)
+	if err != nil || len(words) == 0 {
 		return "", nil
 	}
 	for len(words) > 0 && strings.HasPrefix(words[0], "[") {
@@ -131,7 +133,7 @@ func checkLine(line string, cmds, conds map[string]bool, path string) (string, e
 	if len(words) == 0 {
 		return RuleUnknownCommand, fmt.Errorf("no command after the condition or !")
 	}
-	name := strings.Trim(words[0], `'"`)
+	name := words[0]
 	if cmds[name] {
 		return "", nil
 	}
