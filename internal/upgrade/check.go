@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -51,6 +52,9 @@ type Deployment struct {
 	Config map[string]any
 	// ConfigSource names where Config came from, for findings.
 	ConfigSource string
+	// ConfigNode is Config as read from the file ConfigSource names, for
+	// the lines of findings; nil when it is no file (a live deployment).
+	ConfigNode *yaml.Node
 	// Services are the ServiceTemplates of spec.serviceSpec.services that
 	// are not disabled.
 	Services []string
@@ -320,12 +324,14 @@ func (c *checker) versions() {
 		c.add(findings.Finding{Rule: ruleVersionUnknown, Message: fmt.Sprintf("the Kubernetes version of %s is not known (no spec.k8sVersion, k8s-version annotation, version value or control plane version): the skew policy is not checked", strings.Join(unknown, " and "))})
 		return
 	}
+	// Both rules are about the target's version: where it is set.
+	file, line := c.versionAt(c.to, c.rep.To.K8s, c.newObjs)
 	for _, p := range kubeversion.CheckUpgrade(from, to) {
 		rule := ruleK8sSkip
 		if p.Rule != kubeversion.RuleMinorSkip {
 			rule = ruleK8sDowngrade
 		}
-		c.add(findings.Finding{Rule: rule, Message: p.Message})
+		c.add(findings.Finding{Rule: rule, File: file, Line: line, Message: p.Message})
 	}
 }
 

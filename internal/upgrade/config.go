@@ -98,7 +98,7 @@ func LoadConfig(file string) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Deployment.Config = vals
+		cfg.Deployment.Config, cfg.Deployment.ConfigNode = vals, values
 	}
 	return cfg, nil
 }
@@ -153,7 +153,7 @@ func (cfg *Config) deployment(file string, n *yaml.Node) error {
 		if err != nil {
 			return err
 		}
-		d.Config = vals
+		d.Config, d.ConfigNode = vals, c
 	}
 	return nil
 }

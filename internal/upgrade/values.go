@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/k0rdent/kbook/internal/findings"
 	"reflect"
@@ -235,9 +236,12 @@ func (c *checker) valuesChecks() {
 			if !inDefaults(c.to.chart.Values, e.path) && inDefaults(c.from.chart.Values, e.path) {
 				msg += c.renamedHint(e.path)
 			}
-			c.add(findings.Finding{Rule: ruleConfigRejected, File: src, Path: key, KCM: kcmConfigCheck, Message: msg})
+			line, _ := c.configLine(e.path.fpath())
+			c.add(findings.Finding{Rule: ruleConfigRejected, File: src, Line: line, Path: key, KCM: kcmConfigCheck, Message: msg})
 		default:
-			c.add(findings.Finding{Rule: ruleConfigRejected, File: src, Path: key, Message: fmt.Sprintf("%s: %s: the values %s gets from its defaults and this config fail its own schema", key, e.msg, c.rep.To.Template)})
+			// The value comes from the config or the target's defaults.
+			file, line := c.valueAt(c.to, e.path.fpath())
+			c.add(findings.Finding{Rule: ruleConfigRejected, File: cmp.Or(file, src), Line: line, Path: key, Message: fmt.Sprintf("%s: %s: the values %s gets from its defaults and this config fail its own schema", key, e.msg, c.rep.To.Template)})
 		}
 	}
 	// Settings the new chart no longer knows and does not reject.
