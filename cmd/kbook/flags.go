@@ -67,10 +67,15 @@ func chartsFlag(fl *pflag.FlagSet, p *[]string) {
 func clusterFlags(fl *pflag.FlagSet, backend *string, o *cluster.Options, forRun bool) {
 	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
 	if forRun {
-		def, usage = cluster.Auto, "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig/--context is given, else local; started only if a runbook needs a cluster)"
+		def, usage = cluster.Auto, "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig or --context is given, else local, even with $KUBECONFIG set; started only if a runbook needs a cluster)"
 	}
 	fl.StringVar(backend, "cluster", def, usage)
 	kubeconfigFlags(fl, &o.Kubeconfig, &o.Context)
+	if forRun {
+		// $KUBECONFIG is the file of the kubeconfig backend; it does not
+		// choose that backend.
+		fl.Lookup("kubeconfig").Usage = "kubeconfig `file` of an existing cluster to run on: given, --cluster auto means kubeconfig (that backend's default file: $KUBECONFIG, else ~/.kube/config; $KUBECONFIG alone does not choose it)"
+	}
 	fl.StringArrayVar(&o.CRDs, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")
 	fl.StringVar(&o.KindImage, "kind-image", "auto", "kind backend: the node `image`: auto (kind's released image where the engine has it or its registry answers, else kbook's own, built here), build (kbook's own: kbook cluster image) or an image reference")
 	fl.IntVar(&o.KindWorkers, "kind-workers", 0, "kind backend: worker nodes beside the control plane")

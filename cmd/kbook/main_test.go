@@ -181,7 +181,7 @@ func exitCode(ts *testscript.TestScript, args []string) error {
 	}
 	cmd := exec.Command(prog, args[2:]...)
 	cmd.Env = os.Environ()
-	for _, k := range []string{"PATH", "KBOOK_CACHE_DIR", "HOME", "GITHUB_ACTIONS", "TMPDIR", "KUBEBUILDER_ASSETS", "DOCKER_HOST"} {
+	for _, k := range []string{"PATH", "KBOOK_CACHE_DIR", "HOME", "GITHUB_ACTIONS", "TMPDIR", "KUBEBUILDER_ASSETS", "DOCKER_HOST", "KUBECONFIG"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	cmd.Dir = ts.MkAbs(".")

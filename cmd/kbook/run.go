@@ -36,8 +36,8 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&o.Shard, "shard", "", "run only shard `K/N` of the runbooks, balanced by recorded durations")
 	fl.StringVar(&o.Timings, "timings", "", "balance shards with the durations in this JSON `report` (default: the cache's)")
 	fl.BoolVar(&o.NoCache, "no-cache", false, "run every runbook, even if an identical run passed before")
-	fl.StringVar(&o.JUnit, "junit", "", "write a JUnit XML report to `FILE`")
-	fl.StringVar(&o.JSON, "json", "", "write the JSON report to `FILE`")
+	fl.StringVar(&o.JUnit, "junit", "", "write a JUnit XML report to `FILE` (- for stdout; progress then goes to stderr)")
+	fl.StringVar(&o.JSON, "json", "", "write the JSON report to `FILE` (- for stdout; progress then goes to stderr)")
 	fl.BoolVar(&o.KeepWork, "keep-work", false, "keep each runbook's $WORK directory and print where it is")
 	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "print every command and its output")
 	fl.BoolVar(&o.Keep, "keep", false, "keep each runbook's namespace and the objects it created")
@@ -54,6 +54,10 @@ func newRunCmd() *cobra.Command {
 func (f *runFlags) options(cmd *cobra.Command, paths []string) error {
 	ch := changed(cmd)
 	f.o.Paths, f.o.CacheDirSet, f.o.Out, f.o.OpenProcs = paths, ch["cache-dir"], cmd.OutOrStdout(), openProcs
+	if f.o.JSON == report.Stdout || f.o.JUnit == report.Stdout {
+		// The report has stdout to itself (kbook run --json - | jq).
+		f.o.Out, f.o.Stdout = cmd.ErrOrStderr(), cmd.OutOrStdout()
+	}
 	f.cluster.StateRoot, f.cluster.Changed = cacheRoot(), ch
 	c, err := f.cluster.Cluster()
 	f.o.Cluster = c

@@ -160,6 +160,14 @@ func Result(res *report.Runbook, verbose bool) string {
 		}
 	case report.Skipped:
 		fmt.Fprintf(&b, "--- SKIP  %s: %s\n", res.Path, res.Reason)
+	case report.Interrupted:
+		// Not a failure: the run was stopped. Its log (in the JSON
+		// report) ends in testscript's failure of the stopped command.
+		fmt.Fprintf(&b, "--- INTERRUPTED  %s (%s)\n", failedAt(res), d)
+		fmt.Fprintf(&b, "    %s\n", res.Reason)
+		if res.WorkDir != "" {
+			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
+		}
 	case report.Failed:
 		fmt.Fprintf(&b, "--- FAIL  %s (%s)\n", failedAt(res), d)
 		fmt.Fprintf(&b, "    %s\n", res.Reason)
@@ -260,13 +268,22 @@ func Summary(rep *report.Report) string {
 	}
 	b.WriteString("\n")
 	for _, res := range rep.Runbooks {
-		if res.Status != report.Failed {
+		word := "FAIL"
+		switch res.Status {
+		case report.Failed:
+		case report.Interrupted:
+			word = "INTERRUPTED"
+		default:
 			continue
 		}
 		reason, _, _ := strings.Cut(res.Reason, "\n")
-		fmt.Fprintf(&b, "FAIL  %s: %s\n", failedAt(res), reason)
+		fmt.Fprintf(&b, "%s  %s: %s\n", word, failedAt(res), reason)
 	}
-	fmt.Fprintf(&b, "kbook: %d passed, %d failed, %d skipped\n", s.Passed, s.Failed, s.Skipped)
+	fmt.Fprintf(&b, "kbook: %d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
+	if s.Interrupted > 0 {
+		fmt.Fprintf(&b, ", %d interrupted", s.Interrupted)
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 

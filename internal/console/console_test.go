@@ -63,6 +63,20 @@ func TestSummary(t *testing.T) {
 	if got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
+	// An interrupted run: the runbook stopped is interrupted, named with
+	// where it was; the count says so only when there is one.
+	rep = &report.Report{Duration: 2 * time.Second, Interrupted: true, Runbooks: []*report.Runbook{
+		{Path: "c.md", Status: report.Interrupted, Reason: "interrupted while running exec sleep 60", Failure: &report.Failure{File: "c.md", Line: 6}},
+		{Path: "d.md", Status: report.Skipped, Reason: "not run: the run was interrupted"},
+	}}
+	got = Summary(rep)
+	want = "ran 2 runbooks in 2s, interrupted\nINTERRUPTED  c.md:6: interrupted while running exec sleep 60\nkbook: 0 passed, 0 failed, 1 skipped, 1 interrupted\n"
+	if got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	if got, want := Result(rep.Runbooks[0], false), "--- INTERRUPTED  c.md:6 (0s)\n    interrupted while running exec sleep 60\n"; got != want {
+		t.Errorf("Result = %q, want %q", got, want)
+	}
 	one := Summary(&report.Report{Duration: time.Second, Runbooks: []*report.Runbook{{Status: report.Passed}}})
 	if want := "ran 1 runbook in 1s\nkbook: 1 passed, 0 failed, 0 skipped\n"; one != want {
 		t.Errorf("Summary = %q, want %q", one, want)

@@ -3,10 +3,9 @@ package report
 import (
 	"encoding/xml"
 	"fmt"
+	"io"
 	"strings"
 	"time"
-
-	"github.com/k0rdent/kbook/internal/atomicfile"
 )
 
 // JUnit XML, in the layout Jenkins, GitLab and the GitHub test reporters
@@ -70,7 +69,12 @@ func (r *Report) JUnit() ([]byte, error) {
 				}
 				c.Failure = &junitMessage{Message: msg, Type: "failure", Text: text}
 				s.Failures++
-			case Skipped:
+			case Skipped, Interrupted:
+				// An interrupted step is skipped, not failed nor in
+				// error: Jenkins, GitLab and the GitHub test reporters
+				// count <error> with the failures, and the step did not
+				// fail - the run was stopped (kbook's exit status, 130,
+				// says so to CI).
 				reason := st.Reason
 				if reason == "" {
 					reason = rb.Reason
@@ -94,13 +98,14 @@ func (r *Report) JUnit() ([]byte, error) {
 	return append([]byte(xml.Header), append(data, '\n')...), nil
 }
 
-// WriteJUnit writes the JUnit XML rendering of the report.
-func (r *Report) WriteJUnit(file string) error {
+// WriteJUnit writes the JUnit XML rendering of the report to file, or to
+// stdout when file is Stdout.
+func (r *Report) WriteJUnit(file string, stdout io.Writer) error {
 	data, err := r.JUnit()
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(file, data)
+	return writeFile(file, stdout, data)
 }
 
 // transcript renders a step's commands as a terminal would show them.

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"time"
@@ -20,6 +21,11 @@ const (
 	Passed  Status = "passed"
 	Failed  Status = "failed"
 	Skipped Status = "skipped"
+	// Interrupted is a runbook (or step) the run's interrupt (Ctrl-C,
+	// SIGTERM, a closed output) stopped while it ran: not a failure of
+	// the runbook, and not a result either. Runbooks the interrupt kept
+	// from starting are Skipped.
+	Interrupted Status = "interrupted"
 )
 
 // Report is the result of one `kbook run` (or several, merged).
@@ -182,7 +188,7 @@ func (f *Failure) String() string {
 
 // Summary counts runbooks by outcome.
 type Summary struct {
-	Passed, Failed, Skipped, Cached int
+	Passed, Failed, Skipped, Interrupted, Cached int
 }
 
 // Summary counts the report's runbooks.
@@ -196,6 +202,8 @@ func (r *Report) Summary() Summary {
 			s.Failed++
 		case Skipped:
 			s.Skipped++
+		case Interrupted:
+			s.Interrupted++
 		}
 		if rb.Cached {
 			s.Cached++
@@ -209,13 +217,42 @@ func (r *Report) Sort() {
 	sort.Slice(r.Runbooks, func(i, j int) bool { return r.Runbooks[i].Path < r.Runbooks[j].Path })
 }
 
-// WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(file string) error {
+// Stdout is the report file name that means standard output, as in
+// kbook run --json - (kubectl's and helm's convention for file flags).
+const Stdout = "-"
+
+// JSON renders the report as indented JSON.
+func (r *Report) JSON() ([]byte, error) {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
+		return nil, fmt.Errorf("encode report: %w", err)
 	}
-	return atomicfile.Write(file, append(data, '\n'))
+	return append(data, '\n'), nil
+}
+
+// WriteJSON writes the report as indented JSON to file, or to stdout
+// when file is Stdout.
+func (r *Report) WriteJSON(file string, stdout io.Writer) error {
+	data, err := r.JSON()
+	if err != nil {
+		return err
+	}
+	return writeFile(file, stdout, data)
+}
+
+// writeFile writes data to file (atomically: a reader never sees half a
+// report), or to stdout when file is Stdout.
+func writeFile(file string, stdout io.Writer, data []byte) error {
+	if file == Stdout {
+		if stdout == nil {
+			return fmt.Errorf("a report to stdout (-), but no stdout to write it to")
+		}
+		if _, err := stdout.Write(data); err != nil {
+			return fmt.Errorf("write report to stdout: %w", err)
+		}
+		return nil
+	}
+	return atomicfile.Write(file, data)
 }
 
 // ReadJSON reads a report written by WriteJSON.

@@ -2,11 +2,16 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -69,7 +74,7 @@ func TestJSONRoundTripAndMerge(t *testing.T) {
 	b.Started = t0.Add(time.Second)
 	b.Duration = 5 * time.Second
 	for name, r := range map[string]*Report{"a.json": a, "b.json": b} {
-		if err := r.WriteJSON(filepath.Join(dir, name)); err != nil {
+		if err := r.WriteJSON(filepath.Join(dir, name), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,5 +105,104 @@ func TestJSONRoundTripAndMerge(t *testing.T) {
 	}
 	if _, err := MergeFiles(filepath.Join(dir, "a.json"), filepath.Join(dir, "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("MergeFiles with a missing report: %v", err)
+	}
+}
+
+// interruptedSample is a run stopped by Ctrl-C: one runbook stopped in
+// its second step, one never started.
+func interruptedSample() *Report {
+	stopped := &Failure{File: "runbooks/c.md", Line: 9, Message: "interrupted while running exec sleep 60"}
+	return &Report{FormatVersion: FormatVersion, Started: t0, Duration: time.Second, Interrupted: true, Runbooks: []*Runbook{
+		{Path: "runbooks/c.md", Status: Interrupted, Reason: stopped.Message, Failure: stopped, Steps: []*Step{
+			{Index: 1, Name: "first", Line: 3, Status: Passed},
+			{Index: 2, Name: "wait", Line: 8, Status: Interrupted, Reason: stopped.Message, Failure: stopped},
+			{Index: 3, Name: "last", Line: 12, Status: Skipped, Reason: "not run: the run was interrupted"},
+		}},
+		{Path: "runbooks/d.md", Status: Skipped, Reason: "not run: the run was interrupted",
+			Steps: []*Step{{Index: 1, Name: "only", Line: 2, Status: Skipped, Reason: "not run: the run was interrupted"}}},
+	}}
+}
+
+// TestInterruptedReports: an interrupted runbook is no failure in any
+// report: JUnit's <skipped> with the reason (no <failure>, no <error>,
+// which JUnit readers count as failed), no ::error annotation, its own
+// count in the summary.
+func TestInterruptedReports(t *testing.T) {
+	r := interruptedSample()
+	data, err := r.JUnit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("<failure")) || bytes.Contains(data, []byte("<error")) {
+		t.Errorf("JUnit has a failure or an error for an interrupted run:\n%s", data)
+	}
+	var s junitSuites
+	if err := xml.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Tests != 4 || s.Failures != 0 || s.Skipped != 3 {
+		t.Errorf("counts: tests %d failures %d skipped %d", s.Tests, s.Failures, s.Skipped)
+	}
+	if c := s.Suites[0].Cases[1]; c.Skipped == nil || c.Skipped.Message != "interrupted while running exec sleep 60" {
+		t.Errorf("the interrupted step: %+v", c)
+	}
+	var buf bytes.Buffer
+	r.GitHubAnnotations(&buf)
+	if buf.Len() > 0 {
+		t.Errorf("annotations for an interrupted run: %q", buf.String())
+	}
+	if sum := r.Summary(); sum != (Summary{Interrupted: 1, Skipped: 1}) {
+		t.Errorf("summary %+v", sum)
+	}
+	js, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(js, []byte(`"status": "interrupted"`)) {
+		t.Errorf("JSON without the interrupted status:\n%s", js)
+	}
+}
+
+// TestReportsToStdout: "-" writes a report to the stdout given, never to
+// a file named "-"; merging to stdout works the same, and both reports
+// to stdout is bad input.
+func TestReportsToStdout(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	r := sample()
+	var out bytes.Buffer
+	if err := r.WriteJSON(Stdout, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJUnit(Stdout, &out); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`a file named "-" was written`)
+	}
+	if !strings.HasPrefix(out.String(), "{\n") || !strings.Contains(out.String(), "<testsuites") {
+		t.Errorf("stdout: %q", out.String())
+	}
+	if err := r.WriteJSON(Stdout, nil); err == nil {
+		t.Error("no error for a report to stdout without one")
+	}
+
+	if err := r.WriteJSON("r.json", nil); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	merged, err := MergeInto(Stdout, "m.xml", &out, "r.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || len(back.Runbooks) != len(merged.Runbooks) {
+		t.Errorf("merged JSON on stdout: %v\n%s", err, out.String())
+	}
+	if _, err := os.Stat("m.xml"); err != nil {
+		t.Errorf("the JUnit file beside it: %v", err)
+	}
+	if _, err := MergeInto(Stdout, Stdout, &out, "r.json"); !errors.Is(err, BothStdout) || !findings.IsInput(err) {
+		t.Errorf("both to stdout: %v", err)
 	}
 }

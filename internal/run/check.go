@@ -24,6 +24,11 @@ import (
 type Cluster struct {
 	// None starts no cluster (--cluster none).
 	None bool
+	// Auto says --cluster auto chose Options.Backend: the local backend
+	// unless --kubeconfig or --context was given ($KUBECONFIG alone
+	// chooses nothing: a runbook creates and deletes objects, and the
+	// cluster a shell's $KUBECONFIG names may be anyone's).
+	Auto bool
 	// Options are the backend's, checked before anything runs.
 	Options cluster.Options
 	// Reuse names the kbook cluster up cluster to run against ("": start
@@ -135,8 +140,12 @@ func passEnv(env []string) ([]string, error) {
 }
 
 // checkReports checks that the --json and --junit files can be written:
-// different files, in directories that exist and take new files.
+// different files, in directories that exist and take new files; "-"
+// (stdout) for at most one of them.
 func checkReports(json, junit string) error {
+	if json == report.Stdout && junit == report.Stdout {
+		return report.BothStdout
+	}
 	if json != "" && junit != "" {
 		a, errA := filepath.Abs(json)
 		b, errB := filepath.Abs(junit)
@@ -145,7 +154,7 @@ func checkReports(json, junit string) error {
 		}
 	}
 	for _, r := range []struct{ flag, path string }{{"--json", json}, {"--junit", junit}} {
-		if r.path == "" {
+		if r.path == "" || r.path == report.Stdout {
 			continue
 		}
 		if fi, err := os.Stat(r.path); err == nil && fi.IsDir() {
@@ -173,6 +182,7 @@ func checkReports(json, junit string) error {
 // is made only if a runbook needs it.
 type runCluster struct {
 	none     bool
+	auto     bool
 	opts     cluster.Options
 	reused   cluster.Cluster
 	reusedAs string
@@ -202,13 +212,16 @@ func checkCluster(ctx context.Context, c Cluster) (*runCluster, error) {
 	if _, err := cluster.Identity(c.Options); err != nil {
 		return nil, err
 	}
-	return &runCluster{opts: c.Options}, nil
+	return &runCluster{opts: c.Options, auto: c.Auto}, nil
 }
 
 // target makes the run's cluster target; nil with no cluster.
 func (rc *runCluster) target(ctx context.Context, o *Options, log log.Logger, procs *proc.Registry) (*runtarget.Target, error) {
 	if rc.none {
 		return nil, nil
+	}
+	if rc.auto && rc.opts.Backend != cluster.Kubeconfig && os.Getenv("KUBECONFIG") != "" {
+		log.Infof("kbook: KUBECONFIG is set, but runbooks run on a cluster kbook starts (--cluster auto without --kubeconfig or --context: %s); --cluster kubeconfig runs them on KUBECONFIG's cluster", rc.opts.Backend)
 	}
 	tops := []runtarget.Option{runtarget.Keep(o.Keep), runtarget.Parallel(o.Parallel > 1)}
 	co := rc.opts

@@ -47,6 +47,7 @@ func (f ClusterFlags) Cluster() (Cluster, error) {
 		}
 		return Cluster{Reuse: name, StateRoot: f.StateRoot, Options: cluster.Options{CRDs: f.Options.CRDs}}, nil
 	}
-	o, err := cluster.Choose(f.Backend, f.Changed["kubeconfig"] || f.Changed["context"], f.Options)
-	return Cluster{Options: o}, err
+	kubeGiven := f.Changed["kubeconfig"] || f.Changed["context"]
+	o, err := cluster.Choose(f.Backend, kubeGiven, f.Options)
+	return Cluster{Options: o, Auto: f.Backend == cluster.Auto}, err
 }

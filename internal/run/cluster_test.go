@@ -1,10 +1,13 @@
 package run
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/log"
 )
 
 // TestClusterFlags: the cluster the flags name, and the one error of
@@ -26,9 +29,11 @@ func TestClusterFlags(t *testing.T) {
 		{name: "reuse named", flags: ClusterFlags{Backend: cluster.Auto, Reuse: true, Options: cluster.Options{Name: "dev"}},
 			want: Cluster{Reuse: "dev"}},
 		{name: "auto is local", flags: ClusterFlags{Backend: cluster.Auto},
-			want: Cluster{Options: cluster.Options{Backend: cluster.Local}}},
+			want: Cluster{Auto: true, Options: cluster.Options{Backend: cluster.Local}}},
 		{name: "auto with --context is kubeconfig", flags: ClusterFlags{Backend: cluster.Auto, Changed: map[string]bool{"context": true}, Options: cluster.Options{Context: "dev"}},
-			want: Cluster{Options: cluster.Options{Backend: cluster.Kubeconfig, Context: "dev"}}},
+			want: Cluster{Auto: true, Options: cluster.Options{Backend: cluster.Kubeconfig, Context: "dev"}}},
+		{name: "local given", flags: ClusterFlags{Backend: cluster.Local},
+			want: Cluster{Options: cluster.Options{Backend: cluster.Local}}},
 		{name: "kind gets its default name", flags: ClusterFlags{Backend: cluster.Kind},
 			want: Cluster{Options: cluster.Options{Backend: cluster.Kind, Name: cluster.DefaultKindName}}},
 		{name: "unknown backend", flags: ClusterFlags{Backend: "eks"}, wantErr: `--cluster "eks": want auto, local, kind, kubeconfig or none`},
@@ -49,10 +54,40 @@ func TestClusterFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.None != tc.want.None || got.Reuse != tc.want.Reuse || got.StateRoot != tc.want.StateRoot ||
+			if got.None != tc.want.None || got.Auto != tc.want.Auto || got.Reuse != tc.want.Reuse || got.StateRoot != tc.want.StateRoot ||
 				got.Options.Backend != tc.want.Options.Backend || got.Options.Name != tc.want.Options.Name ||
 				got.Options.Context != tc.want.Options.Context || strings.Join(got.Options.CRDs, ",") != strings.Join(tc.want.Options.CRDs, ",") {
 				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestKubeconfigNotice: with $KUBECONFIG set, --cluster auto still runs on
+// a cluster kbook starts (a runbook creates and deletes objects: the
+// cluster a shell's KUBECONFIG names may be anyone's), and says so once
+// as the run's cluster is made, with how to use KUBECONFIG's cluster
+// instead; a backend given, or auto choosing kubeconfig, says nothing.
+func TestKubeconfigNotice(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "config"))
+	for _, tc := range []struct {
+		name string
+		rc   runCluster
+		want bool
+	}{
+		{"auto chose local", runCluster{auto: true, opts: cluster.Options{Backend: cluster.Local}}, true},
+		{"local given", runCluster{opts: cluster.Options{Backend: cluster.Local}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged strings.Builder
+			target, err := tc.rc.target(context.Background(), &Options{Parallel: 1}, log.To{W: &logged}, nil)
+			if err != nil || target == nil {
+				t.Fatalf("target %v, %v", target, err)
+			}
+			got := strings.Contains(logged.String(), "KUBECONFIG is set, but runbooks run on a cluster kbook starts") &&
+				strings.Contains(logged.String(), "--cluster kubeconfig runs them on KUBECONFIG's cluster")
+			if got != tc.want {
+				t.Errorf("notice %v, want %v: %q", got, tc.want, logged.String())
 			}
 		})
 	}

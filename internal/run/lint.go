@@ -33,7 +33,10 @@ func Lint(paths []string) (*findings.Report, error) { return lint(paths, new(sit
 // come from one read.
 func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	if len(paths) == 0 {
-		paths = []string{"runbooks"}
+		var err error
+		if paths, err = DefaultPaths(); err != nil {
+			return nil, input(err)
+		}
 	}
 	// A docs repository without runbooks is fine: its runbooks folder may
 	// be missing or empty, as any folder given may be. A repository that

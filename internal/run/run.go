@@ -7,12 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster"
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -43,7 +46,8 @@ type Options struct {
 	CacheDirSet bool
 	// Timeout is the time limit per runbook.
 	Timeout time.Duration
-	// JSON and JUnit are report files to write ("": none).
+	// JSON and JUnit are report files to write ("": none; report.Stdout,
+	// "-": to Stdout).
 	JSON, JUnit string
 	KeepWork    bool
 	// Env is KEY=VALUE, or KEY for the value in kbook's environment.
@@ -59,6 +63,9 @@ type Options struct {
 	Cluster   Cluster
 	// Out receives progress and the summary.
 	Out io.Writer
+	// Stdout receives a report named report.Stdout (nil: Out); the caller
+	// then gives progress another Out.
+	Stdout io.Writer
 	// OpenProcs opens the registry of what the run starts (kbook's reaps
 	// what earlier processes left first); nil: untracked.
 	OpenProcs proc.Opener
@@ -71,7 +78,22 @@ type Options struct {
 // interrupted runs are in the report (Summary().Failed, Interrupted).
 func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if len(o.Paths) == 0 {
-		o.Paths = []string{"runbooks"}
+		paths, err := DefaultPaths()
+		if err != nil {
+			return nil, input(err)
+		}
+		o.Paths = paths
+	}
+	// The docs repository's kbook.yaml, read as kbook check and build
+	// read it: its run.pages and run.crds.
+	var shell runbook.ShellPages
+	if root := site.FindRoot(o.Paths); root != "" {
+		cfg, err := site.LoadConfig(root)
+		if err != nil {
+			return nil, input(site.ErrorUnder(root, err))
+		}
+		shell = shellPages(root, cfg.Run)
+		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, root, cfg.Run.CRDs)
 	}
 	chk, err := check(ctx, &o)
 	if err != nil {
@@ -82,14 +104,6 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	paths, err := site.ExpandRunbookPaths(o.Paths)
 	if err != nil {
 		return nil, input(err)
-	}
-	var shell runbook.ShellPages
-	if root := site.FindRoot(o.Paths); root != "" {
-		cfg, err := site.LoadConfig(root)
-		if err != nil {
-			return nil, input(fmt.Errorf("%s: %w", root, err))
-		}
-		shell = shellPages(root, cfg.Run)
 	}
 	rbs, err := runbook.LoadShell(paths, shell)
 	if err != nil {
@@ -104,7 +118,18 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	printer := console.New(out, chk.tty, o.Verbose)
 	procs, closeProcs := o.OpenProcs.Open(printer)
-	defer closeProcs()
+	// The cluster is stopped and the registry closed before the summary,
+	// so that the summary is the run's last word (cleanup's lines
+	// printed after it would bury it, after Ctrl-C too); on an early
+	// return, by the deferred call.
+	var closeTarget func()
+	cleanup := sync.OnceFunc(func() {
+		if closeTarget != nil {
+			closeTarget()
+		}
+		closeProcs()
+	})
+	defer cleanup()
 	opts := runner.Options{
 		Parallel:  o.Parallel,
 		Filter:    chk.filter,
@@ -146,13 +171,13 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		if target != nil {
 			opts.Target, opts.Backend = target, target.Backend()
-			defer func() {
+			closeTarget = func() {
 				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 				defer cancel()
 				if err := target.Close(ctx); err != nil {
 					printer.Warn(err.Error())
 				}
-			}()
+			}
 		}
 	}
 	r, err := runner.New(opts)
@@ -163,18 +188,23 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		return nil, input(err)
 	}
 	rep := r.Run(ctx, rbs)
+	cleanup()
 
 	fmt.Fprint(out, console.Summary(rep))
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		rep.GitHubAnnotations(out)
 	}
+	stdout := o.Stdout
+	if stdout == nil {
+		stdout = out
+	}
 	if o.JSON != "" {
-		if err := rep.WriteJSON(o.JSON); err != nil {
+		if err := rep.WriteJSON(o.JSON, stdout); err != nil {
 			return rep, err
 		}
 	}
 	if o.JUnit != "" {
-		if err := rep.WriteJUnit(o.JUnit); err != nil {
+		if err := rep.WriteJUnit(o.JUnit, stdout); err != nil {
 			return rep, err
 		}
 	}
@@ -233,6 +263,38 @@ func shellPages(root string, cfg site.RunConfig) runbook.ShellPages {
 		}
 		return "kbook.yaml run.pages"
 	}
+}
+
+// DefaultPaths are the runbooks kbook run and kbook check take when given
+// no path, read from the current directory as kbook build reads it: the
+// runbooks folder its kbook.yaml names (default runbooks), or the
+// current directory when it holds an MkDocs project (its runbook pages).
+// A kbook.yaml that does not load is an error at its line.
+func DefaultPaths() ([]string, error) {
+	if mkdocs.Find(".") != "" {
+		return []string{"."}, nil
+	}
+	if _, err := os.Stat(site.ConfigFile); err != nil {
+		return []string{"runbooks"}, nil
+	}
+	cfg, err := site.LoadConfig(".")
+	if err != nil {
+		return nil, err
+	}
+	return []string{cfg.Runbooks}, nil
+}
+
+// projectCRDs are the CRDs a run of a docs project's runbooks installs:
+// those given (--crds), else the project's kbook.yaml run.crds (relative
+// to root) that exist - on a cluster kbook starts or reuses, never one
+// --kubeconfig names (kbook installs nothing there unasked), and not with
+// --k0rdent, whose plane brings the release's own CRDs.
+func projectCRDs(c Cluster, root string, crds []string) []string {
+	o := c.Options
+	if len(o.CRDs) > 0 || c.None || o.K0rdent != "" || o.Backend == cluster.Kubeconfig {
+		return o.CRDs
+	}
+	return ProjectCRDs(root, crds)
 }
 
 // ProjectCRDs returns the CRD paths of a docs project's kbook.yaml run.crds

@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/report"
 )
 
 // TestRunBadInput: every bad option is one InputError naming it, before
@@ -33,6 +36,10 @@ func TestRunBadInput(t *testing.T) {
 		{"env key", func(o *Options) { o.Env = []string{"=x"} }, `--env "=x"`},
 		{"env unset", func(o *Options) { o.Env = []string{"KBOOK_RUN_TEST_UNSET"} }, "KBOOK_RUN_TEST_UNSET is not set"},
 		{"same report", func(o *Options) { o.JSON, o.JUnit = filepath.Join(dir, "r"), filepath.Join(dir, "r") }, "one report would overwrite the other"},
+		{"both reports to stdout", func(o *Options) { o.JSON, o.JUnit = "-", "-" }, "one report can go to stdout"},
+		{"unterminated quote", func(o *Options) {
+			o.Paths = []string{write(t, dir, "q.md", "# Q\n\n```testscript\nexec echo 'open\n```\n")}
+		}, "q.md:4: unterminated quoted argument"},
 		{"report dir", func(o *Options) { o.JSON = filepath.Join(dir, "no", "r.json") }, "does not exist"},
 		{"shard", func(o *Options) { o.Shard = "3/2" }, "3/2"},
 		{"missing runbook", func(o *Options) { o.Paths = []string{filepath.Join(dir, "none.md")} }, "none.md"},
@@ -138,5 +145,105 @@ func TestRunShellPages(t *testing.T) {
 	o.Paths = []string{page}
 	if _, err := Run(context.Background(), o); err == nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "run.pages") {
 		t.Errorf("a glob outside the repository: %v", err)
+	}
+}
+
+// write writes a file below dir and returns its path.
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestRunReportToStdout: --json - writes the report to Stdout, alone
+// there (progress and the summary go to Out), and no file named "-".
+func TestRunReportToStdout(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write(t, dir, "ok.md", "# T\n\n```testscript\nexec true\n```\n")
+	var out, stdout bytes.Buffer
+	if _, err := Run(context.Background(), Options{Paths: []string{"ok.md"}, Parallel: 1, Timeout: time.Minute, NoCache: true,
+		Cluster: Cluster{None: true}, JSON: "-", Out: &out, Stdout: &stdout}); err != nil {
+		t.Fatal(err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || len(rep.Runbooks) != 1 {
+		t.Errorf("stdout is not the JSON report: %v\n%s", err, stdout.String())
+	}
+	if !strings.Contains(out.String(), "kbook: 1 passed") {
+		t.Errorf("the summary is not on Out: %q", out.String())
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`a file named "-" was written`)
+	}
+}
+
+// TestRunReadsKbookYAML: kbook run reads kbook.yaml as kbook check and
+// build do: with no path, the runbooks folder it names; a misspelt key is
+// bad input at its line, for run and check alike.
+func TestRunReadsKbookYAML(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\n")
+	write(t, dir, "books/a.md", "# A\n\n```testscript\nexec true\n```\n")
+	var out bytes.Buffer
+	base := Options{Parallel: 1, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	rep, err := Run(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runbooks) != 1 || rep.Runbooks[0].Path != filepath.Join("books", "a.md") || rep.Runbooks[0].Status != report.Passed {
+		t.Fatalf("runbooks %+v\n%s", rep.Runbooks, out.String())
+	}
+	lrep, err := Lint(nil)
+	if err != nil || lrep.Detail.Summary(0, 0, 0) != "checked 1 runbook and the links of 1 page: 0 errors, 0 warnings" {
+		t.Errorf("kbook check with no path: %v, %v", err, lrep)
+	}
+
+	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\nrun:\n  crdz: [crds]\n")
+	for name, paths := range map[string][]string{"no path": nil, "a path": {filepath.Join("books", "a.md")}} {
+		o := base
+		o.Paths = paths
+		_, err := Run(context.Background(), o)
+		if !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: field crdz not found in run (known: crds, pages)") {
+			t.Errorf("run, %s: %v, want bad input at kbook.yaml:4", name, err)
+		}
+		if _, err := Lint(paths); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
+			t.Errorf("check, %s: %v, want bad input at kbook.yaml:4", name, err)
+		}
+	}
+}
+
+// TestProjectCRDs: kbook.yaml's run.crds are the CRDs of a cluster kbook
+// starts or reuses, unless --crds names others; --k0rdent brings its
+// release's, and kbook installs nothing unasked into a --kubeconfig
+// cluster.
+func TestProjectCRDs(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "crds/a.yaml", "")
+	crds := []string{"crds", "missing"}
+	local := cluster.Options{Backend: cluster.Local}
+	for _, tc := range []struct {
+		name string
+		c    Cluster
+		want []string
+	}{
+		{"local", Cluster{Options: local}, []string{filepath.Join(root, "crds")}},
+		{"kind", Cluster{Options: cluster.Options{Backend: cluster.Kind}}, []string{filepath.Join(root, "crds")}},
+		{"reused", Cluster{Reuse: "default"}, []string{filepath.Join(root, "crds")}},
+		{"--crds", Cluster{Options: cluster.Options{Backend: cluster.Local, CRDs: []string{"given"}}}, []string{"given"}},
+		{"--k0rdent", Cluster{Options: cluster.Options{Backend: cluster.Local, K0rdent: "v1.11.4"}}, nil},
+		{"kubeconfig", Cluster{Options: cluster.Options{Backend: cluster.Kubeconfig}}, nil},
+		{"none", Cluster{None: true}, nil},
+	} {
+		if got := projectCRDs(tc.c, root, crds); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -10,12 +10,13 @@ import (
 
 // ForProject returns o for a run of p's runbooks (kbook build and serve):
 // the project's runbook paths, its kbook.yaml run.crds unless crdsGiven
-// (--crds), so that each version of an --all-versions build runs with its
-// own, and procs as the registry already open (nil: o's own).
+// (--crds) or the cluster takes none (projectCRDs, as kbook run), so that
+// each version of an --all-versions build runs with its own, and procs as
+// the registry already open (nil: o's own).
 func ForProject(o Options, p *site.Project, crdsGiven bool, procs *proc.Registry) Options {
 	o.Paths = p.RunbookPaths()
 	if !crdsGiven {
-		o.Cluster.Options.CRDs = ProjectCRDs(p.Dir, p.Config.Run.CRDs)
+		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, p.Dir, p.Config.Run.CRDs)
 	}
 	if procs != nil {
 		o.OpenProcs = proc.Opened(procs)

@@ -196,10 +196,12 @@ func (x *execution) run() *report.Runbook {
 			failed(res, err.Error()+": the runbook ran while the cluster went away; its result cannot be trusted")
 		}
 	}
-	x.closeSession(res)
 	if x.ctx.Err() != nil && res.Status == report.Failed {
-		res.Reason = "interrupted: " + res.Reason
+		// Before closeSession: an interrupted runbook needs no
+		// diagnostics, and the run is ending.
+		markInterrupted(res)
 	}
+	x.closeSession(res)
 	if x.r.opts.Update && res.Status == report.Passed {
 		if err := x.update(res, script); err != nil {
 			return failed(res, err.Error())
@@ -464,6 +466,41 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func scriptName(p string) string {
 	return unsafeName.ReplaceAllString(strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)), "_")
+}
+
+// markInterrupted reports a runbook that failed because the run was
+// interrupted (Ctrl-C, SIGTERM: the command running was stopped) as
+// interrupted, not failed: the step that was running is interrupted, the
+// steps after it not run. The failure keeps its place (the line of the
+// command stopped) and the log is kept.
+func markInterrupted(res *report.Runbook) {
+	reason := "interrupted"
+	for _, st := range res.Steps {
+		for _, c := range st.Commands {
+			if c.Failed {
+				reason = "interrupted while running " + c.Text
+			}
+		}
+	}
+	res.Status, res.Reason = report.Interrupted, reason
+	if res.Failure != nil {
+		f := *res.Failure
+		f.Message = reason
+		res.Failure = &f
+	}
+	for _, st := range res.Steps {
+		switch {
+		case st.Status == report.Failed:
+			st.Status, st.Reason = report.Interrupted, reason
+			if st.Failure != nil {
+				f := *st.Failure
+				f.Message = reason
+				st.Failure = &f
+			}
+		case st.Status == report.Skipped && strings.HasPrefix(st.Reason, "not run: an earlier step"):
+			st.Reason = "not run: the run was interrupted"
+		}
+	}
 }
 
 func failed(res *report.Runbook, reason string) *report.Runbook {

@@ -302,6 +302,11 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 // it describes.
 func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
 	res := r.result(ctx, rb)
+	if ctx.Err() != nil && res.Status == report.Failed {
+		// Stopped before its script ran (the cluster's start was
+		// interrupted): the interrupt's doing too.
+		markInterrupted(res)
+	}
 	if res.SourceSHA256 == "" {
 		res.SourceSHA256 = SourceSum(rb)
 	}
@@ -392,7 +397,7 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 		if err := r.opts.Cache.Put(sum, res); err != nil {
 			r.obs.Warn(err.Error())
 		}
-	} else if r.opts.Cache != nil && res.Status != report.Skipped {
+	} else if r.opts.Cache != nil && res.Status != report.Skipped && res.Status != report.Interrupted {
 		if err := r.opts.Cache.RecordDuration(rb.Path, res.Duration); err != nil {
 			r.obs.Warn(err.Error())
 		}

@@ -228,8 +228,8 @@ func TestShellInterrupt(t *testing.T) {
 	}
 	cancel()
 	res := (<-done).Runbooks[0]
-	if res.Status != report.Failed || !strings.HasPrefix(res.Reason, "interrupted: ") {
-		t.Errorf("result %s %q, want failed, interrupted", res.Status, res.Reason)
+	if res.Status != report.Interrupted || !strings.HasPrefix(res.Reason, "interrupted") {
+		t.Errorf("result %s %q, want interrupted", res.Status, res.Reason)
 	}
 	for i, ch := range exited {
 		select {

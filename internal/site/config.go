@@ -273,7 +273,12 @@ func configError(file string, err error) error {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	msg = strings.Replace(msg, "in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links, variables)", 1)
+	msg = strings.NewReplacer(
+		"in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links, variables)",
+		"in type site.RunConfig", "in run (known: crds, pages)",
+		"in type site.LinkPolicy", "in links (known: strict, notFound, anchors, absolute)",
+		"in type site.VersionSpec", "in versions (known: name, ref, aliases, title)",
+	).Replace(msg)
 	return &Error{File: file, Line: line, Msg: msg}
 }
 

@@ -111,12 +111,16 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 			v.StepsPassed++
 		case report.Failed:
 			v.StepsFailed++
-		case report.Skipped:
+		case report.Skipped, report.Interrupted:
 			v.StepsSkipped++
 			v.Skipped = append(v.Skipped, SkippedStep{Step: s.Index, Name: s.Name, Reason: s.Reason})
 		}
 	}
 	switch res.Status {
+	case report.Interrupted:
+		// Stopped by Ctrl-C: neither verified nor failed.
+		v.Status, v.Reason = Unverified, res.Reason
+		v.Date = ""
 	case report.Failed:
 		v.Status = Failed
 		if res.Failure != nil {

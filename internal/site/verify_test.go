@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/runner"
 )
 
 // TestVerifySkipAfterSteps: a runbook whose script passed steps and then
@@ -38,4 +43,21 @@ func TestVerifySkipAfterSteps(t *testing.T) {
 	}
 	mustContain(t, "runbook page", read(t, filepath.Join(out, "next", "runbooks", "gpu", "index.html")), "Partially verified", "2 of 4 passed")
 	mustContain(t, "verification.json", read(t, filepath.Join(out, "next", "verification.json")), `"status": "partial"`, `"partial": 1`)
+}
+
+// TestVerifyInterrupted: a result of a run stopped by Ctrl-C (a report
+// given with --report) verifies nothing and fails nothing: the page is
+// not verified, with the reason.
+func TestVerifyInterrupted(t *testing.T) {
+	rb, err := runbook.Parse("a.md", []byte("# A\n\n```testscript\nexec sleep 60\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &report.Runbook{Path: "a.md", Status: report.Interrupted, Reason: "interrupted while running exec sleep 60",
+		SourceSHA256: runner.SourceSum(rb), Verified: time.Now(),
+		Steps: []*report.Step{{Index: 1, Name: "A", Status: report.Interrupted, Reason: "interrupted while running exec sleep 60"}}}
+	v, _ := Verify(rb, res)
+	if v.Status != Unverified || v.Reason != "interrupted while running exec sleep 60" || v.Date != "" {
+		t.Errorf("verification = %+v", v)
+	}
 }
