@@ -31,7 +31,8 @@ type Project struct {
 	SiteURL         string
 	RepoURL         string
 	EditURI         string
-	// DocsDir is docs_dir relative to Dir, slash-separated ("docs").
+	// DocsDir is docs_dir relative to Dir, slash-separated ("docs"); it
+	// may lie outside Dir ("../docs"), as MkDocs allows.
 	DocsDir string
 	// SameDir is set when docs_dir is the project folder itself, which
 	// the same-dir plugin allows: the files at its top that are not
@@ -311,16 +312,12 @@ func (p *Project) read(top *yaml.Node) error {
 		case "docs_dir":
 			var d string
 			if d, err = str(); err == nil {
-				d = filepath.ToSlash(filepath.Clean(d))
-				if filepath.IsAbs(d) || d == ".." || strings.HasPrefix(d, "../") {
-					return p.errorf(v, "docs_dir %q must be inside the project folder", d)
-				}
-				p.DocsDir = d
+				p.DocsDir = p.projectRel(d)
 			}
 		case "site_dir":
 			var d string
 			if d, err = str(); err == nil {
-				p.SiteDir = filepath.ToSlash(filepath.Clean(d))
+				p.SiteDir = p.projectRel(d)
 			}
 		case "use_directory_urls":
 			p.UseDirectoryURLs, err = boolean(v)
@@ -361,6 +358,10 @@ func (p *Project) read(top *yaml.Node) error {
 			return &Error{File: p.File, Line: p.Line("docs_dir"), Msg: "docs_dir must not be the folder holding " + p.File + ": MkDocs refuses it too (\"should not be the parent directory of the config file\"), unless the same-dir plugin is enabled"}
 		}
 		p.SameDir = true
+	} else if p.within(p.DocsDir, p.SiteDir) {
+		return &Error{File: p.File, Line: p.dirsLine(), Msg: fmt.Sprintf("docs_dir %s is within site_dir %s: MkDocs refuses it too (\"the 'docs_dir' should not be within the 'site_dir'\")", p.DocsDir, p.SiteDir)}
+	} else if p.within(p.SiteDir, p.DocsDir) {
+		return &Error{File: p.File, Line: p.dirsLine(), Msg: fmt.Sprintf("site_dir %s is within docs_dir %s: MkDocs refuses it too (\"the 'site_dir' should not be within the 'docs_dir'\")", p.SiteDir, p.DocsDir)}
 	}
 	if ex, ok := p.Plugins["exclude"]; ok {
 		excludeGlobs = strings_(ex["glob"])
@@ -775,3 +776,37 @@ func nearestLine(data []byte, line int, msg string) int {
 // MacroModules are the macros plugin's Python modules, which kbook
 // cannot run.
 func (p *Project) MacroModules() []string { return strings_(p.Plugins["macros"]["modules"]) }
+
+// projectRel is a docs_dir or site_dir of mkdocs.yml relative to the
+// project folder, slash-separated. MkDocs reads a relative one from the
+// folder holding mkdocs.yml and takes an absolute one as it is; either
+// may lie outside the project (docs_dir: ../docs).
+func (p *Project) projectRel(d string) string {
+	if filepath.IsAbs(d) {
+		if abs, err := filepath.Abs(p.Dir); err == nil {
+			if rel, err := filepath.Rel(abs, d); err == nil {
+				d = rel
+			}
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(d))
+}
+
+// within reports whether the project-relative folder a is b or inside it.
+func (p *Project) within(a, b string) bool {
+	abs, err := filepath.Abs(p.Dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Join(abs, filepath.FromSlash(b)), filepath.Join(abs, filepath.FromSlash(a)))
+	return err == nil && rel != ".." && !strings.HasPrefix(filepath.ToSlash(rel), "../")
+}
+
+// dirsLine is the line of site_dir, else of docs_dir: where a clash of
+// the two is reported.
+func (p *Project) dirsLine() int {
+	if l := p.Line("site_dir"); l > 0 {
+		return l
+	}
+	return p.Line("docs_dir")
+}

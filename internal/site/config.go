@@ -51,6 +51,10 @@ type Config struct {
 	// Variables are the macros' variables of an MkDocs project, added to
 	// (and overriding) mkdocs.yml's extra.
 	Variables map[string]any `yaml:"variables"`
+
+	// mkdocsDocs is an MkDocs project's docs_dir, which Content then is:
+	// MkDocs allows it outside the project (docs_dir: ../docs).
+	mkdocsDocs string
 }
 
 // LinkPolicy says what a link problem does to a build. Each level is
@@ -221,6 +225,9 @@ func (c *Config) check(file string) error {
 		}
 	}
 	for _, d := range []string{c.Content, c.Runbooks, c.Site} {
+		if d == c.mkdocsDocs && d == c.Content {
+			continue
+		}
 		if filepath.IsAbs(d) || strings.HasPrefix(filepath.Clean(d), "..") {
 			return &Error{File: file, Msg: fmt.Sprintf("directory %q must be inside the docs repository", d)}
 		}

@@ -192,6 +192,7 @@ func mkdocsConfig(c *Config, mk *mkdocs.Project) {
 	set(&c.Description, mk.SiteDescription)
 	set(&c.Repo, mk.RepoURL)
 	set(&c.Content, mk.DocsDir)
+	c.mkdocsDocs = mk.DocsDir
 	set(&c.Site, MkDocsSiteDir)
 	v := mk.Validation.Links
 	absolute := v.AbsoluteLinks

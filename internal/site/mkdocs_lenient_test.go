@@ -23,10 +23,24 @@ func TestMkDocsLenient(t *testing.T) {
 		files    []string
 		absent   []string
 		// fixture is testdata/mkdocs/lenient's folder (default name);
-		// git makes it a git repository with a commit tagged v1.4.2.
+		// git makes it a git repository with a commit tagged v1.4.2;
+		// project is the fixture's folder holding mkdocs.yml (default
+		// the fixture itself).
 		fixture string
 		git     bool
+		project string
 	}{
+		{
+			// docs_dir outside the project folder (../docs): MkDocs
+			// refuses only docs_dir as mkdocs.yml's own folder and a
+			// docs_dir and site_dir inside each other.
+			name: "docs-outside", project: "site",
+			want: map[string][]string{
+				"index.html":             {"<h1>Outside home</h1>", `href="../next/guide/intro/"`},
+				"guide/intro/index.html": {"<h1>Intro</h1>", "pic.svg", "Outside intro"},
+			},
+			files: []string{"guide/pic.svg"},
+		},
 		{
 			// A relative link to a non-Markdown file beside the page is
 			// no broken link (strict: true would fail the build): the
@@ -138,7 +152,7 @@ func TestMkDocsLenient(t *testing.T) {
 			if tc.git {
 				gitRepo(t, dir, "v1.4.2")
 			}
-			p, out := buildNext(t, dir)
+			p, out := buildNext(t, filepath.Join(dir, tc.project))
 			if fs := CheckLinks(p, out); len(fs) > 0 {
 				t.Errorf("link findings: %v", fs)
 			}

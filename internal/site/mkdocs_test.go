@@ -107,7 +107,10 @@ func TestLoadMkDocsErrors(t *testing.T) {
 	}{
 		{"syntax", "site_name: x\nnav:\n  - [a\n", "mkdocs.yml:3:"},
 		{"no site_name", "docs_dir: docs\n", "mkdocs.yml:1: site_name is required"},
-		{"docs_dir outside", "site_name: x\ndocs_dir: ../elsewhere\n", "mkdocs.yml:2: docs_dir \"../elsewhere\" must be inside"},
+		{"docs_dir outside, missing", "site_name: x\ndocs_dir: ../elsewhere\n", "mkdocs.yml:2: docs_dir ../elsewhere: no such folder"},
+		{"site_dir in docs_dir", "site_name: x\nsite_dir: docs/site\n", "mkdocs.yml:2: site_dir docs/site is within docs_dir docs"},
+		{"docs_dir holds the project", "site_name: x\ndocs_dir: ..\n", "mkdocs.yml:2: site_dir site is within docs_dir .."},
+		{"docs_dir in site_dir", "site_name: x\nsite_dir: out\ndocs_dir: out/docs\n", "mkdocs.yml:2: docs_dir out/docs is within site_dir out"},
 		{"docs_dir is the project", "site_name: x\ndocs_dir: .\n", "mkdocs.yml:2: docs_dir must not be the folder holding mkdocs.yml"},
 		{"INHERIT missing", "INHERIT: nope.yml\nsite_name: x\n", "mkdocs.yml:1: INHERIT: inherited config file 'nope.yml' does not exist"},
 		{"no docs_dir", "site_name: x\ndocs_dir: missing\n", "mkdocs.yml:2: docs_dir missing: no such folder"},
