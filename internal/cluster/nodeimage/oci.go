@@ -247,10 +247,16 @@ type ProgramImage struct {
 }
 
 // WriteProgramImage writes p's image to archive (a docker-archive tar),
-// with a world-writable /tmp.
+// with a world-writable /tmp, which is also HOME for a non-root user:
+// distroless's nonroot has a home of its own, and programs write under it
+// (the Cluster API operator's clusterctl library its config folder).
 func WriteProgramImage(archive string, p ProgramImage) error {
 	if p.Path == "" {
 		p.Path = "/usr/local/bin/" + filepath.Base(p.Bin)
+	}
+	var env []string
+	if p.User != "" && !strings.HasPrefix(p.User, "0:") && p.User != "0" {
+		env = append(env, "HOME=/tmp")
 	}
 	work, err := os.MkdirTemp(filepath.Dir(archive), ".image-")
 	if err != nil {
@@ -261,6 +267,7 @@ func WriteProgramImage(archive string, p ProgramImage) error {
 		Ref:        p.Ref,
 		Layers:     [][]entry{{{Name: "/tmp", Dir: true, Mode: 0o1777 /* tar mode bits: sticky, rwx for all */}, fileEntry(p.Path, p.Bin, true)}},
 		Entrypoint: []string{p.Path},
+		Env:        env,
 		User:       p.User,
 	})
 	if err != nil {

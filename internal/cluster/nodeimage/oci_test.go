@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -84,5 +85,32 @@ func TestBinaryImage(t *testing.T) {
 	// alone (the cache key of node images relies on it).
 	if digests[0] != digests[1] {
 		t.Errorf("two builds of one program: digests %s and %s", digests[0], digests[1])
+	}
+}
+
+// TestProgramImageUser: a program image of a non-root user runs as it,
+// with HOME the writable /tmp; root's has no HOME set (the runtime's).
+func TestProgramImageUser(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "manager")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	for user, wantHome := range map[string]bool{"65532:65532": true, "1000": true, "": false, "0:0": false} {
+		archive := filepath.Join(dir, "img.tar")
+		ref := "kbook.local/manager:v1"
+		if err := WriteProgramImage(archive, ProgramImage{Ref: ref, Bin: bin, Path: "/manager", User: user}); err != nil {
+			t.Fatal(err)
+		}
+		tag, _ := name.NewTag(ref)
+		img, err := tarball.ImageFromPath(archive, &tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, err := img.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cf.Config.User != user || slices.Contains(cf.Config.Env, "HOME=/tmp") != wantHome {
+			t.Errorf("user %q: config user %q, env %v", user, cf.Config.User, cf.Config.Env)
+		}
 	}
 }
