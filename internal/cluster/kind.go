@@ -165,6 +165,19 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 		return nil, fmt.Errorf("kind: list clusters: %w", err)
 	}
 	c := &kindCluster{provider: p, name: name, keep: o.KeepCluster, procs: o.Procs}
+	// k0rdent's controllers are built (once) before any container is
+	// made: a build that fails or is interrupted leaves no cluster.
+	var release *controllers.K0rdentRelease
+	var paths controllers.K0rdentPaths
+	if o.K0rdent != "" {
+		if release, err = controllers.K0rdent(o.K0rdent); err != nil {
+			return nil, err
+		}
+		paths, err = controllers.K0rdentDir(ctx, release, controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom), controllers.WithInCluster(true))
+		if err != nil {
+			return nil, err
+		}
+	}
 	if contains(existing, name) {
 		log.Infof("reusing kind cluster %q (%s)", name, rt.Name)
 	} else {
@@ -186,8 +199,8 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 		c.stopCreated(ctx)
 		return nil, fmt.Errorf("kind: kubeconfig of %q: %w", name, err)
 	}
-	if o.K0rdent != "" {
-		if err := c.installK0rdent(ctx, o, rt, log); err != nil {
+	if release != nil {
+		if err := c.installK0rdent(ctx, release, paths, rt, log); err != nil {
 			c.stopCreated(ctx)
 			return nil, err
 		}
@@ -195,18 +208,9 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 	return c, nil
 }
 
-// installK0rdent installs k0rdent's release o.K0rdent into the cluster as
-// its QuickStart does (see package kcminstall), the controllers built
-// first if they are not yet.
-func (c *kindCluster) installK0rdent(ctx context.Context, o Options, rt Runtime, log log.Logger) error {
-	r, err := controllers.K0rdent(o.K0rdent)
-	if err != nil {
-		return err
-	}
-	paths, err := controllers.K0rdentDir(ctx, r, controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom))
-	if err != nil {
-		return err
-	}
+// installK0rdent installs k0rdent's release r, whose controllers are in
+// paths, into the cluster as its QuickStart does (see package kcminstall).
+func (c *kindCluster) installK0rdent(ctx context.Context, r *controllers.K0rdentRelease, paths controllers.K0rdentPaths, rt Runtime, log log.Logger) error {
 	gw, err := kcminstall.KindGateway(ctx, rt.Name)
 	if err != nil {
 		return fmt.Errorf("k0rdent in kind: %w", err)

@@ -37,10 +37,13 @@ type Chart struct {
 // version (and the kcm and telemetry image tags), generate-release renames
 // the Release and its kcm and regional templates after it, and
 // templates-generate writes their ProviderTemplates; kcm-regional is
-// packaged inside kcm (its file:// dependency). Dependencies fetched from
-// other repositories (Flux, cert-manager, Velero, ...) are not: the
-// charts that need them say so when installed.
-func ReleaseCharts(templatesDir, version string) ([]Chart, error) {
+// packaged inside kcm (its file:// dependency). kcm-regional's
+// dependencies fetched from other repositories are packaged inside it when
+// given as regionalDeps (built from their modules: CertManagerChart,
+// OperatorChart), its Chart.yaml naming the versions given; the others
+// (Flux, Velero, ...) are not, and the charts that need them say so when
+// installed.
+func ReleaseCharts(templatesDir, version string, regionalDeps ...*chart.Chart) ([]Chart, error) {
 	v := strings.TrimPrefix(version, "v")
 	fqdn := strings.ReplaceAll(v, ".", "-")
 	providerDir := filepath.Join(templatesDir, "provider")
@@ -59,6 +62,18 @@ func ReleaseCharts(templatesDir, version string) ([]Chart, error) {
 	regional, err := stamped(filepath.Join(providerDir, chartRegional), v, map[string]string{"telemetry.controller.image.tag": v})
 	if err != nil {
 		return nil, err
+	}
+	for _, dep := range regionalDeps {
+		found := false
+		for _, d := range regional.Metadata.Dependencies {
+			if d.Name == dep.Name() {
+				d.Version, found = dep.Metadata.Version, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("%s has no dependency %s", chartRegional, dep.Name())
+		}
+		regional.AddDependency(dep)
 	}
 	var out []Chart
 	for _, dir := range dirs {

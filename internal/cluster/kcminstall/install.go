@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/kube"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 
@@ -60,28 +62,48 @@ func (i *Installed) Close() error { return i.Registry.Close() }
 type program struct{ path, user string }
 
 var programs = map[string]program{
-	controllers.KCM:              {"/manager", "65532:65532"},
-	controllers.SourceController: {"/usr/local/bin/source-controller", "65534:65534"},
-	controllers.HelmController:   {"/usr/local/bin/helm-controller", "65534:65534"},
+	controllers.KCM:                   {"/manager", "65532:65532"},
+	controllers.SourceController:      {"/usr/local/bin/source-controller", "65534:65534"},
+	controllers.HelmController:        {"/usr/local/bin/helm-controller", "65534:65534"},
+	controllers.CertManagerController: {"/app/cmd/controller/controller", "1000"},
+	controllers.CertManagerWebhook:    {"/app/cmd/webhook/webhook", "1000"},
+	controllers.CertManagerCAInjector: {"/app/cmd/cainjector/cainjector", "1000"},
+	controllers.CAPIOperator:          {"/manager", "65532"},
+	controllers.CAPICore:              {"/manager", "65532"},
+	controllers.CAPD:                  {"/manager", ""}, // root: it talks to the Docker socket
 }
 
-// LeftOut are the parts of a k0rdent release Install does not install yet,
+// Providers are the Cluster API providers of the release Install leaves in
+// the Management (by the name kcm's Release gives them): those whose
+// controllers kbook builds. The core (cluster-api) is the Management's
+// own component.
+var Providers = []string{"cluster-api-provider-docker"}
+
+// LeftOut are the parts of a k0rdent release Install does not install,
 // and why.
 var LeftOut = []string{
-	"cert-manager (kcm-regional's dependency): its v1.21 binaries are in Go modules the module proxy does not serve (cmd/* are nested modules)",
-	"cluster-api-operator, and so the Cluster API providers it installs (CoreProvider and friends): it needs cert-manager",
+	"the providers but Cluster API core and CAPD (k0smotron, AWS, Azure, vSphere, OpenStack, GCP, IPAM, Infoblox, KubeVirt) and Sveltos: their controllers' images are not built here (Install takes them out of the Management)",
+	"cert-manager is v1.11.5, not kcm-regional's 1.21.0: from v1.12 on its commands are Go modules the module proxy does not serve",
 	"Velero, reloader, rbac-manager and the Flux chart: their charts come from Helm repositories this machine cannot reach (Flux itself is installed from its controllers' kustomize bases)",
 	"telemetry: its image is not built",
 }
 
+// CASecret is the Secret (in kcm's namespace, key ca.crt) holding the CA
+// of kbook's registry: kcm's registry-cert-secret.
+const CASecret = "kbook-registry-ca"
+
 // Values are the kcm chart values Install sets: the templates repository
-// is this registry; the subcharts that are not available are off.
-func Values(templatesRepo string) map[string]any {
+// and global registry are kbook's registry (registry, host:port as the
+// cluster reaches it, over TLS with the CA in CASecret); the subcharts
+// that are not available are off; cert-manager v1.11 installs its CRDs
+// (installCRDs: kcm-regional's crds.enabled is the key of later releases).
+func Values(registry string) map[string]any {
 	off := map[string]any{"enabled": false}
 	return map[string]any{
 		"controller": map[string]any{
-			"templatesRepoURL": templatesRepo,
-			"insecureRegistry": true,
+			"templatesRepoURL":   "oci://" + registry + "/" + ChartsPath,
+			"globalRegistry":     registry,
+			"registryCertSecret": CASecret,
 		},
 		// kcm asks for half a CPU; a rolling update of it (kcm's
 		// Management takes kcm's release over from Helm) needs a second
@@ -90,11 +112,10 @@ func Values(templatesRepo string) map[string]any {
 		"flux2":        off,
 		"rbac-manager": off,
 		"regional": map[string]any{
-			"cert-manager":         off,
-			"cluster-api-operator": off,
-			"velero":               off,
-			"reloader":             off,
-			"telemetry":            map[string]any{"mode": "disabled"},
+			"cert-manager": map[string]any{"installCRDs": true, "startupapicheck": off},
+			"velero":       off,
+			"reloader":     off,
+			"telemetry":    map[string]any{"mode": "disabled"},
 		},
 	}
 }
@@ -107,7 +128,22 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	l := log.Or(o.Logger)
 	r, p := o.Release, o.Paths
 	version := strings.TrimPrefix(r.Version, "v")
-	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), r.Version)
+	if o.ClusterIP == "" {
+		return nil, fmt.Errorf("k0rdent install: no address the cluster reaches this host at")
+	}
+	cm, err := CertManagerChart(p.ModuleDir("cert-manager"), r.Module("cert-manager").Version)
+	if err != nil {
+		return nil, err
+	}
+	op, err := OperatorChart(p.ModuleDir("capi-operator"), r.Module("capi-operator").Version)
+	if err != nil {
+		return nil, err
+	}
+	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), r.Version, cm, op)
+	if err != nil {
+		return nil, err
+	}
+	components, err := releaseComponents(p)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +161,13 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	if err := Push(reg.Host, charts); err != nil {
 		return nil, err
 	}
-	l.Infof("serving k0rdent %s's %d charts at oci://%s/%s (the cluster reaches it at %s)", r.Version, len(charts), reg.Host, ChartsPath, reg.Cluster)
+	if err := PushComponents(reg.Host, components); err != nil {
+		return nil, err
+	}
+	l.Infof("serving k0rdent %s's %d charts at oci://%s/%s and %d providers' components at %s/%s (the cluster reaches it at %s over TLS)",
+		r.Version, len(charts), reg.Host, ChartsPath, len(components), reg.Host, ProviderPath, reg.Cluster)
 
-	if inst.Images, err = loadImages(ctx, o, l); err != nil {
+	if inst.Images, err = loadImages(ctx, o, reg.Cluster, l); err != nil {
 		return nil, err
 	}
 	a, err := newApplier(o.Config)
@@ -137,6 +177,9 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	ns := k0rdent.SystemNamespace
 	if err := a.ensureNamespace(ctx, ns); err != nil {
 		return nil, err
+	}
+	if err := a.apply(ctx, []*unstructured.Unstructured{caSecret(ns, reg.CA)}); err != nil {
+		return nil, fmt.Errorf("registry CA secret: %w", err)
 	}
 	start := time.Now()
 	for _, f := range []struct{ key, ctl, image string }{
@@ -168,7 +211,7 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	defer cleanup()
 	in := action.NewInstall(cfg)
 	in.ReleaseName, in.Namespace, in.Timeout = ReleaseName, ns, 5*time.Minute
-	if _, err := in.RunWithContext(ctx, ch, Values("oci://"+reg.Cluster+"/"+ChartsPath)); err != nil {
+	if _, err := in.RunWithContext(ctx, ch, Values(reg.Cluster)); err != nil {
 		return nil, fmt.Errorf("helm install kcm oci://%s/%s/kcm --version %s: %w", reg.Host, ChartsPath, version, err)
 	}
 	l.Infof("installed kcm %s from oci://%s/%s/kcm; waiting for its controller…", version, reg.Host, ChartsPath)
@@ -176,15 +219,75 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 		return nil, fmt.Errorf("kcm: %w", err)
 	}
 	l.Infof("kcm's controller is Available (%s)", time.Since(start).Round(time.Second))
+
+	start = time.Now()
+	if err := a.keepProviders(ctx, Providers); err != nil {
+		return nil, err
+	}
+	l.Infof("the Management keeps the providers %s; waiting for it to be Ready (cert-manager, the Cluster API operator, then the providers)…", strings.Join(Providers, ", "))
+	if err := a.managementReady(ctx, l); err != nil {
+		return nil, err
+	}
+	if err := a.providersReady(ctx, l); err != nil {
+		return nil, err
+	}
+	l.Infof("the Management is Ready and the Cluster API operator installed its providers (%s)", time.Since(start).Round(time.Second))
 	return inst, nil
+}
+
+// releaseComponents are the Cluster API providers' components the
+// Management's providers are installed from by the Cluster API operator:
+// the core's and CAPD's, at their provider charts' appVersion (the
+// fetchConfig.oci tag the charts name).
+func releaseComponents(p controllers.K0rdentPaths) ([]Components, error) {
+	provider := filepath.Join(p.ModuleDir("kcm"), "templates", "provider")
+	metadata := filepath.Join(p.ModuleDir("capi"), "metadata.yaml")
+	var out []Components
+	for _, c := range []struct{ chart, repo, typ, dir string }{
+		{"cluster-api", "cluster-api-components", "core", p.ModuleDir("capi")},
+		{"cluster-api-provider-docker", "cluster-api-provider-docker-components", "infrastructure", filepath.Join(p.ModuleDir("capd"), "infrastructure", "docker")},
+	} {
+		v, err := appVersion(filepath.Join(provider, c.chart))
+		if err != nil {
+			return nil, err
+		}
+		comp, err := ProviderComponents(c.dir, metadata, c.repo, v, c.typ)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, comp)
+	}
+	return out, nil
+}
+
+// caSecret is CASecret holding ca.
+func caSecret(ns string, ca []byte) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Secret")
+	u.SetName(CASecret)
+	u.SetNamespace(ns)
+	_ = unstructured.SetNestedStringMap(u.Object, map[string]string{"ca.crt": string(ca)}, "stringData")
+	return u
 }
 
 // loadImages builds the images of the controllers Install runs from the
 // release's binaries and loads them into every node.
-func loadImages(ctx context.Context, o Options, l log.Logger) (map[string]string, error) {
+func loadImages(ctx context.Context, o Options, registry string, l log.Logger) (map[string]string, error) {
 	refs, err := controllers.ControllerImages(o.Release, o.Paths)
 	if err != nil {
 		return nil, err
+	}
+	// Named as kcm's charts name them under a global registry: kcm's
+	// deployment <registry>/kcm-controller:<tag>, the providers' imageUrl
+	// <registry>/capi/<image>:<tag>.
+	_, tag, err := splitImage(refs[controllers.KCM])
+	if err != nil {
+		return nil, err
+	}
+	refs[controllers.KCM] = registry + "/kcm-controller:" + tag
+	for _, name := range []string{controllers.CAPICore, controllers.CAPD} {
+		refs[name] = registry + "/" + ProviderPath + "/" + path.Base(refs[name])
 	}
 	work, err := os.MkdirTemp("", "kbook-kcm-images-")
 	if err != nil {
@@ -193,7 +296,9 @@ func loadImages(ctx context.Context, o Options, l log.Logger) (map[string]string
 	defer os.RemoveAll(work)
 	loaded := map[string]string{}
 	start := time.Now()
-	for _, name := range []string{controllers.SourceController, controllers.HelmController, controllers.KCM} {
+	for _, name := range []string{controllers.SourceController, controllers.HelmController, controllers.KCM,
+		controllers.CertManagerController, controllers.CertManagerWebhook, controllers.CertManagerCAInjector,
+		controllers.CAPIOperator, controllers.CAPICore, controllers.CAPD} {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
