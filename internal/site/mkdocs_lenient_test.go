@@ -31,6 +31,24 @@ func TestMkDocsLenient(t *testing.T) {
 		project string
 	}{
 		{
+			// Hugo's shortcode delimiters are text in an MkDocs page, in
+			// code or not, closed or not: MkDocs shows them as written
+			// (Hugo failed the build on an unknown shortcode).
+			name: "shortcodes",
+			want: map[string][]string{"index.html": {
+				"Write {{&lt; figure src=a.png &gt;}} or {{% note %}} in a Hugo page.",
+				"Parse(`{{&lt;`))", "An open {{&lt; delimiter, and <code>{{% inline %}}</code>."}},
+			unwanted: []string{"\uE000", "/*"},
+		},
+		{
+			// A missing snippet is left out (pymdownx.snippets's
+			// check_paths defaults to false), with a warning at its line.
+			name:     "snippet-missing",
+			want:     map[string][]string{"index.html": {"<p>Before.</p>", "<p>After.</p>"}},
+			notes:    []string{`docs/index.md:5: snippet "generated/options.md" not found in base_path .: left out`},
+			unwanted: []string{"--8&lt;--"},
+		},
+		{
 			// docs_dir outside the project folder (../docs): MkDocs
 			// refuses only docs_dir as mkdocs.yml's own folder and a
 			// docs_dir and site_dir inside each other.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	sitelinks "github.com/k0rdent/kbook/internal/site/links"
 )
 
@@ -20,6 +21,8 @@ import (
 var urlAttr = regexp.MustCompile(`(?i)(<(?:a|img|source|link|script|iframe|video|audio|track|embed)\b[^>]*?\s(?:href|src))="([^"]*)"`)
 
 var idOf = regexp.MustCompile(`\sid="([^"]+)"`)
+
+var shortcodeBreak = []byte(markdown.ShortcodeBreak)
 
 // writtenSite is one version folder as Hugo wrote it, with the pages it
 // was made from.
@@ -98,7 +101,12 @@ func (w *writtenSite) fixPage(file, rel string) ([]findings.Finding, error) {
 	}
 	src := w.pages[pageURL]
 	var out []findings.Finding
-	changed := false
+	// The break Translate put in a Hugo shortcode delimiter nothing
+	// closes, which the page shows as text.
+	changed := bytes.Contains(data, shortcodeBreak)
+	if changed {
+		data = bytes.ReplaceAll(data, shortcodeBreak, nil)
+	}
 	fixed := urlAttr.ReplaceAllFunc(data, func(m []byte) []byte {
 		sm := urlAttr.FindSubmatch(m)
 		dest := string(sm[2])

@@ -178,7 +178,10 @@ func (t *translator) snippet(cfg map[string]any, ref, indent string, src int, fr
 		}
 	}
 	if found == "" {
-		if v, ok := cfg["check_paths"].(bool); ok && !v {
+		// pymdownx.snippets leaves a missing file out unless check_paths
+		// is true (its default is false): only then does MkDocs fail.
+		check, set := cfg["check_paths"].(bool)
+		if set && !check {
 			return nil, nil
 		}
 		var shown []string
@@ -188,7 +191,11 @@ func (t *translator) snippet(cfg map[string]any, ref, indent string, src int, fr
 			}
 			shown = append(shown, b)
 		}
-		return nil, t.errorf(src, "snippet %q not found in base_path %s", name, strings.Join(shown, ", "))
+		if check {
+			return nil, t.errorf(src, "snippet %q not found in base_path %s (check_paths: true)", name, strings.Join(shown, ", "))
+		}
+		t.warnOnce("snippet "+name, src, "snippet %q not found in base_path %s: left out, as pymdownx.snippets does without check_paths: true", name, strings.Join(shown, ", "))
+		return nil, nil
 	}
 	abs, ok := t.within(found)
 	if !ok {

@@ -125,7 +125,11 @@ func Translate(src []byte, opts Options) (*Result, error) {
 	out = append(front, out...)
 	var b strings.Builder
 	t.res.Lines = make([]int, 0, len(out))
+	bodyAt := -1
 	for i, l := range out {
+		if i == len(front) {
+			bodyAt = b.Len()
+		}
 		if i > 0 {
 			b.WriteByte('\n')
 		}
@@ -135,7 +139,12 @@ func Translate(src []byte, opts Options) (*Result, error) {
 	if len(out) == 0 {
 		t.res.Lines = append(t.res.Lines, 1)
 	}
-	t.res.Markdown = []byte(b.String())
+	md := b.String()
+	if bodyAt < 0 {
+		bodyAt = len(md)
+	}
+	// Hugo reads shortcodes in the body, not in the front matter.
+	t.res.Markdown = []byte(md[:bodyAt] + escapeShortcodes(md[bodyAt:]))
 	return t.res, nil
 }
 
