@@ -10,13 +10,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
 // TestLockWaitSaysWhat: a process waiting for the build lock is told who
 // holds it, what it builds now and for how long; the holder's own progress
 // lines pass through.
+//
+// It runs in a synctest bubble: the 0.7 s it waits, and Lock's retries
+// every 250 ms, are the bubble's fake time, so the count of wait messages
+// does not depend on the machine's load, and the test takes no time.
 func TestLockWaitSaysWhat(t *testing.T) {
+	synctest.Test(t, testLockWaitSaysWhat)
+}
+
+func testLockWaitSaysWhat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "envtest.lock")
 	held, err := Lock(context.Background(), path, "building kube-apiserver and etcd into /c", func(string) { t.Error("the first lockFile waited") })
 	if err != nil {
@@ -67,31 +76,38 @@ func TestWaitMessageWithoutHolder(t *testing.T) {
 	}
 }
 
-// TestStill: a long build says it is still going until it ends.
+// TestStill: a long build says it is still going, every stillEvery, until
+// it ends. In a synctest bubble the ticker runs on fake time: the lines are
+// counted exactly, at kbook's own interval, without sleeping.
 func TestStill(t *testing.T) {
-	defer func(d time.Duration) { stillEvery = d }(stillEvery)
-	stillEvery = 20 * time.Millisecond
-	var l recLogger
-	stop := Still(&l, "kube-apiserver")
-	time.Sleep(110 * time.Millisecond)
-	stop()
-	stop()
-	l.mu.Lock()
-	n := len(l.lines)
-	first := ""
-	if n > 0 {
-		first = l.lines[0]
-	}
-	l.mu.Unlock()
-	if n < 2 || !strings.HasPrefix(first, "still building kube-apiserver (") {
-		t.Fatalf("got %d lines, first %q", n, first)
-	}
-	time.Sleep(60 * time.Millisecond)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.lines) != n {
-		t.Errorf("still printing after stop: %q", l.lines[n:])
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var l recLogger
+		stop := Still(&l, "kube-apiserver")
+		time.Sleep(5*stillEvery + stillEvery/2)
+		synctest.Wait()
+		stop()
+		stop()
+		l.mu.Lock()
+		n := len(l.lines)
+		first := ""
+		if n > 0 {
+			first = l.lines[0]
+		}
+		l.mu.Unlock()
+		if n < 2 || !strings.HasPrefix(first, "still building kube-apiserver (") {
+			t.Fatalf("got %d lines, first %q", n, first)
+		}
+		if n != 5 || first != "still building kube-apiserver (1m0s)…" {
+			t.Errorf("in 5.5 intervals of %s: %d lines, first %q; want 5, the first at 1m0s", stillEvery, n, first)
+		}
+		time.Sleep(2 * stillEvery)
+		synctest.Wait()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if len(l.lines) != n {
+			t.Errorf("still printing after stop: %q", l.lines[n:])
+		}
+	})
 }
 
 // recLogger records progress lines.

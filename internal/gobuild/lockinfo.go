@@ -116,9 +116,8 @@ func waitMessage(path, what string, waited time.Duration, now time.Time) string 
 	return msg + "…"
 }
 
-// stillEvery is how often a long build says it is still going (a variable
-// for the test).
-var stillEvery = time.Minute
+// stillEvery is how often a long build says it is still going.
+const stillEvery = time.Minute
 
 // Still prints "still building NAME (2m0s)…" to log every stillEvery until
 // stop is called (it returns once no more line can come): one build takes up to ten minutes, which must not look
