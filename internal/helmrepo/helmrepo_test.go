@@ -1,6 +1,9 @@
 package helmrepo
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -21,6 +24,45 @@ func testChart(version, cm string) *chart.Chart {
 			Annotations: map[string]string{"cluster.x-k8s.io/provider": "infrastructure-docker"}},
 		Templates: []*chart.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + cm + "\n")}},
 	}
+}
+
+// repackLater is archive as Package would write it d later: the same
+// files, every time stamp moved by d (Helm stamps the time of packaging),
+// without waiting d.
+func repackLater(t *testing.T, archive []byte, d time.Duration) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	zw.Header = zr.Header
+	zw.ModTime = zr.ModTime.Add(d)
+	tr, tw := tar.NewReader(zr), tar.NewWriter(zw)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdr.ModTime = hdr.ModTime.Add(d)
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // TestServeAndUpload: a chart added in-process and one uploaded over
@@ -48,8 +90,11 @@ func TestServeAndUpload(t *testing.T) {
 	if err := Upload(ctx, s.URL(), archive); err != nil {
 		t.Errorf("re-upload of the same archive: %v", err)
 	}
-	time.Sleep(1100 * time.Millisecond)
-	again, _ := Package(testChart("0.2.0", "b"))
+	// Packaged anew a second later: the same files under later times.
+	again := repackLater(t, archive, time.Second)
+	if bytes.Equal(again, archive) {
+		t.Fatal("the archive packaged later has the same bytes")
+	}
 	if err := Upload(ctx, s.URL(), again); err != nil {
 		t.Errorf("re-upload of the same chart packaged again: %v", err)
 	}
