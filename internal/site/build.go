@@ -13,6 +13,7 @@ import (
 	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
+	"github.com/k0rdent/kbook/internal/sitetools"
 	"github.com/k0rdent/kbook/internal/version"
 )
 
@@ -225,7 +226,7 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if err := installShared(publish, opts.Out, names); err != nil {
 		return nil, err
 	}
-	if err := installMermaid(vs, opts.Out, logger); err != nil {
+	if err := installMermaid(ctx, vs, opts.Out, logger); err != nil {
 		return nil, err
 	}
 	if err := writeRoot(opts.Out, cfg.BaseURL, list, cfg.DefaultAlias); err != nil {
@@ -333,9 +334,11 @@ func versionNames(existing []VersionEntry, vs []*Version) []string {
 
 // installMermaid serves the site's own copy of mermaid at <root>js/ when a
 // page of an MkDocs project draws a diagram: the theme's mkdocs.js loads it
-// on those pages only. Without the npm package (make site-tools) the
-// diagrams' source shows as text, said once.
-func installMermaid(vs []*Version, out string, logger log.Logger) error {
+// on those pages only: the npm package make site-tools installs, else (or
+// with KBOOK_SITE_TOOLS=download) kbook's pinned copy fetched from the npm
+// registry (sitetools). Without either the diagrams' source shows as
+// text, said once.
+func installMermaid(ctx context.Context, vs []*Version, out string, logger log.Logger) error {
 	need := false
 	for _, v := range vs {
 		need = need || (v.Project.MkDocs != nil && v.Project.MkDocs.Mermaid)
@@ -343,9 +346,9 @@ func installMermaid(vs []*Version, out string, logger log.Logger) error {
 	if !need {
 		return nil
 	}
-	src := markdown.MermaidJS(markdown.DefaultNPMDir())
+	src, why := mermaidJS(ctx, logger)
 	if src == "" {
-		log.Warnf(logger, "%s", "mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm): diagrams show as their source")
+		log.Warnf(logger, "%s", why)
 		return nil
 	}
 	data, err := os.ReadFile(src)
@@ -353,4 +356,23 @@ func installMermaid(vs []*Version, out string, logger log.Logger) error {
 		return fmt.Errorf("mermaid: %w", err)
 	}
 	return atomicfile.Write(filepath.Join(out, "js", "mermaid.min.js"), data)
+}
+
+// mermaidJS is mermaid's browser bundle, as installMermaid says, or "" and
+// why not.
+func mermaidJS(ctx context.Context, logger log.Logger) (string, string) {
+	mode, err := SiteTools()
+	if err != nil {
+		return "", err.Error() + ": diagrams show as their source"
+	}
+	if mode != "download" {
+		if src := markdown.MermaidJS(markdown.DefaultNPMDir()); src != "" || mode == "off" {
+			return src, "mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm; " + EnvSiteTools + "=off: kbook fetches nothing): diagrams show as their source"
+		}
+	}
+	src, err := (&sitetools.Client{Log: logger}).MermaidPath(ctx)
+	if err != nil {
+		return "", "diagrams: " + err.Error()
+	}
+	return src, ""
 }

@@ -78,6 +78,9 @@ func Build(ctx context.Context, o Options) error {
 			return findings.Input(fmt.Errorf("--alias: %w", err))
 		}
 	}
+	if _, err := site.SiteTools(); err != nil {
+		return findings.Input(err)
+	}
 	proj, err := site.Load(o.Dir)
 	if err != nil {
 		return findings.Input(site.ErrorUnder(o.Dir, err))
@@ -193,7 +196,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 func write(ctx context.Context, vs []*site.Version, o Options) (*site.Result, *site.Pagefind, error) {
 	var search *site.Pagefind
 	if !o.NoSearch {
-		search = site.FindPagefind(o.Dir)
+		search = site.LocatePagefind(ctx, o.Dir, o.Logger)
 	}
 	res, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.procs, HugoTimeout: o.HugoTimeout})
 	return res, search, buildError(ctx, o.Dir, err)
