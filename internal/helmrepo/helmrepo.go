@@ -39,11 +39,16 @@ type Server struct {
 
 // Start serves the repository in dir (created if needed; charts already
 // there are indexed) on a free port of 127.0.0.1.
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return StartOn(dir, "127.0.0.1") }
+
+// StartOn is Start listening on host (an IP address) instead: where a
+// cluster's pods reach this machine, e.g. a kind network's gateway, which
+// this machine reaches too.
+func StartOn(dir, host string) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("helm repository: %w", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("helm repository: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/log"
 )
@@ -48,14 +49,29 @@ type Options struct {
 type Installed struct {
 	// Registry serves the release's charts.
 	Registry *Registry
+	// Charts is the Helm repository `kbook template publish` publishes to
+	// (its URL in helmrepo's locator ConfigMap), on the cluster-facing
+	// address.
+	Charts *helmrepo.Server
 	// Images are the images loaded into the nodes, by controller.
 	Images map[string]string
 	// LeftOut are the parts of the release not installed, with why.
 	LeftOut []string
 }
 
-// Close stops the chart registry.
-func (i *Installed) Close() error { return i.Registry.Close() }
+// Close stops the chart registry and the Helm repository, and removes
+// the repository's charts.
+func (i *Installed) Close() error {
+	if i == nil {
+		return nil
+	}
+	err := i.Registry.Close()
+	if i.Charts != nil {
+		_ = i.Charts.Close()
+		_ = os.RemoveAll(i.Charts.Dir())
+	}
+	return err
+}
 
 // program is how a controller's image runs it, as its project's
 // Dockerfile builds it.
@@ -151,13 +167,23 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	if err != nil {
 		return nil, err
 	}
-	inst = &Installed{Registry: reg, LeftOut: LeftOut}
+	// (A failed Install returns a nil *Installed: this one is closed.)
+	started := &Installed{Registry: reg, LeftOut: LeftOut}
+	inst = started
 	defer func() {
 		if err != nil {
-			reg.Close()
+			started.Close()
 			inst = nil
 		}
 	}()
+	dir, err := os.MkdirTemp("", "kbook-helm-repository-")
+	if err != nil {
+		return nil, err
+	}
+	if started.Charts, err = helmrepo.StartOn(dir, o.ClusterIP); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	if err := Push(reg.Host, charts); err != nil {
 		return nil, err
 	}
@@ -178,8 +204,8 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	if err := a.ensureNamespace(ctx, ns); err != nil {
 		return nil, err
 	}
-	if err := a.apply(ctx, []*unstructured.Unstructured{caSecret(ns, reg.CA)}); err != nil {
-		return nil, fmt.Errorf("registry CA secret: %w", err)
+	if err := a.apply(ctx, []*unstructured.Unstructured{caSecret(ns, reg.CA), locator(inst.Charts.URL())}); err != nil {
+		return nil, fmt.Errorf("registry CA secret, Helm repository locator: %w", err)
 	}
 	start := time.Now()
 	for _, f := range []struct{ key, ctl, image string }{
@@ -258,6 +284,20 @@ func releaseComponents(p controllers.K0rdentPaths) ([]Components, error) {
 		out = append(out, comp)
 	}
 	return out, nil
+}
+
+// locator is helmrepo's ConfigMap naming the Helm repository that serves
+// the cluster (as the local plane writes it), for kbook template publish.
+func locator(url string) *unstructured.Unstructured {
+	cm := helmrepo.Locator(url)
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetName(cm.Name)
+	u.SetNamespace(cm.Namespace)
+	u.SetLabels(cm.Labels)
+	_ = unstructured.SetNestedStringMap(u.Object, cm.Data, "data")
+	return u
 }
 
 // caSecret is CASecret holding ca.

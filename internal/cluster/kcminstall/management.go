@@ -70,7 +70,13 @@ func (a *applier) managementReady(ctx context.Context, l log.Logger) error {
 	err := poll(ctx, 2*time.Second, func() (bool, error) {
 		mgmt, err := a.dyn.Resource(managementGVR).Get(ctx, managementName, metav1.GetOptions{})
 		if err != nil {
-			return false, err
+			// kcm serves the Management's webhooks and restarts while
+			// its Management takes its release over: say it, wait on.
+			if w := "reading it: " + err.Error(); w != last {
+				l.Infof("Management %s: %s", managementName, w)
+				last = w
+			}
+			return false, nil
 		}
 		ready, waiting := managementState(mgmt)
 		if ready {
@@ -142,7 +148,10 @@ func (a *applier) providersReady(ctx context.Context, l log.Logger) error {
 		for _, gvr := range operatorGVRs {
 			list, err := a.dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
 			if err != nil {
-				return false, err
+				// The operator's CRDs come with its chart: until
+				// then, and while its webhook restarts, wait on.
+				waiting = append(waiting, gvr.Resource+": "+err.Error())
+				continue
 			}
 			if len(list.Items) == 0 {
 				waiting = append(waiting, "no "+gvr.Resource+" yet")

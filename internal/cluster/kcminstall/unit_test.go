@@ -97,17 +97,29 @@ func TestReleaseChartsNeedsTheTemplates(t *testing.T) {
 	}
 }
 
-func TestValuesTurnOffWhatIsNotBuilt(t *testing.T) {
-	v := Values("oci://10.0.0.1:5000/charts")
+// TestValues: kcm reaches kbook's registry as an air-gapped install
+// reaches its own (templates repository and global registry, its CA in
+// CASecret, never insecure); the subcharts not built here are off, and
+// cert-manager v1.11 installs its CRDs under the key it knows.
+func TestValues(t *testing.T) {
+	v := Values("10.0.0.1:5000")
 	ctl := v["controller"].(map[string]any)
-	if ctl["templatesRepoURL"] != "oci://10.0.0.1:5000/charts" || ctl["insecureRegistry"] != true {
+	if ctl["templatesRepoURL"] != "oci://10.0.0.1:5000/charts" || ctl["globalRegistry"] != "10.0.0.1:5000" ||
+		ctl["registryCertSecret"] != CASecret || ctl["insecureRegistry"] != nil {
 		t.Errorf("controller values %v", ctl)
 	}
 	regional := v["regional"].(map[string]any)
-	for _, sub := range []string{"cert-manager", "cluster-api-operator", "velero", "reloader"} {
+	for _, sub := range []string{"velero", "reloader"} {
 		if regional[sub].(map[string]any)["enabled"] != false {
 			t.Errorf("regional.%s not turned off", sub)
 		}
+	}
+	cm := regional["cert-manager"].(map[string]any)
+	if cm["installCRDs"] != true || cm["enabled"] != nil || cm["startupapicheck"].(map[string]any)["enabled"] != false {
+		t.Errorf("regional.cert-manager %v: want it on, installing its CRDs, without startupapicheck (its image is not built)", cm)
+	}
+	if _, set := regional["cluster-api-operator"]; set {
+		t.Errorf("regional.cluster-api-operator set: kcm turns it on once cert-manager answers")
 	}
 	for _, sub := range []string{"flux2", "rbac-manager"} {
 		if v[sub].(map[string]any)["enabled"] != false {
