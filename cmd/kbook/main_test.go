@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -14,89 +11,47 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/gobuild"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// kbookBin is the kbook binary built once for the end-to-end tests.
+// kbookBin is kbook for the end-to-end tests: this test binary itself,
+// which testscript.Main links into a directory it puts first on PATH,
+// named kbook. Run so, the binary is kbook (main), and so is every
+// process kbook starts from its own executable (the process wrapper, the
+// Hugo build, the cluster server): no separate build of kbook, whose link
+// alone costs about 15 CPU seconds each time its code changed.
 var kbookBin string
 
 // sharedCRDs is the read-only reference data beside the repository.
 var sharedCRDs, _ = filepath.Abs("../../../shared/crds")
 
 func TestMain(m *testing.M) {
-	os.Exit(buildAndRun(m))
+	// Servers an in-process test starts through package proc's wrapper
+	// run this binary as the wrapper.
+	proc.RunWrapper()
+	testscript.Main(kbookTests{m}, map[string]func(){
+		"kbook": main,
+	})
 }
 
-func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "kbook-e2e-")
+// kbookTests runs the tests once testscript.Main has put kbook on PATH.
+type kbookTests struct{ m *testing.M }
+
+func (k kbookTests) Run() int {
+	bin, err := exec.LookPath("kbook")
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "kbook is not on PATH:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	kbookBin = filepath.Join(dir, "kbook")
-	if err := buildKbook(kbookBin); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
-}
-
-// buildKbook links kbook once per change of its code: go build leaves a
-// binary at its -o path alone when it is up to date, so it builds into a
-// directory of kbook's cache kept per checkout, and a run whose code did not
-// change skips the link of the 200 MB binary (about 15 CPU seconds). The
-// run's own copy at bin is a hard link: a concurrent run that relinks (go
-// build removes the old file first) cannot change it under this run's
-// scripts. Concurrent builds take turns on a lock.
-func buildKbook(bin string) error {
-	wd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256([]byte(wd))
-	stable := filepath.Join(cache.DefaultDir(), "test-bin", hex.EncodeToString(sum[:6]), "kbook")
-	if err := os.MkdirAll(filepath.Dir(stable), 0o755); err != nil {
-		return err
-	}
-	lk, err := gobuild.Lock(context.Background(), stable+".lock", "building kbook for cmd/kbook's tests", func(string) {})
-	if err != nil {
-		return err
-	}
-	defer lk.Unlock()
-	if out, err := exec.Command("go", "build", "-o", stable, ".").CombinedOutput(); err != nil {
-		return fmt.Errorf("build kbook: %v\n%s", err, out)
-	}
-	if err := os.Link(stable, bin); err == nil {
-		return nil
-	}
-	return copyExe(stable, bin) // another file system
-}
-
-// copyExe copies an executable file.
-func copyExe(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	kbookBin = bin
+	return k.m.Run()
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script against the
-// built binary.
+// test binary as kbook (kbookBin).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
