@@ -105,9 +105,6 @@ func newClusterAssetsCmd() *cobra.Command {
 			if cmd.Flags().Changed("k0rdent") || apiOnly || inCluster {
 				release = k0rdent
 			}
-			if apiOnly && inCluster {
-				return usageError(fmt.Errorf("--api-only builds no controller; --in-cluster asks for more of them"))
-			}
 			return to{cmd}.line(cluster.Assets(cmd.Context(), cluster.AssetsOptions{K0rdent: release, APIOnly: apiOnly, InCluster: inCluster, From: src, Logger: stderrLog}))
 		},
 	}

@@ -71,9 +71,7 @@ func clusterFlags(fl *pflag.FlagSet, backend *string, o *cluster.Options, forRun
 	}
 	fl.StringVar(backend, "cluster", def, usage)
 	kubeconfigFlags(fl, &o.Kubeconfig, &o.Context)
-	if forRun {
-		// $KUBECONFIG is the file of the kubeconfig backend; it does not
-		// choose that backend.
+	if forRun { // $KUBECONFIG is the kubeconfig backend's file; it does not choose that backend
 		fl.Lookup("kubeconfig").Usage = "kubeconfig `file` of an existing cluster to run on: given, --cluster auto means kubeconfig (that backend's default file: $KUBECONFIG, else ~/.kube/config; $KUBECONFIG alone does not choose it)"
 	}
 	fl.StringArrayVar(&o.CRDs, "crds", nil, "install the CustomResourceDefinitions in this `file or directory` (repeatable)")

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -33,6 +34,9 @@ func Assets(ctx context.Context, o AssetsOptions) (string, error) {
 	log := log.Or(o.Logger)
 	if o.K0rdent == "" {
 		return binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(o.From))
+	}
+	if o.APIOnly && o.InCluster {
+		return "", &findings.InputError{Err: errors.New("--api-only builds no controller; --in-cluster asks for more of them")}
 	}
 	r, err := controllers.K0rdent(o.K0rdent)
 	if err != nil {
