@@ -6,23 +6,13 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
-
-	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 )
 
 // kcmTemplatesDir is the kcm module's templates folder as kbook's cache
 // holds it (skips when kbook has not fetched the release's sources).
 func kcmTemplatesDir(t *testing.T) string {
 	t.Helper()
-	r, err := controllers.K0rdent("v1.11.4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, why := controllers.K0rdentAvailable(r, true)
-	if why != "" {
-		t.Skipf("k0rdent v1.11.4 sources: %s", why)
-	}
-	return filepath.Join(p.ModuleDir("kcm"), "templates")
+	return filepath.Join(releasePaths(t).ModuleDir("kcm"), "templates")
 }
 
 func TestReleaseChartsStampAndRoundTrip(t *testing.T) {
