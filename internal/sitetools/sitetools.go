@@ -3,7 +3,6 @@ package sitetools
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha512"
 	"encoding/base64"
@@ -24,6 +23,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/targz"
 )
 
 // DefaultRegistry is npm's public registry.
@@ -397,15 +397,6 @@ func sri(d []byte) string { return "sha512-" + base64.StdEncoding.EncodeToString
 // files. Links and other special entries are skipped; a path leaving dir
 // is refused.
 func extract(file, dir string, keep []string) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("not gzip: %w", err)
-	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
@@ -413,30 +404,19 @@ func extract(file, dir string, keep []string) error {
 	for _, k := range keep {
 		want[k] = true
 	}
-	tr := tar.NewReader(gz)
 	var total int64
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("tar: %w", err)
-		}
-		if hdr.Typeflag != tar.TypeReg {
-			continue
-		}
+	err := targz.EachRegular(file, func(hdr *tar.Header, content io.Reader) error {
 		name := strings.TrimPrefix(hdr.Name, "./")
 		_, rel, ok := strings.Cut(name, "/")
 		if !ok {
-			continue
+			return nil
 		}
 		rel = path.Clean(rel)
 		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
 			return fmt.Errorf("%s: a path outside the package", hdr.Name)
 		}
 		if rel == StampName || (keep != nil && !want[rel]) {
-			continue
+			return nil
 		}
 		if total += hdr.Size; hdr.Size < 0 || total > maxUnpacked {
 			return fmt.Errorf("more than %d bytes unpacked", int64(maxUnpacked))
@@ -445,18 +425,11 @@ func extract(file, dir string, keep []string) error {
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return err
 		}
-		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, os.FileMode(hdr.Mode).Perm()&0o755|0o644)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(out, io.LimitReader(tr, hdr.Size))
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", hdr.Name, err)
-		}
 		delete(want, rel)
+		return targz.WriteFile(hdr, content, target, os.FileMode(hdr.Mode).Perm()&0o755|0o644)
+	})
+	if err != nil {
+		return err
 	}
 	if keep != nil && len(want) > 0 {
 		missing := make([]string, 0, len(want))

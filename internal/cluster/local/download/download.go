@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha512"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/targz"
 )
 
 // DefaultIndexURL is setup-envtest's index of released envtest archives.
@@ -424,50 +424,19 @@ func (c *Client) download(ctx context.Context, it Item, file string) (int64, err
 // extract writes the archive's regular files into dir by base name, as
 // setup-envtest does, executable (at most 0755).
 func extract(archive, dir string) error {
-	f, err := os.Open(archive)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("not gzip: %w", err)
-	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	tr := tar.NewReader(gz)
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("tar: %w", err)
-		}
-		if hdr.Typeflag != tar.TypeReg {
-			continue
-		}
+	return targz.EachRegular(archive, func(hdr *tar.Header, content io.Reader) error {
 		name := filepath.Base(filepath.FromSlash(hdr.Name))
 		if name == "." || name == ".." || name == string(filepath.Separator) || name == StampName {
-			continue
+			return nil
 		}
 		if hdr.Size > maxArchive {
 			return fmt.Errorf("%s: %d bytes", hdr.Name, hdr.Size)
 		}
-		mode := os.FileMode(hdr.Mode).Perm()&0o755 | 0o500
-		out, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(out, io.LimitReader(tr, hdr.Size))
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", hdr.Name, err)
-		}
-	}
+		return targz.WriteFile(hdr, content, filepath.Join(dir, name), os.FileMode(hdr.Mode).Perm()&0o755|0o500)
+	})
 }
 
 // WriteArchive writes files (base name -> content) to w as controller-tools
