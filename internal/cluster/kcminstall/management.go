@@ -98,17 +98,12 @@ func (a *applier) managementReady(ctx context.Context, l log.Logger) error {
 // ready, what it waits for: the components not yet installed, with their
 // errors, or the condition's message.
 func managementState(mgmt *unstructured.Unstructured) (ready bool, waiting string) {
-	conds, _, _ := unstructured.NestedSlice(mgmt.Object, "status", "conditions")
-	msg := "no Ready condition yet"
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] != "Ready" {
-			continue
-		}
-		if m["status"] == "True" && mgmt.GetGeneration() == observed(mgmt) {
-			return true, ""
-		}
-		msg = fmt.Sprintf("Ready=%v: %v", m["status"], m["message"])
+	ok, msg := conditionTrue(mgmt, "Ready")
+	if ok && mgmt.GetGeneration() == observed(mgmt) {
+		return true, ""
+	}
+	if ok {
+		msg = "Ready=True for an older generation"
 	}
 	comps, _, _ := unstructured.NestedMap(mgmt.Object, "status", "components")
 	var pending []string
