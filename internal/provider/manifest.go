@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -60,6 +61,15 @@ func BuildManifest(path string, o ManifestOptions) (*Manifest, error) {
 	ch, err := loader.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the chart does not load: %w", path, err)
+	}
+	return ManifestFor(ch, o)
+}
+
+// ManifestFor builds the manifest of a loaded chart (BuildManifest's,
+// for a chart made in memory).
+func ManifestFor(ch *chart.Chart, o ManifestOptions) (*Manifest, error) {
+	if o.Repo == "" || !dns1123.MatchString(o.Repo) {
+		return nil, fmt.Errorf("repository %q: not a valid HelmRepository name", o.Repo)
 	}
 	md := ch.Metadata
 	name := cmp.Or(o.Name, TemplateName(md.Name, md.Version))

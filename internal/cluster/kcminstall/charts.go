@@ -20,6 +20,7 @@ const (
 	chartKCM       = "kcm"
 	chartRegional  = "kcm-regional"
 	chartTemplates = "kcm-templates"
+	chartSveltos   = "projectsveltos"
 )
 
 // Chart is one packaged chart of a release.
@@ -37,13 +38,15 @@ type Chart struct {
 // version (and the kcm and telemetry image tags), generate-release renames
 // the Release and its kcm and regional templates after it, and
 // templates-generate writes their ProviderTemplates; kcm-regional is
-// packaged inside kcm (its file:// dependency). kcm-regional's
-// dependencies fetched from other repositories are packaged inside it when
-// given as regionalDeps (built from their modules: CertManagerChart,
-// OperatorChart), its Chart.yaml naming the versions given; the others
-// (Flux, Velero, ...) are not, and the charts that need them say so when
-// installed.
-func ReleaseCharts(templatesDir, version string, regionalDeps ...*chart.Chart) ([]Chart, error) {
+// packaged inside kcm (its file:// dependency). Dependencies fetched from
+// other repositories are packaged inside the chart that names them when
+// given in deps (built from their modules: CertManagerChart and
+// OperatorChart for kcm-regional, SveltosCRDsChart for projectsveltos),
+// its Chart.yaml naming the versions given; the others (Flux, Velero, ...)
+// are not, and the charts that need them say so when installed.
+// projectsveltos, whose dependencies are Sveltos's CRDs and controllers
+// with no condition, then names only those given.
+func ReleaseCharts(templatesDir, version string, deps ...*chart.Chart) ([]Chart, error) {
 	v := strings.TrimPrefix(version, "v")
 	fqdn := strings.ReplaceAll(v, ".", "-")
 	providerDir := filepath.Join(templatesDir, "provider")
@@ -63,18 +66,8 @@ func ReleaseCharts(templatesDir, version string, regionalDeps ...*chart.Chart) (
 	if err != nil {
 		return nil, err
 	}
-	for _, dep := range regionalDeps {
-		found := false
-		for _, d := range regional.Metadata.Dependencies {
-			if d.Name == dep.Name() {
-				d.Version, found = dep.Metadata.Version, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("%s has no dependency %s", chartRegional, dep.Name())
-		}
-		regional.AddDependency(dep)
-	}
+	used := map[string]bool{}
+	addDeps(regional, deps, used)
 	var out []Chart
 	for _, dir := range dirs {
 		if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err != nil {
@@ -105,6 +98,15 @@ func ReleaseCharts(templatesDir, version string, regionalDeps ...*chart.Chart) (
 			if ch, err = loader.Load(dir); err != nil {
 				return nil, fmt.Errorf("chart %s: %w", dir, err)
 			}
+			if filepath.Base(dir) == chartSveltos && addDeps(ch, deps, used) {
+				var kept []*chart.Dependency
+				for _, d := range ch.Metadata.Dependencies {
+					if sub(ch, d.Name) != nil {
+						kept = append(kept, d)
+					}
+				}
+				ch.Metadata.Dependencies, ch.Lock = kept, nil
+			}
 		}
 		archive, err := helmrepo.Package(ch)
 		if err != nil {
@@ -112,8 +114,42 @@ func ReleaseCharts(templatesDir, version string, regionalDeps ...*chart.Chart) (
 		}
 		out = append(out, Chart{Name: ch.Name(), Version: ch.Metadata.Version, Archive: archive})
 	}
+	for _, dep := range deps {
+		if !used[dep.Name()] {
+			return nil, fmt.Errorf("no chart of the release depends on %s", dep.Name())
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// addDeps packages into ch those of deps it names as dependencies, at
+// their versions, marking them used; it reports whether it added any.
+func addDeps(ch *chart.Chart, deps []*chart.Chart, used map[string]bool) bool {
+	added := false
+	for _, dep := range deps {
+		for _, d := range ch.Metadata.Dependencies {
+			if d.Name == dep.Name() {
+				d.Version = dep.Metadata.Version
+				ch.AddDependency(dep)
+				used[dep.Name()], added = true, true
+			}
+		}
+	}
+	return added
+}
+
+// sub is ch's packaged dependency named name, or nil (also for a nil ch).
+func sub(ch *chart.Chart, name string) *chart.Chart {
+	if ch == nil {
+		return nil
+	}
+	for _, d := range ch.Dependencies() {
+		if d.Name() == name {
+			return d
+		}
+	}
+	return nil
 }
 
 // stamped loads the chart in dir with its version set to v and the

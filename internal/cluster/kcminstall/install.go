@@ -86,6 +86,8 @@ var programs = map[string]program{
 	controllers.CertManagerCAInjector: {"/app/cmd/cainjector/cainjector", "1000"},
 	controllers.CAPIOperator:          {"/manager", "65532"},
 	controllers.CAPICore:              {"/manager", "65532"},
+	controllers.KubeadmBootstrap:      {"/manager", "65532"},
+	controllers.KubeadmControlPlane:   {"/manager", "65532"},
 	controllers.CAPD:                  {"/manager", ""}, // root: it talks to the Docker socket
 }
 
@@ -93,12 +95,13 @@ var programs = map[string]program{
 // the Management (by the name kcm's Release gives them): those whose
 // controllers kbook builds. The core (cluster-api) is the Management's
 // own component.
-var Providers = []string{"cluster-api-provider-docker"}
+var Providers = []string{"cluster-api-provider-docker", "projectsveltos"}
 
 // LeftOut are the parts of a k0rdent release Install does not install,
 // and why.
 var LeftOut = []string{
-	"the providers but Cluster API core and CAPD (k0smotron, AWS, Azure, vSphere, OpenStack, GCP, IPAM, Infoblox, KubeVirt) and Sveltos: their controllers' images are not built here (Install takes them out of the Management)",
+	"the providers but Cluster API core, CAPD and kubeadm (k0smotron, AWS, Azure, vSphere, OpenStack, GCP, IPAM, Infoblox, KubeVirt): their controllers' images are not built here (Install takes them out of the Management)",
+	"Sveltos's controllers: projectsveltos installs only Sveltos's CRDs (its sveltos-crds dependency, built from the modules kcm pins), so kcm runs its ClusterDeployment controller, but services (MultiClusterService, ClusterDeployment serviceSpec) are not delivered",
 	"cert-manager is v1.11.5, not kcm-regional's 1.21.0: from v1.12 on its commands are Go modules the module proxy does not serve",
 	"Velero, reloader, rbac-manager and the Flux chart: their charts come from Helm repositories this machine cannot reach (Flux itself is installed from its controllers' kustomize bases)",
 	"telemetry: its image is not built",
@@ -155,11 +158,28 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	if err != nil {
 		return nil, err
 	}
-	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), r.Version, cm, op)
+	sv, err := SveltosCRDsChart(r.Module("sveltos-addon").Version, p.ModuleDir("sveltos-addon"), p.ModuleDir("sveltos-lib"))
 	if err != nil {
 		return nil, err
 	}
-	components, err := releaseComponents(p)
+	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), r.Version, cm, op, sv)
+	if err != nil {
+		return nil, err
+	}
+	kubeadm, err := KubeadmChart(r.Module("capi").Version)
+	if err != nil {
+		return nil, err
+	}
+	archive, err := helmrepo.Package(kubeadm)
+	if err != nil {
+		return nil, err
+	}
+	charts = append(charts, Chart{Name: kubeadm.Name(), Version: kubeadm.Metadata.Version, Archive: archive})
+	kubeadmPT, kubeadmEntry, err := kubeadmTemplate(kubeadm)
+	if err != nil {
+		return nil, err
+	}
+	components, err := releaseComponents(p, kubeadm.Metadata.AppVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -247,10 +267,14 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 	l.Infof("kcm's controller is Available (%s)", time.Since(start).Round(time.Second))
 
 	start = time.Now()
-	if err := a.keepProviders(ctx, Providers); err != nil {
+	if err := a.apply(ctx, []*unstructured.Unstructured{kubeadmPT}); err != nil {
+		return nil, fmt.Errorf("ProviderTemplate %s: %w", kubeadmPT.GetName(), err)
+	}
+	if err := a.keepProviders(ctx, Providers, kubeadmEntry); err != nil {
 		return nil, err
 	}
-	l.Infof("the Management keeps the providers %s; waiting for it to be Ready (cert-manager, the Cluster API operator, then the providers)…", strings.Join(Providers, ", "))
+	l.Infof("the Management keeps the providers %s and adds %s (ProviderTemplate %s); waiting for it to be Ready (cert-manager, the Cluster API operator, then the providers)…",
+		strings.Join(Providers, ", "), KubeadmProvider, kubeadmPT.GetName())
 	if err := a.managementReady(ctx, l); err != nil {
 		return nil, err
 	}
@@ -264,18 +288,26 @@ func Install(ctx context.Context, o Options) (inst *Installed, err error) {
 // releaseComponents are the Cluster API providers' components the
 // Management's providers are installed from by the Cluster API operator:
 // the core's and CAPD's, at their provider charts' appVersion (the
-// fetchConfig.oci tag the charts name).
-func releaseComponents(p controllers.K0rdentPaths) ([]Components, error) {
+// fetchConfig.oci tag the charts name), and the kubeadm bootstrap and
+// control-plane providers' at kubeadmVersion (KubeadmChart's appVersion).
+// The operator reads <type>-components.yaml of each.
+func releaseComponents(p controllers.K0rdentPaths, kubeadmVersion string) ([]Components, error) {
 	provider := filepath.Join(p.ModuleDir("kcm"), "templates", "provider")
-	metadata := filepath.Join(p.ModuleDir("capi"), "metadata.yaml")
+	capi := p.ModuleDir("capi")
+	metadata := filepath.Join(capi, "metadata.yaml")
 	var out []Components
 	for _, c := range []struct{ chart, repo, typ, dir string }{
-		{"cluster-api", "cluster-api-components", "core", p.ModuleDir("capi")},
+		{"cluster-api", "cluster-api-components", "core", capi},
 		{"cluster-api-provider-docker", "cluster-api-provider-docker-components", "infrastructure", filepath.Join(p.ModuleDir("capd"), "infrastructure", "docker")},
+		{"", "cluster-api-bootstrap-kubeadm-components", "bootstrap", filepath.Join(capi, "bootstrap", "kubeadm")},
+		{"", "cluster-api-control-plane-kubeadm-components", "control-plane", filepath.Join(capi, "controlplane", "kubeadm")},
 	} {
-		v, err := appVersion(filepath.Join(provider, c.chart))
-		if err != nil {
-			return nil, err
+		v := kubeadmVersion
+		if c.chart != "" {
+			var err error
+			if v, err = appVersion(filepath.Join(provider, c.chart)); err != nil {
+				return nil, err
+			}
 		}
 		comp, err := ProviderComponents(c.dir, metadata, c.repo, v, c.typ)
 		if err != nil {
@@ -326,7 +358,7 @@ func loadImages(ctx context.Context, o Options, registry string, l log.Logger) (
 		return nil, err
 	}
 	refs[controllers.KCM] = registry + "/kcm-controller:" + tag
-	for _, name := range []string{controllers.CAPICore, controllers.CAPD} {
+	for _, name := range []string{controllers.CAPICore, controllers.KubeadmBootstrap, controllers.KubeadmControlPlane, controllers.CAPD} {
 		refs[name] = registry + "/" + ProviderPath + "/" + path.Base(refs[name])
 	}
 	work, err := os.MkdirTemp("", "kbook-kcm-images-")
@@ -338,7 +370,7 @@ func loadImages(ctx context.Context, o Options, registry string, l log.Logger) (
 	start := time.Now()
 	for _, name := range []string{controllers.SourceController, controllers.HelmController, controllers.KCM,
 		controllers.CertManagerController, controllers.CertManagerWebhook, controllers.CertManagerCAInjector,
-		controllers.CAPIOperator, controllers.CAPICore, controllers.CAPD} {
+		controllers.CAPIOperator, controllers.CAPICore, controllers.KubeadmBootstrap, controllers.KubeadmControlPlane, controllers.CAPD} {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

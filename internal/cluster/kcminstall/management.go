@@ -28,8 +28,9 @@ var managementGVR = schema.GroupVersionResource{Group: "k0rdent.mirantis.com", V
 
 // keepProviders waits for kcm to create its Management and takes every
 // provider out of it but those named in keep (kubectl patch management
-// kcm --type merge), keeping their templates.
-func (a *applier) keepProviders(ctx context.Context, keep []string) error {
+// kcm --type merge), keeping their templates, and adds the entries in add
+// (providers the Release does not name, with their templates).
+func (a *applier) keepProviders(ctx context.Context, keep []string, add ...map[string]any) error {
 	var mgmt *unstructured.Unstructured
 	err := poll(ctx, time.Second, func() (bool, error) {
 		var err error
@@ -51,6 +52,9 @@ func (a *applier) keepProviders(ctx context.Context, keep []string) error {
 	}
 	if len(kept) != len(keep) {
 		return fmt.Errorf("Management %s lists %d of the providers %s", managementName, len(kept), strings.Join(keep, ", "))
+	}
+	for _, e := range add {
+		kept = append(kept, e)
 	}
 	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"providers": kept}})
 	if err != nil {
@@ -131,6 +135,8 @@ func managementState(mgmt *unstructured.Unstructured) (ready bool, waiting strin
 var operatorGVRs = []schema.GroupVersionResource{
 	{Group: "operator.cluster.x-k8s.io", Version: "v1alpha2", Resource: "coreproviders"},
 	{Group: "operator.cluster.x-k8s.io", Version: "v1alpha2", Resource: "infrastructureproviders"},
+	{Group: "operator.cluster.x-k8s.io", Version: "v1alpha2", Resource: "bootstrapproviders"},
+	{Group: "operator.cluster.x-k8s.io", Version: "v1alpha2", Resource: "controlplaneproviders"},
 }
 
 // providersReady waits until each kind of operatorGVRs has a provider and

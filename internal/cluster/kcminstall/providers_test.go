@@ -101,9 +101,33 @@ func TestSubcharts(t *testing.T) {
 		t.Errorf("operator image values %v", img)
 	}
 
-	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), "v1.11.4", cm, op)
+	sv, err := SveltosCRDsChart("1.12.0", p.ModuleDir("sveltos-addon"), p.ModuleDir("sveltos-lib"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(sv.CRDObjects()); n < 20 {
+		t.Errorf("sveltos-crds: %d CRDs", n)
+	}
+
+	charts, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), "v1.11.4", cm, op, sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReleaseCharts(filepath.Join(p.ModuleDir("kcm"), "templates"), "v1.11.4", &chart.Chart{Metadata: &chart.Metadata{Name: "nobody-needs-me", Version: "1.0.0"}}); err == nil ||
+		!strings.Contains(err.Error(), "nobody-needs-me") {
+		t.Errorf("a dependency no chart names: %v", err)
+	}
+	for _, c := range charts {
+		if c.Name == chartSveltos {
+			// Only the CRDs are packaged: the chart names only them.
+			ch, err := loader.LoadArchive(bytes.NewReader(c.Archive))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ch.Metadata.Dependencies) != 1 || sub(ch, chartSveltosCRDs) == nil || ch.Lock != nil {
+				t.Errorf("projectsveltos: dependencies %v, packaged %d", ch.Metadata.Dependencies, len(ch.Dependencies()))
+			}
+		}
 	}
 	for _, c := range charts {
 		if c.Name != chartRegional && c.Name != chartKCM {
@@ -129,27 +153,22 @@ func TestSubcharts(t *testing.T) {
 	}
 }
 
-func sub(ch *chart.Chart, name string) *chart.Chart {
-	if ch == nil {
-		return nil
-	}
-	for _, d := range ch.Dependencies() {
-		if d.Name() == name {
-			return d
-		}
-	}
-	return nil
-}
-
-// TestProviderComponents: the core's and CAPD's components, pushed as the
+// TestProviderComponents: the core's, CAPD's and kubeadm's components, pushed as the
 // Cluster API operator fetches them (its oci_source.go: oras.Copy of the
 // tag, files picked by their layer's title), give the metadata and the
 // components, whose Deployments pull IfNotPresent.
 func TestProviderComponents(t *testing.T) {
 	p := releasePaths(t)
-	cs, err := releaseComponents(p)
+	cs, err := releaseComponents(p, "v1.13.4")
 	if err != nil {
 		t.Fatal(err)
+	}
+	types := map[string]bool{}
+	for _, c := range cs {
+		types[c.Type] = true
+	}
+	if len(types) != 4 || !types["bootstrap"] || !types["control-plane"] {
+		t.Errorf("components of types %v, want core, infrastructure, bootstrap, control-plane", types)
 	}
 	reg, err := StartRegistry("")
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 const (
 	chartCertManager = "cert-manager"
 	chartOperator    = "cluster-api-operator"
+	chartSveltosCRDs = "sveltos-crds"
 )
 
 // CertManagerChart packages cert-manager's chart from its module's trees
@@ -116,6 +117,37 @@ func OperatorChart(moduleDir, version string) (*chart.Chart, error) {
 	ch, err := loader.LoadFiles(files)
 	if err != nil {
 		return nil, fmt.Errorf("cluster-api-operator chart: %w", err)
+	}
+	return ch, nil
+}
+
+// SveltosCRDsChart packages Sveltos's CRDs - the sveltos-crds dependency
+// of kcm's projectsveltos chart - from the modules kcm pins
+// (github.com/projectsveltos/addon-controller and libsveltos, each dir
+// holding config/crd/bases), at the chart version kcm's chart names.
+// Sveltos's controllers (its projectsveltos chart) are not built here.
+func SveltosCRDsChart(version string, dirs ...string) (*chart.Chart, error) {
+	v := strings.TrimPrefix(version, "v")
+	files := []*loader.BufferedFile{{Name: "Chart.yaml", Data: []byte("apiVersion: v2\nname: " + chartSveltosCRDs +
+		"\ndescription: Sveltos's CRDs, from the Go modules kcm pins\ntype: application\nversion: " + v + "\nappVersion: v" + v + "\n")}}
+	for _, dir := range dirs {
+		crds, err := readTree(filepath.Join(dir, "config", "crd", "bases"), func(rel string) bool {
+			return !strings.Contains(rel, "/") && strings.HasSuffix(rel, ".yaml")
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s chart: %w", chartSveltosCRDs, err)
+		}
+		if len(crds) == 0 {
+			return nil, fmt.Errorf("%s chart: no CRDs in %s", chartSveltosCRDs, dir)
+		}
+		for _, f := range crds {
+			f.Name = "crds/" + f.Name // not templates: their descriptions hold Sveltos's own {{ }}
+		}
+		files = append(files, crds...)
+	}
+	ch, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("%s chart: %w", chartSveltosCRDs, err)
 	}
 	return ch, nil
 }

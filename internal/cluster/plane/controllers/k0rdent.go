@@ -134,8 +134,7 @@ var k0rdentReleases = []K0rdentRelease{{
 		// (kustomize build config/default) for the Cluster API operator.
 		{Key: "capi", Path: "sigs.k8s.io/cluster-api", Version: "v1.13.4", Wrapper: "capi",
 			Trees: []string{"config", "metadata.yaml",
-				"bootstrap/kubeadm/config/crd", "bootstrap/kubeadm/config/webhook",
-				"controlplane/kubeadm/config/crd", "controlplane/kubeadm/config/webhook"}},
+				"bootstrap/kubeadm/config", "controlplane/kubeadm/config"}},
 		{Key: "capd", Path: "sigs.k8s.io/cluster-api/test", Version: "v1.13.4", Wrapper: "capi",
 			Trees: []string{"infrastructure/docker/config"}},
 		// kcm-regional's subcharts, for k0rdent inside kind: cert-manager's

@@ -161,7 +161,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(p.ModuleDir("capi"), "bootstrap/kubeadm/config/crd/x.yaml")); err != nil {
+	if _, err := os.Stat(filepath.Join(p.ModuleDir("capi"), "bootstrap/kubeadm/config/x.yaml")); err != nil {
 		t.Errorf("capi trees not copied: %v", err)
 	}
 	if data, _ := os.ReadFile(log); strings.Contains(string(data), "build ") {
