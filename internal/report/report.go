@@ -272,7 +272,9 @@ func ReadJSON(file string) (*Report, error) {
 }
 
 // Merge combines reports of runs over disjoint runbook sets (CI shards) into
-// one. A runbook that appears in several reports keeps its latest result.
+// one. A runbook that appears in several reports (runs on several
+// backends) keeps its latest result, unless that one is a skip and an
+// earlier one is not: a backend that skips a runbook says nothing of it.
 func Merge(reports ...*Report) *Report {
 	out := &Report{FormatVersion: FormatVersion}
 	byPath := map[string]int{}
@@ -290,7 +292,9 @@ func Merge(reports ...*Report) *Report {
 		out.Interrupted = out.Interrupted || r.Interrupted
 		for _, rb := range r.Runbooks {
 			if i, ok := byPath[rb.Path]; ok {
-				if rb.Verified.After(out.Runbooks[i].Verified) {
+				prev := out.Runbooks[i]
+				if skipped := rb.Status == Skipped && prev.Status != Skipped; !skipped && rb.Verified.After(prev.Verified) ||
+					prev.Status == Skipped && rb.Status != Skipped {
 					out.Runbooks[i] = rb
 				}
 				continue

@@ -206,3 +206,28 @@ func TestReportsToStdout(t *testing.T) {
 		t.Errorf("both to stdout: %v", err)
 	}
 }
+
+// TestMergeKeepsLatestRun: a runbook run on two backends keeps the later
+// result, pass or fail; a later skip (a backend that cannot run it) does
+// not hide an earlier result, and an earlier skip gives way.
+func TestMergeKeepsLatestRun(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	rep := func(at time.Duration, st Status) *Report {
+		return &Report{FormatVersion: FormatVersion, Started: t0.Add(at), Runbooks: []*Runbook{{Path: "a.md", Status: st, Verified: t0.Add(at)}}}
+	}
+	for _, c := range []struct {
+		first, second Status
+		want          Status
+	}{
+		{Passed, Failed, Failed},
+		{Failed, Passed, Passed},
+		{Passed, Skipped, Passed},
+		{Skipped, Passed, Passed},
+		{Skipped, Skipped, Skipped},
+	} {
+		got := Merge(rep(0, c.first), rep(time.Minute, c.second))
+		if len(got.Runbooks) != 1 || got.Runbooks[0].Status != c.want {
+			t.Errorf("%s then %s: %v, want %s", c.first, c.second, got.Runbooks[0].Status, c.want)
+		}
+	}
+}
