@@ -47,8 +47,10 @@ K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runboo
 # machines, run by test-clusters (bin/runbooks-capd.json).
 CAPD_RUNBOOKS    := runbooks/capd-docker.md
 # KIND_K0RDENT_RUNBOOKS: the runbooks of k0rdent installed into a kind
-# cluster (kbook run --cluster kind --k0rdent), with the engine's clusters.
-KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md
+# cluster (kbook run --cluster kind --k0rdent), with the engine's clusters:
+# the install's own, and the --k0rdent runbooks again, on controllers
+# running as pods.
+KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md $(K0RDENT_RUNBOOKS)
 
 .PHONY: all build run test test-runbooks test-kind test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
 
