@@ -164,6 +164,9 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kind: list clusters: %w", err)
 	}
+	if name, err = unowned(name, existing, o.Procs, log); err != nil {
+		return nil, err
+	}
 	c := &kindCluster{provider: p, name: name, keep: o.KeepCluster, procs: o.Procs}
 	// k0rdent's controllers are built (once) before any container is
 	// made: a build that fails or is interrupted leaves no cluster.
@@ -206,6 +209,28 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// unowned is the kind cluster name a run uses: name, unless a cluster of
+// that name is another running kbook's (it made it, or is making it, and
+// deletes it when it ends: reusing it would lose it midway, and installing
+// k0rdent twice fails). Then the default name gives way to the first free
+// DefaultKindName-N, saying so, and a name given is an error.
+func unowned(name string, existing []string, reg *proc.Registry, l log.Logger) (string, error) {
+	owner, ok := reg.ExternalOwner(proc.External{Kind: kindReaper, Name: name})
+	if !ok { // (one that is another's but not made yet is being made)
+		return name, nil
+	}
+	if name != DefaultKindName {
+		return "", fmt.Errorf("kind cluster %q belongs to another kbook (pid %d), which deletes it when it ends: wait for it, or name another cluster", name, owner.PID)
+	}
+	for i := 2; ; i++ {
+		n := fmt.Sprintf("%s-%d", DefaultKindName, i)
+		if _, taken := reg.ExternalOwner(proc.External{Kind: kindReaper, Name: n}); !taken && !contains(existing, n) {
+			l.Infof("kind cluster %q belongs to another kbook (pid %d), which deletes it when it ends: this run makes %q", name, owner.PID, n)
+			return n, nil
+		}
+	}
 }
 
 // installK0rdent installs k0rdent's release r, whose controllers are in
@@ -270,8 +295,12 @@ func (c *kindCluster) create(ctx context.Context, image string, workers int, log
 	}
 	if err != nil {
 		// kind deletes a cluster whose create failed, unless told to
-		// retain it; make sure, then forget it.
-		_ = deleteKind(c.provider, c.name)
+		// retain it; make sure, then forget it - unless it failed
+		// because the cluster exists: another kbook made it meanwhile
+		// (kind's create.go: "node(s) already exist for a cluster").
+		if !strings.Contains(err.Error(), "already exist for a cluster") {
+			_ = deleteKind(c.provider, c.name)
+		}
 		c.procs.ForgetExternal(ext)
 		return fmt.Errorf("kind: create cluster %q: %w", c.name, err)
 	}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/gobuild"
+	"github.com/k0rdent/kbook/internal/proc"
 )
 
 func TestDetectRuntime(t *testing.T) {
@@ -47,5 +50,45 @@ func TestDetectRuntime(t *testing.T) {
 				t.Fatalf("runtime = %q, %v; want %q", rt.Name, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnownedKindName: a kind cluster another running kbook made (or is
+// making) is not reused: the default name gives way to the first free
+// kbook-N, a name given is an error; a cluster no running kbook owns is
+// used as it is.
+func TestUnownedKindName(t *testing.T) {
+	root := t.TempDir()
+	mine, err := proc.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	other, err := proc.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	var heard gobuild.Lines
+	if n, err := unowned(DefaultKindName, []string{DefaultKindName}, mine, &heard); n != DefaultKindName || err != nil {
+		t.Errorf("nobody's cluster: %q %v, want it reused", n, err)
+	}
+	for _, n := range []string{DefaultKindName, DefaultKindName + "-2", "mine"} {
+		if err := other.TrackExternal(proc.External{Kind: kindReaper, Name: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := unowned(DefaultKindName, []string{DefaultKindName, DefaultKindName + "-3"}, mine, &heard)
+	if n != DefaultKindName+"-4" || err != nil {
+		t.Errorf("another kbook's default cluster: %q %v, want kbook-4 (kbook-2 is another's, kbook-3 exists)", n, err)
+	}
+	if !strings.Contains(heard.String(), `kind cluster "kbook" belongs to another kbook (pid `) || !strings.Contains(heard.String(), `this run makes "kbook-4"`) {
+		t.Errorf("said: %s", heard.String())
+	}
+	if _, err := unowned("mine", nil, mine, &heard); err == nil || !strings.Contains(err.Error(), `kind cluster "mine" belongs to another kbook`) {
+		t.Errorf("a name given, another's: %v", err)
+	}
+	if n, err := unowned(DefaultKindName, nil, nil, &heard); n != DefaultKindName || err != nil {
+		t.Errorf("no registry: %q %v", n, err)
 	}
 }

@@ -89,3 +89,46 @@ func TestTrackExternal(t *testing.T) {
 		t.Error("a nil registry tracks nothing, without error")
 	}
 }
+
+// TestExternalOwner: another running registry's recorded External has that
+// registry's owner; one it forgot, one of a registry whose owner is dead,
+// and r's own have none.
+func TestExternalOwner(t *testing.T) {
+	requireLinux(t)
+	root := t.TempDir()
+	mine, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	other, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	x := External{Kind: "test-owner", Name: "kbook"}
+	if _, ok := mine.ExternalOwner(x); ok {
+		t.Fatal("owned before anyone recorded it")
+	}
+	if err := other.TrackExternal(x); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := mine.ExternalOwner(x); !ok || p.PID != other.Owner().PID {
+		t.Errorf("owner %+v %v, want %+v", p, ok, other.Owner())
+	}
+	if _, ok := other.ExternalOwner(x); ok {
+		t.Error("a registry's own External counts as another's")
+	}
+	other.ForgetExternal(x)
+	if _, ok := mine.ExternalOwner(x); ok {
+		t.Error("owned after it was forgotten")
+	}
+	dead := fakeRegistry(t, root, deadProcess(t))
+	data, _ := json.Marshal(x)
+	if err := os.WriteFile(filepath.Join(dead, extRecordName(x)), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mine.ExternalOwner(x); ok {
+		t.Error("a dead kbook's record counts as an owner")
+	}
+}

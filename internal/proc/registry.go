@@ -104,6 +104,33 @@ func (r *Registry) ForgetExternal(e External) {
 	r.removeRecord(extRecordName(e))
 }
 
+// ExternalOwner returns the running process, other than r's, whose
+// registry beside r's records e: the kbook that made e and ends it when it
+// ends (a kind cluster of another kbook run). ok is false when none does.
+func (r *Registry) ExternalOwner(e External) (p Process, ok bool) {
+	if r == nil {
+		return Process{}, false
+	}
+	root := filepath.Dir(r.dir)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return Process{}, false
+	}
+	for _, d := range entries {
+		dir := filepath.Join(root, d.Name())
+		if !d.IsDir() || dir == r.dir || strings.HasPrefix(d.Name(), newPrefix) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, extRecordName(e))); err != nil {
+			continue
+		}
+		if o, err := readOwner(dir); err == nil && o.Owner.Running() {
+			return o.Owner, true
+		}
+	}
+	return Process{}, false
+}
+
 // Registry records what one process started. Its methods are safe for
 // concurrent use, and a nil *Registry is valid: it starts processes
 // without recording them and tracks nothing, for library users and tests
