@@ -113,13 +113,43 @@ func KcmRunning(ctx context.Context, c Cluster) (bool, string) {
 	case err != nil:
 		return false, "kcm: " + err.Error()
 	}
-	conds, _, _ := unstructured.NestedSlice(m.Object, "status", "conditions")
-	for _, cond := range conds {
-		if cm, ok := cond.(map[string]any); ok && cm["type"] == "Ready" && cm["status"] == "True" {
-			return true, ""
-		}
+	if ready, _ := readyCondition(m); ready {
+		return true, ""
 	}
 	return false, "kcm is not running: Management kcm is not Ready"
+}
+
+// readyCondition reads u's Ready condition: whether it is True, and its
+// message.
+func readyCondition(u *unstructured.Unstructured) (bool, string) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, cond := range conds {
+		if cm, ok := cond.(map[string]any); ok && cm["type"] == "Ready" {
+			msg, _ := cm["message"].(string)
+			return cm["status"] == "True", msg
+		}
+	}
+	return false, "no Ready condition yet"
+}
+
+// k0rdentState reads the cluster's Management kcm: nil where there is
+// none (or it cannot be read).
+func k0rdentState(ctx context.Context, c Cluster) *K0rdentState {
+	dc, err := dynamic.NewForConfig(FastConfig(c.RESTConfig()))
+	if err != nil {
+		return nil
+	}
+	m, err := dc.Resource(managementGVR).Get(ctx, "kcm", metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	st := &K0rdentState{}
+	st.Release, _, _ = unstructured.NestedString(m.Object, "spec", "release")
+	st.Providers, _, _ = unstructured.NestedStringSlice(m.Object, "status", "availableProviders")
+	if st.Ready, st.Message = readyCondition(m); st.Ready {
+		st.Message = ""
+	}
+	return st
 }
 
 func isNoMatch(err error) bool {

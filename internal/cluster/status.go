@@ -33,6 +33,20 @@ type Status struct {
 	// PlaneLogs is the folder of the k0rdent controllers' logs ("": no
 	// plane).
 	PlaneLogs string `json:"-"`
+	// K0rdent is the state of the cluster's k0rdent Management, where it
+	// has one (--k0rdent on either backend).
+	K0rdent *K0rdentState `json:"k0rdent,omitempty"`
+}
+
+// K0rdentState is a Management's state as kcm reports it.
+type K0rdentState struct {
+	Release string `json:"release"`
+	Ready   bool   `json:"ready"`
+	// Message is the Ready condition's message when not ready.
+	Message string `json:"message,omitempty"`
+	// Providers are the CAPI providers the Management exposes
+	// (status.availableProviders).
+	Providers []string `json:"providers,omitempty"`
 }
 
 // StatusOf reads the state of cluster name under root and asks its API
@@ -58,6 +72,7 @@ func StatusOf(ctx context.Context, root, name string) (*Status, error) {
 	} else {
 		st.Running = true
 		st.KubernetesVersion, _ = ServerVersion(c)
+		st.K0rdent = k0rdentState(ctx, c)
 	}
 	return st, nil
 }
@@ -86,6 +101,13 @@ func WriteStatus(w io.Writer, format string, st *Status) error {
 	}
 	fmt.Fprintf(w, "cluster:    %s (%s)\nstatus:     %s\nserver:     %s\nkubernetes: %s\nkubeconfig: %s\nstarted:    %s\n",
 		st.Name, st.Backend, state, st.Server, st.KubernetesVersion, st.Kubeconfig, st.Started)
+	if k := st.K0rdent; k != nil {
+		ready := "Ready"
+		if !k.Ready {
+			ready = "not Ready: " + k.Message
+		}
+		fmt.Fprintf(w, "k0rdent:    Management kcm of release %s, %s\nproviders:  %s\n", k.Release, ready, strings.Join(k.Providers, ", "))
+	}
 	if st.PlaneLogs != "" {
 		fmt.Fprintf(w, "restarts:   %d (k0rdent controllers; logs in %s)\n", len(st.Restarts), st.PlaneLogs)
 		for _, r := range st.Restarts {

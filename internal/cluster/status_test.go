@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // TestStatusOf: a cluster never brought up is ErrNoState; one whose
@@ -68,6 +70,35 @@ func writesStatus(t *testing.T, st *Status, want map[string]string) {
 		}
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("%s:\n%s\nwant %q in it", format, b.String(), w)
+		}
+	}
+}
+
+// TestStatusK0rdent: a cluster's Management is reported in every format,
+// Ready or with the message of its Ready condition.
+func TestStatusK0rdent(t *testing.T) {
+	st := &Status{Name: "k", Backend: Kind, Running: true, K0rdent: &K0rdentState{Release: "kcm-1-11-4", Ready: true,
+		Providers: []string{"bootstrap-kubeadm", "infrastructure-docker"}}}
+	writesStatus(t, st, map[string]string{
+		"text": "k0rdent:    Management kcm of release kcm-1-11-4, Ready\nproviders:  bootstrap-kubeadm, infrastructure-docker\n",
+		"json": "\"k0rdent\": {\n    \"release\": \"kcm-1-11-4\",\n    \"ready\": true,",
+		"yaml": "k0rdent:\n  providers:\n  - bootstrap-kubeadm\n",
+	})
+	st.K0rdent.Ready, st.K0rdent.Message = false, "Release kcm-1-11-4 is not ready"
+	writesStatus(t, st, map[string]string{"text": "release kcm-1-11-4, not Ready: Release kcm-1-11-4 is not ready\n"})
+
+	for _, c := range []struct {
+		conds []any
+		ready bool
+		msg   string
+	}{
+		{nil, false, "no Ready condition yet"},
+		{[]any{map[string]any{"type": "Other", "status": "True"}, map[string]any{"type": "Ready", "status": "False", "message": "waiting"}}, false, "waiting"},
+		{[]any{map[string]any{"type": "Ready", "status": "True", "message": "ok"}}, true, "ok"},
+	} {
+		u := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": c.conds}}}
+		if ready, msg := readyCondition(u); ready != c.ready || msg != c.msg {
+			t.Errorf("%v: %v %q, want %v %q", c.conds, ready, msg, c.ready, c.msg)
 		}
 	}
 }
