@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"sort"
 	"strings"
 	"time"
 
@@ -79,4 +80,48 @@ func (d docker) imageID(ctx context.Context, ref string) (string, error) {
 		return "", err
 	}
 	return out, nil
+}
+
+// pruneImages removes what earlier builds left in the engine: prevID, the
+// image keep named before this build replaced it (now untagged), and the
+// images of repo but keep and the newest spare others (another kbook on
+// the machine, or a branch, may use them). An image a container uses is
+// left alone (docker image rm refuses it). It returns what it removed.
+func (d docker) pruneImages(ctx context.Context, repo, keep, prevID string, spare int) []string {
+	var gone []string
+	if prevID != "" {
+		if now, _ := d.imageID(ctx, keep); now != prevID {
+			if _, err := d.run(ctx, nil, "image", "rm", prevID); err == nil {
+				gone = append(gone, "the previous "+keep+" ("+shortID(prevID)+")")
+			}
+		}
+	}
+	out, err := d.run(ctx, nil, "image", "ls", repo, "--format", "{{.Repository}}:{{.Tag}}")
+	if err != nil {
+		return gone
+	}
+	type tagged struct{ ref, created string }
+	var others []tagged
+	for _, ref := range strings.Fields(out) {
+		if ref == keep || strings.HasSuffix(ref, ":<none>") {
+			continue
+		}
+		created, err := d.run(ctx, nil, "image", "inspect", "--format", "{{.Created}}", ref)
+		if err != nil {
+			continue
+		}
+		others = append(others, tagged{ref, created})
+	}
+	// Newest first: RFC 3339 times in UTC, as the engine writes them, sort
+	// as strings.
+	sort.Slice(others, func(i, j int) bool { return others[i].created > others[j].created })
+	for i, o := range others {
+		if i < spare {
+			continue
+		}
+		if _, err := d.run(ctx, nil, "image", "rm", o.ref); err == nil {
+			gone = append(gone, o.ref)
+		}
+	}
+	return gone
 }
