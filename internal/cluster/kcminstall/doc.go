@@ -19,5 +19,9 @@
 //
 // What the release needs that cannot be built here is left out and said
 // (LeftOut), and the providers without images are taken out of the
-// Management (Providers).
+// Management (Providers). Cluster API's kubeadm bootstrap and control-plane
+// providers, which k0rdent does not ship but kbook's docker and in-memory
+// templates need, are added as an organisation adds its own provider
+// (KubeadmChart); kcm's projectsveltos chart carries Sveltos's CRDs without
+// its controllers, so that kcm starts its ClusterDeployment controller.
 package kcminstall
