@@ -2,6 +2,9 @@ package testctx
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,4 +25,20 @@ func New(t *testing.T) (context.Context, context.CancelFunc) {
 		return context.WithCancel(context.Background())
 	}
 	return context.WithDeadline(context.Background(), d.Add(-Grace))
+}
+
+// LoadAverage is the machine's one-minute load average (0 where
+// /proc/loadavg is not): benchmarks report it beside their ratios, which
+// mean little without the load they were measured at.
+func LoadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }

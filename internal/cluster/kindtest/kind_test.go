@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 
 // nodeImage skips the test unless an engine answers and kbook's node image
 // is built, and returns the image.
-func nodeImage(t *testing.T) string {
+func nodeImage(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("creates kind clusters: not with -short")

@@ -103,8 +103,16 @@ func newLifecycle(tb testing.TB, p *Plane, cfg *rest.Config, ns string) *lifecyc
 // publish does; it returns the ClusterTemplate name.
 func (l *lifecycle) publish(tb testing.TB, name string) string {
 	tb.Helper()
+	return l.publishChart(tb, scaffold.Options{Name: name, Provider: "inmemory"})
+}
+
+// publishChart is publish of the chart template init writes with o.
+func (l *lifecycle) publishChart(tb testing.TB, o scaffold.Options) string {
+	tb.Helper()
+	name := o.Name
 	dir := filepath.Join(tb.TempDir(), name)
-	if _, _, err := scaffold.Init(scaffold.Options{Name: name, Dir: dir, Provider: "inmemory"}); err != nil {
+	o.Dir = dir
+	if _, _, err := scaffold.Init(o); err != nil {
 		tb.Fatal(err)
 	}
 	ch, err := loader.Load(dir)
