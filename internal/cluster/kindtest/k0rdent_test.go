@@ -3,6 +3,7 @@ package kindtest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/kcminstall"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -21,8 +23,8 @@ import (
 // v1.11.4 as its QuickStart does (helm install kcm from an OCI registry,
 // kbook's; see package kcminstall) and returns once k0rdent has done its
 // part on its own: the Release of the version kcm was built as is ready,
-// the Management is Ready with the providers kbook keeps, and the Cluster
-// API operator has installed them (runbooks/k0rdent-in-kind.md shows the
+// the Management is Ready with the providers kbook keeps and kubeadm,
+// which it adds, and the Cluster API operator has installed them (runbooks/k0rdent-in-kind.md shows the
 // rest). Stop leaves no container.
 func TestInstallIntoKind(t *testing.T) {
 	image := nodeImage(t)
@@ -84,10 +86,14 @@ func TestInstallIntoKind(t *testing.T) {
 		t.Errorf("Management kcm not Ready: %s", msg)
 	}
 	providers, _, _ := unstructured.NestedSlice(m, "spec", "providers")
-	if len(providers) != 1 || providers[0].(map[string]any)["name"] != "cluster-api-provider-docker" {
-		t.Errorf("Management providers %v, want cluster-api-provider-docker alone", providers)
+	var names []string
+	for _, p := range providers {
+		names = append(names, fmt.Sprint(p.(map[string]any)["name"]))
 	}
-	for _, p := range [][2]string{{"coreproviders", "cluster-api"}, {"infrastructureproviders", "docker"}} {
+	if want := append(slices.Clone(kcminstall.Providers), kcminstall.KubeadmProvider); !slices.Equal(names, want) {
+		t.Errorf("Management providers %v, want %v", names, want)
+	}
+	for _, p := range [][2]string{{"coreproviders", "cluster-api"}, {"infrastructureproviders", "docker"}, {"bootstrapproviders", "kubeadm"}, {"controlplaneproviders", "kubeadm"}} {
 		if ok, msg := ready(get("operator.cluster.x-k8s.io", "v1alpha2", p[0], "kcm-system", p[1])); !ok {
 			t.Errorf("%s %s not Ready: %s", p[0], p[1], msg)
 		}
