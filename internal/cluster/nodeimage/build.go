@@ -333,13 +333,12 @@ func build(ctx context.Context, d docker, o *Options, key string) (Image, error)
 		return Image{}, fmt.Errorf("kind node image: %w", err)
 	}
 	ref := Ref(key)
-	prev, _ := d.imageID(ctx, ref)
 	id, err := assemble(ctx, d, base, ref, key, append(files, archives...), refs)
 	if err != nil {
 		return Image{}, fmt.Errorf("kind node image: %w", err)
 	}
 	// Each node image is some 700 MB: keep this one and the newest other.
-	if gone := d.pruneImages(ctx, Repository, ref, prev, 1); len(gone) > 0 {
+	if gone := d.pruneImages(ctx, Repository, ref, 1); len(gone) > 0 {
 		o.Logger.Infof("removed older kind node images: %s", strings.Join(gone, ", "))
 	}
 	size, _ := d.run(ctx, nil, "image", "inspect", "--format", "{{.Size}}", ref)

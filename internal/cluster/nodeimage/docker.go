@@ -82,20 +82,13 @@ func (d docker) imageID(ctx context.Context, ref string) (string, error) {
 	return out, nil
 }
 
-// pruneImages removes what earlier builds left in the engine: prevID, the
-// image keep named before this build replaced it (now untagged), and the
-// images of repo but keep and the newest spare others (another kbook on
-// the machine, or a branch, may use them). An image a container uses is
-// left alone (docker image rm refuses it). It returns what it removed.
-func (d docker) pruneImages(ctx context.Context, repo, keep, prevID string, spare int) []string {
+// pruneImages removes the images of repo but keep and the newest spare
+// others (another kbook on the machine, or a branch, may use them): what
+// earlier builds left in the engine (assemble removes the one keep
+// replaces). An image a container uses is left alone (docker image rm
+// refuses it). It returns what it removed.
+func (d docker) pruneImages(ctx context.Context, repo, keep string, spare int) []string {
 	var gone []string
-	if prevID != "" {
-		if now, _ := d.imageID(ctx, keep); now != prevID {
-			if _, err := d.run(ctx, nil, "image", "rm", prevID); err == nil {
-				gone = append(gone, "the previous "+keep+" ("+shortID(prevID)+")")
-			}
-		}
-	}
 	out, err := d.run(ctx, nil, "image", "ls", repo, "--format", "{{.Repository}}:{{.Tag}}")
 	if err != nil {
 		return gone
