@@ -132,3 +132,38 @@ func TestExternalOwner(t *testing.T) {
 		t.Error("a dead kbook's record counts as an owner")
 	}
 }
+
+// TestSweepLeavesExternalsOfTheLiving: a dead kbook's record of a kind
+// cluster that a running kbook has made again under the same name (and
+// records) is dropped, not reaped: reaping by name would delete the
+// running kbook's cluster.
+func TestSweepLeavesExternalsOfTheLiving(t *testing.T) {
+	requireLinux(t)
+	root := t.TempDir()
+	var ended []string
+	RegisterReaper("test-living", func(name string) error { ended = append(ended, name); return nil })
+	x := External{Kind: "test-living", Name: "kbook"}
+	dead := fakeRegistry(t, root, deadProcess(t))
+	data, _ := json.Marshal(x)
+	if err := os.WriteFile(filepath.Join(dead, extRecordName(x)), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	live, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if err := live.TrackExternal(x); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sweep(root); err != nil {
+		t.Fatal(err)
+	}
+	if len(ended) != 0 {
+		t.Errorf("reaped %v, which a running kbook records", ended)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead registry stays: %v", err)
+	}
+	live.ForgetExternal(x)
+}

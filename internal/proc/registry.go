@@ -111,20 +111,25 @@ func (r *Registry) ExternalOwner(e External) (p Process, ok bool) {
 	if r == nil {
 		return Process{}, false
 	}
-	root := filepath.Dir(r.dir)
+	return externalOwner(filepath.Dir(r.dir), r.dir, e)
+}
+
+// externalOwner is ExternalOwner for the registries below root but the one
+// in dir.
+func externalOwner(root, dir string, e External) (Process, bool) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return Process{}, false
 	}
 	for _, d := range entries {
-		dir := filepath.Join(root, d.Name())
-		if !d.IsDir() || dir == r.dir || strings.HasPrefix(d.Name(), newPrefix) {
+		other := filepath.Join(root, d.Name())
+		if !d.IsDir() || other == dir || strings.HasPrefix(d.Name(), newPrefix) {
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(dir, extRecordName(e))); err != nil {
+		if _, err := os.Stat(filepath.Join(other, extRecordName(e))); err != nil {
 			continue
 		}
-		if o, err := readOwner(dir); err == nil && o.Owner.Running() {
+		if o, err := readOwner(other); err == nil && o.Owner.Running() {
 			return o.Owner, true
 		}
 	}

@@ -217,6 +217,12 @@ func reap(dir string, grace time.Duration) (Reaped, error) {
 	// records gone), so that the next sweep tries again.
 	keep := false
 	for _, x := range exts {
+		// Made again, under the same name, by a kbook that runs (a kind
+		// cluster "kbook" of the next run): it is that kbook's now.
+		if _, live := externalOwner(filepath.Dir(dir), dir, x); live {
+			_ = os.Remove(filepath.Join(dir, extRecordName(x)))
+			continue
+		}
 		r := reaperFor(x.Kind)
 		if r == nil {
 			keep = true
