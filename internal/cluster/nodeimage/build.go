@@ -468,7 +468,7 @@ func imageDefs(root, bins, addons string) ([]imageDef, error) {
 // the purpose, as kind's node image build does), and commits the result as
 // ref. The build container is removed whatever happens.
 func assemble(ctx context.Context, d docker, base, ref, key string, files []entry, refs []string) (string, error) {
-	name := fmt.Sprintf("kbook-node-build-%d", os.Getpid())
+	name := fmt.Sprintf("%s%d", buildContainerPrefix, os.Getpid())
 	cleanup := func() { _, _ = d.run(context.WithoutCancel(ctx), nil, "rm", "-f", "-v", name) }
 	cleanup()
 	if _, err := d.run(ctx, nil, "run", "-d", "--name", name, "--label", BuildLabel+"="+strconv.Itoa(os.Getpid()),
@@ -521,6 +521,22 @@ rm -rf /kind/images /tmp/containerd.log /run/containerd
 	return id, err
 }
 
+// buildContainerPrefix names assemble's build container (with its
+// kbook's pid).
+const buildContainerPrefix = "kbook-node-build-"
+
+// orphanBuild reports whether a container labelled BuildLabel (name, the
+// label's value) is a build container whose kbook no longer runs. The
+// label alone does not say: docker commit copies it into the image, so
+// every kind node made from the image carries it too.
+func orphanBuild(name, pid string, alive func(int) bool) bool {
+	n, err := strconv.Atoi(pid)
+	if err != nil || name != buildContainerPrefix+pid {
+		return false
+	}
+	return n == os.Getpid() || !alive(n)
+}
+
 // reapBuildContainers removes build containers whose kbook no longer runs
 // (a build killed with kill -9 leaves one sleeping).
 func reapBuildContainers(ctx context.Context, d docker, l log.Logger) {
@@ -530,10 +546,7 @@ func reapBuildContainers(ctx context.Context, d docker, l log.Logger) {
 	}
 	for _, line := range strings.Split(out, "\n") {
 		name, pid, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if !ok {
-			continue
-		}
-		if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() && alive(n) {
+		if !ok || !orphanBuild(name, pid, alive) {
 			continue
 		}
 		if _, err := d.run(ctx, nil, "rm", "-f", "-v", name); err == nil {

@@ -77,3 +77,27 @@ func TestPruneImages(t *testing.T) {
 		t.Errorf("removed %v, want oldest and older", gone)
 	}
 }
+
+// TestOrphanBuild: only a build container of a kbook that no longer runs
+// is reaped - never a kind node, whose image carries the build label it
+// was committed with (the fault that deleted a running cluster's node).
+func TestOrphanBuild(t *testing.T) {
+	dead := func(int) bool { return false }
+	live := func(int) bool { return true }
+	for _, c := range []struct {
+		name, pid string
+		alive     func(int) bool
+		want      bool
+	}{
+		{"kbook-node-build-123", "123", dead, true},
+		{"kbook-node-build-123", "123", live, false},
+		{"kbook-control-plane", "123", dead, false},
+		{"acme-dev-cp-x7k2", "123", dead, false},
+		{"kbook-node-build-123", "", dead, false},
+		{"kbook-node-build-124", "123", dead, false},
+	} {
+		if got := orphanBuild(c.name, c.pid, c.alive); got != c.want {
+			t.Errorf("%s (label %q): %v, want %v", c.name, c.pid, got, c.want)
+		}
+	}
+}
