@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -18,6 +19,8 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	"github.com/k0rdent/kbook/internal/cluster/kcminstall"
+	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
+	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/plural"
@@ -121,6 +124,13 @@ type kindCluster struct {
 	// k0rdent is k0rdent installed into the cluster (--k0rdent): its
 	// chart registry serves until Stop.
 	k0rdent *kcminstall.Installed
+	// machines follows the DockerClusters of CAPD inside the cluster,
+	// whose containers are the engine's (not the cluster's): Stop
+	// removes those CAPD left.
+	machines *plane.DockerMachines
+	// registryTags are the names under k0rdent's registry that kbook's
+	// node and load balancer images got in the engine: Stop removes them.
+	registryTags []string
 }
 
 // kindReaper is the proc.External kind of the clusters kbook creates: a
@@ -188,7 +198,19 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kind: %w", err)
 		}
-		if err := c.create(ctx, image, o.KindWorkers, log); err != nil {
+		var mounts []v1alpha4.Mount
+		if release != nil && rt.Name == "docker" {
+			mounts = engineSocketMount()
+			// The machines of CAPD inside the cluster boot kbook's node
+			// image behind its load balancer image: that one is built
+			// (once) before the cluster too.
+			if strings.HasPrefix(image, nodeimage.Repository+":") {
+				if _, err := nodeimage.BuildLoadBalancer(ctx, nodeimage.Options{CacheDir: o.CacheDir, Logger: log}); err != nil {
+					return nil, fmt.Errorf("kind: %w", err)
+				}
+			}
+		}
+		if err := c.create(ctx, image, o.KindWorkers, mounts, log); err != nil {
 			return nil, err
 		}
 	}
@@ -207,8 +229,71 @@ func upKind(ctx context.Context, o Options) (Cluster, error) {
 			c.stopCreated(ctx)
 			return nil, err
 		}
+		if rt.Name == "docker" {
+			// CAPD's docker machines are this engine's containers: the
+			// images they boot are named after kcm's global registry, and
+			// those of a cluster kbook deletes go with it.
+			if c.registryTags, err = tagForRegistry(ctx, c.k0rdent.Registry.Cluster, log); err != nil {
+				c.stopCreated(ctx)
+				return nil, err
+			}
+			if c.created && !c.keep {
+				c.machines = plane.WatchDockerMachines(ctx, c.cfg, c.procs, log)
+			}
+		}
 	}
 	return c, nil
+}
+
+// tagForRegistry gives kbook's kind node images and CAPD load balancer
+// images in the engine their names under registry, kcm's global registry:
+// a docker template deployed by kcm names its images there (the chart's
+// cluster.fromRegistry, as kcm's own templates do), and CAPD makes its
+// machines only from images the engine has or pulls. Tagged, nothing is
+// pulled, as kind load does for a cluster's nodes. It returns the tags.
+func tagForRegistry(ctx context.Context, registry string, l log.Logger) ([]string, error) {
+	var tags []string
+	for _, repo := range []string{nodeimage.Repository, nodeimage.LoadBalancerRepository + "/" + nodeimage.LoadBalancerName} {
+		out, err := exec.CommandContext(ctx, "docker", "image", "ls", repo, "--format", "{{.Repository}}:{{.Tag}}").Output()
+		if err != nil {
+			return tags, fmt.Errorf("k0rdent in kind: list %s images: %w", repo, err)
+		}
+		for _, ref := range strings.Fields(string(out)) {
+			if strings.HasSuffix(ref, ":<none>") {
+				continue
+			}
+			_, rest, _ := strings.Cut(ref, "/") // kbook.local/kind-node:TAG
+			tag := registry + "/" + rest
+			if err := exec.CommandContext(ctx, "docker", "tag", ref, tag).Run(); err != nil {
+				return tags, fmt.Errorf("k0rdent in kind: docker tag %s %s: %w", ref, tag, err)
+			}
+			tags = append(tags, tag)
+		}
+	}
+	if len(tags) > 0 {
+		l.Infof("kbook's node and load balancer images tagged under k0rdent's registry for CAPD's docker machines: %s", strings.Join(tags, ", "))
+	}
+	return tags, nil
+}
+
+// untag removes the tags tagForRegistry added (the images keep their own).
+func untag(tags []string) {
+	for _, t := range tags {
+		_ = exec.Command("docker", "image", "rm", t).Run()
+	}
+}
+
+// engineSocketMount mounts the Docker engine's socket into the control
+// plane's node at the path CAPD's Deployment mounts from its host
+// (config/manager: hostPath /var/run/docker.sock), as Cluster API's
+// quick start does for a kind management cluster: CAPD inside the cluster
+// makes its docker machines as this engine's containers.
+func engineSocketMount() []v1alpha4.Mount {
+	sock := "/var/run/docker.sock"
+	if h, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+		sock = h
+	}
+	return []v1alpha4.Mount{{HostPath: sock, ContainerPath: "/var/run/docker.sock"}}
 }
 
 // unowned is the kind cluster name a run uses: name, unless a cluster of
@@ -256,15 +341,16 @@ func (c *kindCluster) installK0rdent(ctx context.Context, r *controllers.K0rdent
 }
 
 // create makes the cluster from image with one control-plane node and
-// workers worker nodes, recorded (proc.External) before the first container
+// workers worker nodes (mounts in the control plane's), recorded
+// (proc.External) before the first container
 // exists. Cancelling ctx deletes what kind made so far at once: kind's
 // create has no context, so it is left to fail on the missing containers.
-func (c *kindCluster) create(ctx context.Context, image string, workers int, log log.Logger) error {
+func (c *kindCluster) create(ctx context.Context, image string, workers int, mounts []v1alpha4.Mount, log log.Logger) error {
 	ext := proc.External{Kind: kindReaper, Name: c.name}
 	if err := c.procs.TrackExternal(ext); err != nil {
 		return fmt.Errorf("kind: record cluster %q: %w", c.name, err)
 	}
-	cfg := &v1alpha4.Cluster{Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, Image: image}}}
+	cfg := &v1alpha4.Cluster{Nodes: []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole, Image: image, ExtraMounts: mounts}}}
 	for i := 0; i < workers; i++ {
 		cfg.Nodes = append(cfg.Nodes, v1alpha4.Node{Role: v1alpha4.WorkerRole, Image: image})
 	}
@@ -352,6 +438,9 @@ func (c *kindCluster) Stop(context.Context) error {
 		_ = c.k0rdent.Close()
 		c.k0rdent = nil
 	}
+	if !c.keep { // (a kept cluster's machines may still need them)
+		defer func() { untag(c.registryTags); c.registryTags = nil }()
+	}
 	if !c.created {
 		return nil
 	}
@@ -360,9 +449,18 @@ func (c *kindCluster) Stop(context.Context) error {
 		c.procs.ForgetExternal(ext)
 		return nil
 	}
+	// CAPD's DockerClusters, listed before CAPD goes with the cluster:
+	// it makes no more of their containers after.
+	listed := c.machines.Clusters()
 	if err := deleteKind(c.provider, c.name); err != nil {
 		return fmt.Errorf("kind: delete cluster %q: %w", c.name, err)
 	}
+	if c.machines != nil {
+		c.machines.Close(listed)
+		c.machines = nil
+		removeIdleNetwork(kindNetwork()) // kept by CAPD's containers until now
+	}
+
 	c.procs.ForgetExternal(ext)
 	return nil
 }

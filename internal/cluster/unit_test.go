@@ -92,3 +92,15 @@ func TestUnownedKindName(t *testing.T) {
 		t.Errorf("no registry: %q %v", n, err)
 	}
 }
+
+// TestEngineSocketMount: the node gets the engine's socket where CAPD's
+// Deployment mounts it from, from DOCKER_HOST's unix path or the default.
+func TestEngineSocketMount(t *testing.T) {
+	for host, want := range map[string]string{"": "/var/run/docker.sock", "unix:///run/user/0/docker.sock": "/run/user/0/docker.sock", "tcp://10.0.0.1:2375": "/var/run/docker.sock"} {
+		t.Setenv("DOCKER_HOST", host)
+		m := engineSocketMount()
+		if len(m) != 1 || m[0].HostPath != want || m[0].ContainerPath != "/var/run/docker.sock" {
+			t.Errorf("DOCKER_HOST=%q: %+v, want %s mounted at /var/run/docker.sock", host, m, want)
+		}
+	}
+}

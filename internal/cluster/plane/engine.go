@@ -277,3 +277,44 @@ func (e *capdEngine) close(clusters []string) {
 		log.Warnf(e.log, "CAPD's docker backend: cleaning up: %v", err)
 	}
 }
+
+// DockerMachines follows the DockerClusters of a cluster whose CAPD is not
+// a plane's own process but uses this machine's engine all the same (CAPD
+// inside a kind cluster, through the engine's socket mounted into the
+// node): as for the plane's, each DockerCluster is recorded in procs
+// before CAPD makes its containers (the next kbook reaps those of a
+// kbook killed with kill -9), and Close removes the containers CAPD left.
+type DockerMachines struct {
+	e    *capdEngine
+	list func() ([]string, error)
+}
+
+// WatchDockerMachines starts following the DockerClusters of the cluster
+// at cfg; nil (saying why) when no engine answers.
+func WatchDockerMachines(ctx context.Context, cfg *rest.Config, procs *proc.Registry, l log.Logger) *DockerMachines {
+	list := dockerClusters(cfg)
+	e := startEngine(ctx, l, list)
+	if e == nil {
+		return nil
+	}
+	e.record(procs)
+	return &DockerMachines{e: e, list: list}
+}
+
+// Clusters lists the DockerClusters now (nil when the API server does not
+// answer): what Close is given, listed before CAPD stops.
+func (d *DockerMachines) Clusters() []string {
+	if d == nil {
+		return nil
+	}
+	names, _ := d.list()
+	return names
+}
+
+// Close stops following and removes the containers CAPD left of the
+// DockerClusters listed (Clusters, before CAPD stopped).
+func (d *DockerMachines) Close(listed []string) {
+	if d != nil {
+		d.e.close(listed)
+	}
+}
