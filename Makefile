@@ -50,7 +50,8 @@ CAPD_RUNBOOKS    := runbooks/capd-docker.md
 # cluster (kbook run --cluster kind --k0rdent), with the engine's clusters:
 # the install's own, and the --k0rdent runbooks again, on controllers
 # running as pods (CAPD's docker machines made through the engine's socket
-# in the node).
+# in the node), one at a time: the docker machines are two more kubeadm
+# nodes on the same 2 cores.
 KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md $(K0RDENT_RUNBOOKS) $(CAPD_RUNBOOKS)
 
 .PHONY: all build run test test-runbooks test-kind test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
@@ -205,7 +206,7 @@ test-clusters:
 	echo "== kbook run --cluster kind ($$(date +%T))"; \
 	$(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
 	echo "== kbook run --cluster kind --k0rdent $(K0RDENT) $(KIND_K0RDENT_RUNBOOKS) ($$(date +%T))"; \
-	$(PHASE) run-kind-k0rdent ./$(BIN) run --no-cache --cluster kind --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS) || status=1; \
+	$(PHASE) run-kind-k0rdent ./$(BIN) run --no-cache -p 1 --cluster kind --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS) || status=1; \
 	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
 	$(PHASE) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS) || status=1; \
 	exit $$status
