@@ -122,14 +122,12 @@ func KcmRunning(ctx context.Context, c Cluster) (bool, string) {
 // readyCondition reads u's Ready condition: whether it is True, and its
 // message.
 func readyCondition(u *unstructured.Unstructured) (bool, string) {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, cond := range conds {
-		if cm, ok := cond.(map[string]any); ok && cm["type"] == "Ready" {
-			msg, _ := cm["message"].(string)
-			return cm["status"] == "True", msg
-		}
+	c, ok := k0rdent.FindCondition(u, "Ready")
+	if !ok {
+		return false, "no Ready condition yet"
 	}
-	return false, "no Ready condition yet"
+	msg, _ := c["message"].(string)
+	return c["status"] == "True", msg
 }
 
 // k0rdentState reads the cluster's Management kcm: nil where there is

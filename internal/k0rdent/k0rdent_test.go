@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -83,5 +84,21 @@ func TestImmutableDurationsMatchCRDs(t *testing.T) {
 		if _, ok := found[kind]; !ok {
 			t.Errorf("%s: no immutable spec with durations in the CRDs", kind)
 		}
+	}
+}
+
+// TestFindCondition: the condition of the type asked, or none.
+func TestFindCondition(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"conditions": []any{
+		"not a map", map[string]any{"type": "Other", "status": "False"}, map[string]any{"type": "Ready", "status": "True", "message": "ok"},
+	}}}}
+	if c, ok := FindCondition(u, "Ready"); !ok || c["status"] != "True" || c["message"] != "ok" {
+		t.Errorf("Ready: %v %v", c, ok)
+	}
+	if c, ok := FindCondition(u, "Missing"); ok || c != nil {
+		t.Errorf("Missing: %v %v", c, ok)
+	}
+	if _, ok := FindCondition(&unstructured.Unstructured{Object: map[string]any{}}, "Ready"); ok {
+		t.Error("no status: found")
 	}
 }

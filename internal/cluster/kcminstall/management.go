@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/log"
 )
 
@@ -181,18 +182,14 @@ func (a *applier) providersReady(ctx context.Context, l log.Logger) error {
 // conditionTrue reports whether u's condition typ is True, and if not
 // its reason and message.
 func conditionTrue(u *unstructured.Unstructured, typ string) (bool, string) {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] != typ {
-			continue
-		}
-		if m["status"] == "True" {
-			return true, ""
-		}
-		return false, fmt.Sprintf("%s=%v %v: %v", typ, m["status"], m["reason"], m["message"])
+	m, ok := k0rdent.FindCondition(u, typ)
+	switch {
+	case !ok:
+		return false, "no " + typ + " condition yet"
+	case m["status"] == "True":
+		return true, ""
 	}
-	return false, "no " + typ + " condition yet"
+	return false, fmt.Sprintf("%s=%v %v: %v", typ, m["status"], m["reason"], m["message"])
 }
 
 func observed(u *unstructured.Unstructured) int64 {

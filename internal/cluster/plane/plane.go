@@ -930,14 +930,8 @@ func poll(ctx context.Context, try func() (done bool, why string, err error)) er
 }
 
 func conditionTrue(o *unstructured.Unstructured, typ string) bool {
-	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == typ {
-			return m["status"] == "True"
-		}
-	}
-	return false
+	c, _ := k0rdent.FindCondition(o, typ)
+	return c["status"] == "True"
 }
 
 func conditionMessages(o *unstructured.Unstructured) string {
