@@ -46,7 +46,7 @@ type Project struct {
 	// served at a/b/).
 	UseDirectoryURLs bool
 	// Nav is the nav tree; nil when mkdocs.yml has none (MkDocs then
-	// lists every page, alphabetically).
+	// makes one of every page: AutoNav).
 	Nav []*NavItem
 	// Extra is mkdocs.yml's extra mapping: the macros' variables.
 	Extra map[string]any
@@ -276,8 +276,27 @@ func (p *Project) warnf(line int, format string, args ...any) {
 	p.Warnings = append(p.Warnings, Warning{File: p.File, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-// Line is the line of a top-level key of mkdocs.yml (0 if absent).
+// Line is the line of a key of mkdocs.yml (0 if absent): a top-level
+// key ("theme"), a key of its mapping ("theme.logo") or an item of its
+// list ("extra_css.1", from 0).
 func (p *Project) Line(key string) int { return p.lines[key] }
+
+// subLines records the lines of the keys or items of a top-level value.
+func (p *Project) subLines(key string, v *yaml.Node) {
+	if v == nil {
+		return
+	}
+	switch v.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			p.lines[key+"."+v.Content[i].Value] = v.Content[i].Line
+		}
+	case yaml.SequenceNode:
+		for i, it := range v.Content {
+			p.lines[fmt.Sprintf("%s.%d", key, i)] = it.Line
+		}
+	}
+}
 
 func (p *Project) read(top *yaml.Node) error {
 	var excludeDocs string
@@ -287,6 +306,7 @@ func (p *Project) read(top *yaml.Node) error {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], resolve(top.Content[i+1])
 		p.lines[k.Value] = k.Line
+		p.subLines(k.Value, v)
 		if x, err := value(v); err == nil {
 			p.Raw[k.Value] = x
 		}
@@ -583,7 +603,7 @@ func (p *Project) readTheme(v *yaml.Node) error {
 		}
 		d = filepath.ToSlash(filepath.Clean(d))
 		p.CustomDir = d
-		p.warnf(v.Content[i].Line, "theme.custom_dir %s: MkDocs theme templates are not used by kbook's theme (skipped; its files are not pages)", d)
+		p.warnf(v.Content[i].Line, "theme.custom_dir %s: MkDocs theme templates are not used by kbook's theme (its other files are served, as MkDocs serves them; none is a page)", d)
 	}
 	return nil
 }

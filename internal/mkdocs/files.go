@@ -18,6 +18,12 @@ type Files struct {
 	Pages []string
 	// Assets are the other files (images, downloads, CSS), served as they are.
 	Assets []string
+	// ThemeFiles are the static files of theme.custom_dir (a logo, a
+	// favicon, a stylesheet: not its templates, Python, Markdown or
+	// hidden files), custom_dir-relative and served at that path, as
+	// MkDocs serves a theme's files; a file of docs_dir at the same path
+	// wins.
+	ThemeFiles []string
 	// Shadowed are the pages left out because another page is served
 	// at their URL (x.md beside x/README.md), each to that page.
 	Shadowed map[string]string
@@ -147,7 +153,62 @@ func (p *Project) Files() (*Files, error) {
 	}
 	sort.Strings(out.Pages)
 	sort.Strings(out.Assets)
+	out.ThemeFiles = p.themeFiles(out)
 	return out, nil
+}
+
+// themeFiles lists custom_dir's static files as MkDocs's
+// Files.add_files_from_theme does, leaving out those docs_dir has.
+func (p *Project) themeFiles(f *Files) []string {
+	if p.CustomDir == "" {
+		return nil
+	}
+	taken := map[string]bool{}
+	for _, rel := range append(append([]string(nil), f.Pages...), f.Assets...) {
+		taken[rel] = true
+	}
+	root := filepath.Join(p.Dir, filepath.FromSlash(p.CustomDir))
+	var out []string
+	_ = filepath.WalkDir(root, func(file string, d fs.DirEntry, err error) error {
+		if err != nil || file == root {
+			return nil // no custom_dir: MkDocs's config check says so
+		}
+		rel, _ := filepath.Rel(root, file)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !themeStatic(rel) || taken[rel] {
+			return nil
+		}
+		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
+			return nil
+		}
+		out = append(out, rel)
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+// themeStatic reports whether MkDocs serves a theme folder's file as it
+// is: its filter's patterns (*.py, *.pyc, *.html, *readme*,
+// mkdocs_theme.yml, locales/*, Markdown, the static template
+// sitemap.xml) leave the others out.
+func themeStatic(rel string) bool {
+	l := strings.ToLower(rel)
+	switch {
+	case isMarkdown(l), strings.HasPrefix(l, "locales/"), strings.Contains(l, "readme"), l == "mkdocs_theme.yml", l == "sitemap.xml":
+		return false
+	}
+	switch path.Ext(l) {
+	case ".py", ".pyc", ".html":
+		return false
+	}
+	return true
 }
 
 // conflicts leaves out the pages whose URL another page has: x.md and

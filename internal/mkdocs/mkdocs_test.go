@@ -3,6 +3,7 @@ package mkdocs
 import (
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -104,9 +105,35 @@ func TestFirstH1(t *testing.T) {
 func TestFileTitle(t *testing.T) {
 	for rel, want := range map[string]string{
 		"use_case-idp.md": "Use case idp", "a/README.md": "A", "index.md": "Home", "x/y/index.md": "Y",
+		"myAPI.md": "myAPI", "FAQ.md": "FAQ", "resource-references/index.md": "Resource references",
 	} {
 		if got := FileTitle(rel); got != want {
 			t.Errorf("FileTitle(%s) = %q, want %q", rel, got, want)
 		}
+	}
+}
+
+// TestAutoNav: a project without a nav gets MkDocs's own, in
+// mkdocs/structure/files.py's order (a folder's index first, its pages,
+// then its subfolders), sections titled as MkDocs titles a folder.
+func TestAutoNav(t *testing.T) {
+	nav := AutoNav([]string{"sub/page.md", "guide/deeper/deep.md", "index.md", "guide/more.md", "about.md",
+		"guide/index.md", "resource-references/ref.md", "my_API/README.md", "my_API/b.md"})
+	var show func(items []*NavItem) string
+	show = func(items []*NavItem) string {
+		var parts []string
+		for _, it := range items {
+			if it.IsSection() {
+				parts = append(parts, it.Title+"["+show(it.Children)+"]")
+				continue
+			}
+			parts = append(parts, it.Page)
+		}
+		return strings.Join(parts, " ")
+	}
+	want := "index.md about.md Guide[guide/index.md guide/more.md Deeper[guide/deeper/deep.md]] " +
+		"my API[my_API/README.md my_API/b.md] Resource references[resource-references/ref.md] Sub[sub/page.md]"
+	if got := show(nav); got != want {
+		t.Errorf("AutoNav:\n got %s\nwant %s", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package mkdocs
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -146,4 +147,73 @@ func (p *Project) NavPages() []*NavItem {
 	}
 	walk(p.Nav)
 	return out
+}
+
+// AutoNav is the nav MkDocs makes of a project whose mkdocs.yml has
+// none (mkdocs/structure/nav.py's nest_paths over its pages in
+// mkdocs/structure/files.py's order): a folder's pages, its index (or
+// README) first, then its subfolders, each a section titled as MkDocs
+// titles a folder ("resource-references" is "Resource references");
+// pages keep their own titles. pages are docs-relative.
+func AutoNav(pages []string) []*NavItem {
+	sorted := slices.Clone(pages)
+	slices.SortFunc(sorted, func(a, b string) int {
+		da, db := strings.Split(path.Dir(a), "/"), strings.Split(path.Dir(b), "/")
+		if path.Dir(a) == "." {
+			da = nil
+		}
+		if path.Dir(b) == "." {
+			db = nil
+		}
+		if c := slices.Compare(da, db); c != 0 {
+			return c
+		}
+		if ia, ib := isIndex(a), isIndex(b); ia != ib {
+			if ia {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(path.Base(a), path.Base(b))
+	})
+	var nav []*NavItem
+	for _, pg := range sorted {
+		branch := &nav
+		if d := path.Dir(pg); d != "." {
+			for _, part := range strings.Split(d, "/") {
+				title := DirTitle(part)
+				var sec *NavItem
+				for _, it := range *branch {
+					if it.IsSection() && it.Title == title {
+						sec = it
+						break
+					}
+				}
+				if sec == nil {
+					sec = &NavItem{Title: title}
+					*branch = append(*branch, sec)
+				}
+				branch = &sec.Children
+			}
+		}
+		*branch = append(*branch, &NavItem{Page: pg})
+	}
+	return nav
+}
+
+// isIndex reports whether a page is its folder's index page to MkDocs's
+// order (index.md or README.md).
+func isIndex(rel string) bool {
+	stem := strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	return stem == "index" || stem == "README"
+}
+
+// DirTitle is MkDocs's title of a folder (dirname_to_title): "_" and
+// "-" as spaces, capitalised when it was all lower case.
+func DirTitle(name string) string {
+	t := strings.NewReplacer("-", " ", "_", " ").Replace(name)
+	if strings.ToLower(t) == t && t != "" {
+		t = strings.ToUpper(t[:1]) + t[1:]
+	}
+	return t
 }

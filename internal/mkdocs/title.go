@@ -83,8 +83,9 @@ func plain(s string) string {
 }
 
 // FileTitle is the title MkDocs gives a page with no other: its file
-// name without extension, "_" and "-" as spaces, capitalised (a folder's
-// index.md or README.md takes the folder's name).
+// name without extension, "_" and "-" as spaces, capitalised when it was
+// all lower case ("myAPI.md" stays "myAPI"); a folder's index.md or
+// README.md takes the folder's name.
 func FileTitle(rel string) string {
 	base := rel[strings.LastIndex(rel, "/")+1:]
 	base = strings.TrimSuffix(base, base[strings.LastIndex(base, "."):])
@@ -95,9 +96,5 @@ func FileTitle(rel string) string {
 		}
 		base = dir[strings.LastIndex(dir, "/")+1:]
 	}
-	base = strings.NewReplacer("_", " ", "-", " ").Replace(base)
-	if base == "" {
-		return base
-	}
-	return strings.ToUpper(base[:1]) + base[1:]
+	return DirTitle(base)
 }
