@@ -30,6 +30,9 @@ type MkDocsSite struct {
 	// Assets are the docs_dir files that are not pages (images,
 	// downloads), docs-relative, served at the same path.
 	Assets []string
+	// ThemeFiles are theme.custom_dir's static files (mkdocs.Files),
+	// custom_dir-relative, served at that path as MkDocs serves them.
+	ThemeFiles []string
 	// Nav is mkdocs.yml's nav with every page's URL and title; nil
 	// without a nav (the sidebar then lists the pages as kbook does).
 	Nav []NavEntry
@@ -111,11 +114,23 @@ func loadMkDocs(dir string) (*Project, error) {
 		}
 		ms.Assets = append(ms.Assets, a)
 	}
+	for _, a := range files.ThemeFiles {
+		if !hugoContent[strings.ToLower(path.Ext(a))] {
+			ms.ThemeFiles = append(ms.ThemeFiles, a)
+		}
+	}
 	for _, w := range mk.Warnings {
 		ms.Warnings = append(ms.Warnings, w.String())
 	}
 	for _, w := range files.Warnings {
 		ms.Warnings = append(ms.Warnings, w.String())
+	}
+	auto := mk.Nav == nil
+	if auto {
+		// MkDocs's own nav of a project without one: the sidebar,
+		// prev/next and the sections' names follow it as they follow
+		// a written nav
+		mk.Nav = mkdocs.AutoNav(files.Pages)
 	}
 	p := &Project{Dir: dir, Config: cfg, MkDocs: ms}
 	absDir, _ := filepath.Abs(dir)
@@ -176,7 +191,7 @@ func loadMkDocs(dir string) (*Project, error) {
 		ms.Nav = navEntries(mk.Nav, titles)
 		mkdocsPrevNext(p, ms.Nav)
 	}
-	mkdocsSections(p, weights)
+	mkdocsSections(p, weights, auto)
 	mkdocsLook(ms, opts.Icons)
 	return p, nil
 }
@@ -546,27 +561,33 @@ func translatedPage(pg *Page) ([]byte, int) {
 	return b.Bytes(), offset
 }
 
-// copyAssets puts an MkDocs project's images and files beside its pages
-// in the generated content (a hard link where the file system allows),
-// so that they are served at the path MkDocs serves them at.
+// copyAssets puts an MkDocs project's images and files, and its
+// custom_dir's static files, beside its pages in the generated content
+// (a hard link where the file system allows), so that they are served
+// at the path MkDocs serves them at.
 func copyAssets(p *Project, content string) error {
 	ms := p.MkDocs
-	docs := filepath.Join(p.Dir, filepath.FromSlash(ms.Config.DocsDir))
-	for _, rel := range ms.Assets {
-		src := filepath.Join(docs, filepath.FromSlash(rel))
-		dst := filepath.Join(content, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.Link(src, dst); err == nil {
-			continue
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return fmt.Errorf("copy %s: %w", path.Join(ms.Config.DocsDir, rel), err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return err
+	for _, set := range []struct {
+		dir   string
+		files []string
+	}{{ms.Config.DocsDir, ms.Assets}, {ms.Config.CustomDir, ms.ThemeFiles}} {
+		from := filepath.Join(p.Dir, filepath.FromSlash(set.dir))
+		for _, rel := range set.files {
+			src := filepath.Join(from, filepath.FromSlash(rel))
+			dst := filepath.Join(content, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if err := os.Link(src, dst); err == nil {
+				continue
+			}
+			data, err := os.ReadFile(src)
+			if err != nil {
+				return fmt.Errorf("copy %s: %w", path.Join(set.dir, rel), err)
+			}
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

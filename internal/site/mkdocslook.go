@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -60,8 +61,10 @@ type Social struct {
 // by MkDocs's title for a folder name ("resource-references" is
 // "Resource references"). A folder's index page gets the name as
 // kbook.section (breadcrumbs and cards show it for the folder, the page's
-// own label for the page); top folders without one get a Section.
-func mkdocsSections(p *Project, weights map[string]int) {
+// own label for the page); top folders without one get a Section. auto
+// says the nav is MkDocs's own of a project without one (mkdocs.AutoNav),
+// whose sections are always their folders' names.
+func mkdocsSections(p *Project, weights map[string]int, auto bool) {
 	ms := p.MkDocs
 	mk := ms.Config
 	built := map[string]bool{}
@@ -98,7 +101,7 @@ func mkdocsSections(p *Project, weights map[string]int) {
 	ms.Sections = map[string]Section{}
 	for dir, w := range folders {
 		label := named[dir]
-		if label == "" && (mk.Nav == nil || index[dir] == nil) {
+		if label == "" && (auto || index[dir] == nil) {
 			label = mkdocs.FileTitle(dir + "/index.md")
 		}
 		if pg := index[dir]; pg != nil {
@@ -170,41 +173,71 @@ func docsRel(mk *mkdocs.Project, file string) string {
 
 // mkdocsPrevNext gives each page of the nav its previous and next page
 // in the nav's order, with their nav labels, as MkDocs's footer has
-// them; pages out of the nav have none (as in MkDocs).
+// them, and its breadcrumbs: the nav sections holding its first place,
+// as Material's navigation path shows them (each links to its first
+// page; a last section that is the page itself, "Overview: Overview:
+// x/index.md", is left out). Pages out of the nav have none of these
+// (as in MkDocs): their breadcrumbs are their folders.
 func mkdocsPrevNext(p *Project, nav []NavEntry) {
 	byURL := map[string]*Page{}
 	for _, pg := range p.Pages {
 		byURL[pg.URL()] = pg
 	}
-	var order []NavEntry
+	type place struct {
+		NavEntry
+		crumbs []map[string]any
+	}
+	var order []place
 	seen := map[string]bool{}
-	var walk func([]NavEntry)
-	walk = func(es []NavEntry) {
+	var walk func([]NavEntry, []map[string]any)
+	walk = func(es []NavEntry, crumbs []map[string]any) {
 		for _, e := range es {
 			if len(e.Children) > 0 {
-				walk(e.Children)
+				walk(e.Children, append(slices.Clip(crumbs), map[string]any{"title": e.Title, "url": firstPage(e.Children, byURL)}))
 				continue
 			}
 			if e.External || byURL[e.URL] == nil || seen[e.URL] {
 				continue
 			}
 			seen[e.URL] = true
-			order = append(order, e)
+			order = append(order, place{e, crumbs})
 		}
 	}
-	walk(nav)
+	walk(nav, nil)
 	link := func(e NavEntry) map[string]any {
 		return map[string]any{"url": e.URL, "title": e.Title}
 	}
 	for i, e := range order {
 		kb := theme(byURL[e.URL])
 		if i > 0 {
-			kb["prev"] = link(order[i-1])
+			kb["prev"] = link(order[i-1].NavEntry)
 		}
 		if i+1 < len(order) {
-			kb["next"] = link(order[i+1])
+			kb["next"] = link(order[i+1].NavEntry)
+		}
+		crumbs := e.crumbs
+		if n := len(crumbs); n > 0 && crumbs[n-1]["url"] == e.URL && crumbs[n-1]["title"] == e.Title {
+			crumbs = crumbs[:n-1]
+		}
+		kb["crumbs"] = append([]map[string]any{}, crumbs...)
+	}
+}
+
+// firstPage is the URL of the first page of the site in a nav section
+// ("" for none).
+func firstPage(es []NavEntry, byURL map[string]*Page) string {
+	for _, e := range es {
+		if len(e.Children) > 0 {
+			if u := firstPage(e.Children, byURL); u != "" {
+				return u
+			}
+			continue
+		}
+		if !e.External && byURL[e.URL] != nil {
+			return e.URL
 		}
 	}
+	return ""
 }
 
 // theme is a page's Theme, made on first use.
@@ -236,16 +269,20 @@ var materialAccent = map[string]string{
 }
 
 // mkdocsLook reads theme.logo, theme.favicon, theme.palette, extra_css,
-// extra_javascript and extra.social; a file missing from docs_dir is a
-// warning at its mkdocs.yml line. A URL of another host is kept as MkDocs
-// keeps it (a <script src> or <link> to it), unlike a script or
+// extra_javascript and extra.social; a file found neither in docs_dir
+// nor in theme.custom_dir is a warning at its mkdocs.yml line. A URL of
+// another host is kept as MkDocs keeps it (a <script src> or <link> to it), unlike a script or
 // stylesheet in a page's own HTML (dropForeignAssets): mkdocs.yml is the
 // site's owner choosing what every page loads.
 func mkdocsLook(ms *MkDocsSite, icons markdown.IconSource) {
 	mk := ms.Config
 	raw := mk.Raw
 	warn := func(key, format string, a ...any) {
-		ms.Warnings = append(ms.Warnings, fmt.Sprintf("%s:%d: %s", mk.File, mk.Line(key), fmt.Sprintf(format, a...)))
+		line := mk.Line(key)
+		if line == 0 {
+			line = mk.Line(strings.Split(key, ".")[0])
+		}
+		ms.Warnings = append(ms.Warnings, fmt.Sprintf("%s:%d: %s", mk.File, line, fmt.Sprintf(format, a...)))
 	}
 	asset := func(key, what, p string) string {
 		if p == "" {
@@ -256,21 +293,30 @@ func mkdocsLook(ms *MkDocsSite, icons markdown.IconSource) {
 			// from that host; nothing is fetched at build time
 			return p
 		}
-		rel := path.Clean(strings.TrimPrefix(p, "/"))
-		if !slices.Contains(ms.Assets, rel) {
+		// a query or fragment (css/x.css?v=2) stays in the URL
+		file, rest := p, ""
+		if i := strings.IndexAny(p, "?#"); i >= 0 {
+			file, rest = p[:i], p[i:]
+		}
+		rel := path.Clean(strings.TrimPrefix(file, "/"))
+		if !slices.Contains(ms.Assets, rel) && !slices.Contains(ms.ThemeFiles, rel) {
 			instead := "left out"
 			if what == "theme.logo" || what == "theme.favicon" {
 				instead = "kbook's own is shown"
 			}
-			warn(key, "%s %s: no such file in %s (%s)", what, p, mk.DocsDir, instead)
+			where := mk.DocsDir
+			if mk.CustomDir != "" {
+				where += " or theme.custom_dir " + mk.CustomDir
+			}
+			warn(key, "%s %s: no such file in %s (%s)", what, p, where, instead)
 			return ""
 		}
-		return rel
+		return rel + rest
 	}
 	look := &ms.Look
 	if theme, ok := raw["theme"].(map[string]any); ok {
 		s, _ := theme["logo"].(string)
-		look.Logo = asset("theme", "theme.logo", s)
+		look.Logo = asset("theme.logo", "theme.logo", s)
 		if look.Logo == "" {
 			if ic, ok := theme["icon"].(map[string]any); ok {
 				if name, ok := ic["logo"].(string); ok && icons != nil {
@@ -281,7 +327,7 @@ func mkdocsLook(ms *MkDocsSite, icons markdown.IconSource) {
 			}
 		}
 		s, _ = theme["favicon"].(string)
-		look.Favicon = asset("theme", "theme.favicon", s)
+		look.Favicon = asset("theme.favicon", "theme.favicon", s)
 		var schemes []map[string]any
 		switch pl := theme["palette"].(type) {
 		case map[string]any:
@@ -316,14 +362,14 @@ func mkdocsLook(ms *MkDocsSite, icons markdown.IconSource) {
 			}
 		}
 	}
-	for _, e := range list(raw["extra_css"]) {
+	for i, e := range list(raw["extra_css"]) {
 		if s, ok := e.(string); ok {
-			if rel := asset("extra_css", "extra_css", s); rel != "" {
+			if rel := asset(fmt.Sprintf("extra_css.%d", i), "extra_css", s); rel != "" {
 				look.CSS = append(look.CSS, rel)
 			}
 		}
 	}
-	for _, e := range list(raw["extra_javascript"]) {
+	for i, e := range list(raw["extra_javascript"]) {
 		var sc Script
 		switch x := e.(type) {
 		case string:
@@ -334,8 +380,8 @@ func mkdocsLook(ms *MkDocsSite, icons markdown.IconSource) {
 			sc.Async, _ = x["async"].(bool)
 			sc.Defer, _ = x["defer"].(bool)
 		}
-		if sc.Src = asset("extra_javascript", "extra_javascript", sc.Src); sc.Src != "" {
-			if sc.Type == "" && strings.HasSuffix(sc.Src, ".mjs") {
+		if sc.Src = asset(fmt.Sprintf("extra_javascript.%d", i), "extra_javascript", sc.Src); sc.Src != "" {
+			if sc.Type == "" && strings.HasSuffix(strings.SplitN(sc.Src, "?", 2)[0], ".mjs") {
 				sc.Type = "module"
 			}
 			look.JS = append(look.JS, sc)
@@ -356,7 +402,11 @@ func mkdocsLook(ms *MkDocsSite, icons markdown.IconSource) {
 			s.Icon, _ = icons.Icon(path.Dir(icon), path.Base(icon))
 		}
 		if s.Name == "" {
+			// Material's title: the link's host
 			s.Name = s.Link
+			if u, err := url.Parse(s.Link); err == nil && u.Host != "" {
+				s.Name = u.Host
+			}
 		}
 		look.Social = append(look.Social, s)
 	}

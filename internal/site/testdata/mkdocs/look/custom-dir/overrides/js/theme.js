@@ -1,0 +1,1 @@
+window.themeLoaded = true;
