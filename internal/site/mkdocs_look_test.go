@@ -137,15 +137,18 @@ func TestMkDocsLook(t *testing.T) {
 					// Material names a link without a name by its host
 					`<a href="https://social.example.com/@acme" rel="noopener" title="social.example.com"`,
 					`<a href="https://acme.example.com/" rel="noopener" title="Acme" aria-label="Acme">Acme</a>`},
-				"index.html":              {`<span class="kb-card-title">Subscriptions</span>`, `<span class="kb-card-title">API</span>`},
-				"assets/brand.svg":        {"<svg"},
-				"js/theme.js":             {"themeLoaded"},
-				"subs/billing/index.html": {`rel="next"><small>Next</small><span>Overview</span>`},
+				"index.html":             {`<span class="kb-card-title">Subscriptions</span>`, `<span class="kb-card-title">API</span>`},
+				"assets/brand.svg":       {"<svg"},
+				"js/theme.js":            {"themeLoaded"},
+				"subs/manage/index.html": {`rel="next"><small>Next</small><span>Overview</span>`},
 			},
 			crumbs: map[string]string{
 				"subs/billing/index.html": "Home / Subscriptions / Billing",
-				"api/index.html":          "Home / API / Overview",
-				"api/calls/index.html":    "Home / API / Calls",
+				// a page named as its section, not its first: not
+				// Subscriptions / Subscriptions
+				"subs/manage/index.html": "Home / Subscriptions",
+				"api/index.html":         "Home / API / Overview",
+				"api/calls/index.html":   "Home / API / Calls",
 			},
 			notes: []string{
 				"mkdocs.yml:16: extra_css css/gone.css: no such file in src or theme.custom_dir overrides (left out)",

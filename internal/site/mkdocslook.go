@@ -175,8 +175,8 @@ func docsRel(mk *mkdocs.Project, file string) string {
 // in the nav's order, with their nav labels, as MkDocs's footer has
 // them, and its breadcrumbs: the nav sections holding its first place,
 // as Material's navigation path shows them (each links to its first
-// page; a last section that is the page itself, "Overview: Overview:
-// x/index.md", is left out). Pages out of the nav have none of these
+// page; a last section named as the page, "Overview: Overview:
+// x/index.md", is left out: the trail never reads Overview / Overview). Pages out of the nav have none of these
 // (as in MkDocs): their breadcrumbs are their folders.
 func mkdocsPrevNext(p *Project, nav []NavEntry) {
 	byURL := map[string]*Page{}
@@ -216,7 +216,7 @@ func mkdocsPrevNext(p *Project, nav []NavEntry) {
 			kb["next"] = link(order[i+1].NavEntry)
 		}
 		crumbs := e.crumbs
-		if n := len(crumbs); n > 0 && crumbs[n-1]["url"] == e.URL && crumbs[n-1]["title"] == e.Title {
+		if n := len(crumbs); n > 0 && crumbs[n-1]["title"] == e.Title {
 			crumbs = crumbs[:n-1]
 		}
 		kb["crumbs"] = append([]map[string]any{}, crumbs...)
