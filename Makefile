@@ -44,7 +44,7 @@ ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 K0RDENT          ?= v1.11.4
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 # CAPD_RUNBOOKS: the --k0rdent runbooks whose workload clusters are docker
-# machines, run by test-clusters (bin/runbooks-capd.json).
+# machines, run by test-capd (bin/runbooks-capd.json).
 CAPD_RUNBOOKS    := runbooks/capd-docker.md
 # KIND_K0RDENT_RUNBOOKS: the runbooks of k0rdent installed into a kind
 # cluster (kbook run --cluster kind --k0rdent), with the engine's clusters:
@@ -54,7 +54,7 @@ CAPD_RUNBOOKS    := runbooks/capd-docker.md
 # nodes on the same 2 cores.
 KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md $(K0RDENT_RUNBOOKS) $(CAPD_RUNBOOKS)
 
-.PHONY: all build run test test-runbooks test-kind test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
+.PHONY: all build run test test-runbooks test-kind test-kind-clusters test-capd test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
 
 all: build
 
@@ -112,9 +112,16 @@ screenshots: site site-tools
 # runs at nice 10 (LOW) from kbook's build on, so that it takes the CPU
 # the path leaves, not the path's; lint's output and the plane lane's come
 # after the rest.
-# Last, alone, the phases that make clusters of engine containers
-# (test-clusters: kind clusters, CAPD's docker machines): real kubelets,
-# etcd and kubeadm miss their deadlines at the load the rest makes.
+# The kind lane (test-kind) builds kbook's node image once the API server
+# is there (its Kubernetes binaries reuse that compile), at nice 10: it is
+# needed only once the controllers for inside kind are (after the plane's
+# controllers, on the path), and at nice 0 it took their CPU. Then it makes kind
+# clusters beside the rest: the engine and that lane run at nice -5, so
+# real kubelets, etcd and kubeadm keep their deadlines beside the compiles
+# (at a load of 25 to 30 with the engine at nice 0, kind's boot wait and
+# kubeadm's init failed). Last, after both lanes, the CAPD runbook
+# (test-capd): it needs the machine's one plane, and CAPD's docker machines
+# exited once while kind tests deleted clusters beside them.
 # Ctrl-C reaches the background phases too: a background job of the
 # recipe's shell ignores SIGINT, but kbook handles it (signal.Notify undoes
 # the ignore) and stops the chain with its exit status; a failed phase ends
@@ -130,7 +137,7 @@ PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # and says nothing of a run it ends. A fresh machine's run takes about 80
 # minutes (content/reference/speed.md).
 TEST_BUDGET ?= 5100
-LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log
+LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-capd.log
 test:
 	@mkdir -p bin && : >bin/phases.tsv && date -u +%s >bin/test-started
 	@ctl=; lint=; lane=; runs=; kind=; eng=; dog=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng $$dog 2>/dev/null; hack/engine stop' EXIT; trap 'exit 143' TERM INT; \
@@ -145,20 +152,20 @@ test:
 	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log); the kind lane: engine, node image (bin/test-kind.log); shown last ($$(date +%T))" && \
 	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
 	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
-	    $(MAKE) --no-print-directory test-kind >bin/test-kind.log 2>&1 & kind=$$!; \
+	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-kind >bin/test-kind.log 2>&1 & kind=$$!; \
 	    wait $$lint && echo "== go test, the other packages, at nice 10 ($$(date +%T))" && \
 	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS) $(KIND_PKGS))"); rest=$$?; \
 	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$kind; kinds=$$?; wait $$ctl; built=$$?; lint=; lane=; runs=; kind=; ctl=; eng=; \
-	    echo "== the engine's clusters, alone on the machine: go test $(KIND_PKGS), kbook run --cluster kind, kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) (bin/test-clusters.log) ($$(date +%T))"; \
-	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-clusters >bin/test-clusters.log 2>&1; clusters=$$?; \
+	    echo "== CAPD's docker machines, after both lanes: kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) (bin/test-capd.log) ($$(date +%T))"; \
+	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-capd >bin/test-capd.log 2>&1; capd=$$?; \
 	    echo "== lint and site-tools"; cat bin/lint.log; \
 	    echo "== k0rdent $(K0RDENT) controllers"; cat bin/k0rdent-assets.log; \
 	    echo "== go test $(PLANE_PKGS) (the plane lane)"; cat bin/go-test-plane.log; \
 	    echo "== kbook check and run (the plane lane)"; cat bin/test-runbooks.log; \
 	    echo "== the kind lane"; cat bin/engine.log bin/test-kind.log; \
-	    echo "== the engine's clusters"; cat bin/test-clusters.log; \
+	    echo "== CAPD's docker machines"; cat bin/test-capd.log; \
 	    echo "== the engine after both lanes ($$(date +%T))"; $(MAKE) --no-print-directory engine-clean; clean=$$?; \
-	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ] && [ $$clusters = 0 ] && [ $$clean = 0 ]; } && \
+	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ] && [ $$capd = 0 ] && [ $$clean = 0 ]; } && \
 	  echo "== kbook build (the docs site, from the results of the three runs: the k0rdent runbooks' pages name the plane, the kind ones kind) ($$(date +%T))" && \
 	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json $$(for r in capd kind kind-k0rdent; do test -f bin/runbooks-$$r.json && echo --report bin/runbooks-$$r.json; done) --out bin/site . && \
 	  echo "== make test passed ($$(date +%T))"; }; \
@@ -178,38 +185,58 @@ test-runbooks:
 
 # test-kind: make test's kind lane, once hack/engine has started an engine
 # (without one, say so and pass: the kind tests then skip): kbook's node
-# image, built here with no registry, beside the other lanes.
+# image, built here with no registry (at nice 10), then the engine's kind clusters
+# (test-kind-clusters), beside the plane lane and the other tests. The
+# engine runs at nice -5 (hack/engine) and so does this lane (HIGH): real
+# kubelets, etcd and kubeadm keep their deadlines beside compiles at nice 0
+# and 10.
 test-kind:
 	@hack/engine start >/dev/null; \
 	if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind lane is skipped"; exit 0; fi; \
 	echo "== kbook cluster image ($$(date +%T))" && \
-	$(PHASE) node-image ./$(BIN) cluster image
+	$(LOW) node-image ./$(BIN) cluster image && \
+	$(MAKE) --no-print-directory test-kind-clusters
 
-# test-clusters: what makes clusters of engine containers, one after
-# another, once make test's other phases are done (KUBEBUILDER_ASSETS set
-# by it): the packages that need the node image, every runbook on a kind
-# cluster of a control plane and a worker (those that pass on the local
-# backend must pass here too, and the ones that need real nodes run only
-# here), then the --k0rdent runbook whose workload cluster is CAPD's
-# docker machines. On 2 cores beside the builds and the other tests (load
-# 25 to 30) kind's 30 s boot wait and kubeadm's init failed, and CAPD's
-# machines exited while the kind tests ran; alone, they do not. -p 1: the
-# node image package's rebuild test re-tags the image the kind tests'
-# clusters are made from.
+# test-kind-clusters: the kind clusters, one after another (KUBEBUILDER_ASSETS
+# set by make test): every runbook on a kind cluster of a control plane and
+# a worker (those that pass on the local backend must pass here too, and the
+# ones that need real nodes run only here), which needs only the node image;
+# then, once the k0rdent controllers for inside kind are built (cluster
+# assets --in-cluster waits for make test's build of them, at normal
+# priority), the packages that need the node image and k0rdent installed
+# into kind with its runbooks. -p 1: the node image package's rebuild test
+# re-tags the image the kind tests' clusters are made from.
 KIND_CRD_FLAGS = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),)
-test-clusters:
-	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind tests skip, and the CAPD runbook is not run"; \
+HIGH = PHASES=$(CURDIR)/bin/phases.tsv $(shell [ "$$(id -u)" = 0 ] && command -v nice >/dev/null && echo nice -n -5) hack/phase
+test-kind-clusters:
+	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind tests skip"; \
 	  $(GO) test $(GOTESTFLAGS) $(KIND_PKGS); exit; fi; \
 	status=0; \
-	echo "== go test $(KIND_PKGS) ($$(date +%T))"; \
-	$(PHASE) go-test-kind $(GO) test $(GOTESTFLAGS) -p 1 $(KIND_PKGS) || status=1; \
 	echo "== kbook run --cluster kind ($$(date +%T))"; \
-	$(PHASE) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
+	$(HIGH) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
+	echo "== the k0rdent $(K0RDENT) controllers for inside kind ($$(date +%T))"; \
+	$(PHASE) await-k0rdent ./$(BIN) cluster assets --k0rdent $(K0RDENT) --in-cluster --assets-from $(ASSETS_FROM) || exit 1; \
+	echo "== go test $(KIND_PKGS) ($$(date +%T))"; \
+	$(HIGH) go-test-kind $(GO) test $(GOTESTFLAGS) -p 1 $(KIND_PKGS) || status=1; \
 	echo "== kbook run --cluster kind --k0rdent $(K0RDENT) $(KIND_K0RDENT_RUNBOOKS) ($$(date +%T))"; \
-	$(PHASE) run-kind-k0rdent ./$(BIN) run --no-cache -p 1 --cluster kind --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS) || status=1; \
-	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
-	$(PHASE) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS) || status=1; \
+	$(HIGH) run-kind-k0rdent ./$(BIN) run --no-cache -p 1 --cluster kind --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS) || status=1; \
 	exit $$status
+
+# test-capd: the --k0rdent runbook whose workload cluster is CAPD's docker
+# machines, on the local plane: after the plane lane (one plane at a time)
+# and the kind lane (in a fresh run CAPD's machines exited while the kind
+# tests made and deleted clusters).
+test-capd:
+	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the CAPD runbook is not run"; exit 0; fi; \
+	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
+	$(HIGH) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS)
+
+# test-clusters: by hand, after make test's earlier phases (or with
+# KUBEBUILDER_ASSETS set): every phase that makes clusters of engine
+# containers, one after another.
+test-clusters:
+	@status=0; $(MAKE) --no-print-directory test-kind-clusters || status=1; \
+	$(MAKE) --no-print-directory test-capd || status=1; exit $$status
 
 # engine-clean: after both lanes (kind clusters in the kind lane, CAPD's
 # docker machines in the plane lane's capd-docker runbook), nothing of
