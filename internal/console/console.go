@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
@@ -18,6 +19,7 @@ type Printer struct {
 	w       io.Writer
 	tty     bool
 	verbose bool
+	colors  output.Palette
 
 	mu      sync.Mutex
 	running map[string]string // runbook path -> current step
@@ -27,7 +29,7 @@ type Printer struct {
 // New returns a Printer writing to w. On a TTY it keeps a live status line;
 // verbose prints every command and its output as runbooks finish.
 func New(w io.Writer, tty, verbose bool) *Printer {
-	return &Printer{w: w, tty: tty, verbose: verbose, running: map[string]string{}}
+	return &Printer{w: w, tty: tty, verbose: verbose, colors: output.Colors(w), running: map[string]string{}}
 }
 
 // RunbookStarted implements runner.Observer.
@@ -80,7 +82,7 @@ func (p *Printer) RunbookFinished(res *report.Runbook) {
 	defer p.mu.Unlock()
 	delete(p.running, res.Path)
 	p.clearStatus()
-	fmt.Fprint(p.w, Result(res, p.verbose))
+	fmt.Fprint(p.w, result(res, p.verbose, p.colors))
 	if p.tty {
 		p.drawStatus()
 	}
@@ -145,7 +147,11 @@ func (p *Printer) drawStatus() {
 }
 
 // Result renders one runbook's result as the console shows it.
-func Result(res *report.Runbook, verbose bool) string {
+func Result(res *report.Runbook, verbose bool) string { return result(res, verbose, output.Palette{}) }
+
+// result is Result with its PASS, SKIP, FAIL or INTERRUPTED coloured by
+// p.
+func result(res *report.Runbook, verbose bool, p output.Palette) string {
 	var b strings.Builder
 	d := res.Duration.Round(time.Millisecond)
 	switch res.Status {
@@ -154,22 +160,22 @@ func Result(res *report.Runbook, verbose bool) string {
 		if res.Cached {
 			extra = "cached, verified " + res.Verified.Local().Format(time.RFC3339)
 		}
-		fmt.Fprintf(&b, "--- PASS  %s (%s)\n", res.Path, extra)
+		fmt.Fprintf(&b, "--- %s  %s (%s)\n", p.Good("PASS"), res.Path, extra)
 		for _, u := range res.Updated {
 			fmt.Fprintf(&b, "    updated %s in %s\n", u, res.Path)
 		}
 	case report.Skipped:
-		fmt.Fprintf(&b, "--- SKIP  %s: %s\n", res.Path, res.Reason)
+		fmt.Fprintf(&b, "--- %s  %s: %s\n", p.Faint("SKIP"), res.Path, res.Reason)
 	case report.Interrupted:
 		// Not a failure: the run was stopped. Its log (in the JSON
 		// report) ends in testscript's failure of the stopped command.
-		fmt.Fprintf(&b, "--- INTERRUPTED  %s (%s)\n", failedAt(res), d)
+		fmt.Fprintf(&b, "--- %s  %s (%s)\n", p.Warn("INTERRUPTED"), failedAt(res), d)
 		fmt.Fprintf(&b, "    %s\n", res.Reason)
 		if res.WorkDir != "" {
 			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
 		}
 	case report.Failed:
-		fmt.Fprintf(&b, "--- FAIL  %s (%s)\n", failedAt(res), d)
+		fmt.Fprintf(&b, "--- %s  %s (%s)\n", p.Bad("FAIL"), failedAt(res), d)
 		fmt.Fprintf(&b, "    %s\n", res.Reason)
 		if res.Log != "" {
 			b.WriteString(indent(logTail(res.Log), "    | "))
@@ -255,8 +261,9 @@ func indent(s, prefix string) string {
 // line per failed runbook with where and why it failed (repeated from its
 // report above, which a long run pushes out of sight: a CI log's tail
 // then still says what broke), then the counts alone on the last line, in
-// the "N passed, N failed" form CI systems look for.
-func Summary(rep *report.Report) string {
+// the "N passed, N failed" form CI systems look for. p colours the words
+// (output.Colors: on a terminal only); the zero Palette leaves them plain.
+func Summary(rep *report.Report, p output.Palette) string {
 	s := rep.Summary()
 	var b strings.Builder
 	fmt.Fprintf(&b, "ran %s in %s", Count(len(rep.Runbooks), "runbook"), rep.Duration.Round(time.Millisecond))
@@ -268,23 +275,32 @@ func Summary(rep *report.Report) string {
 	}
 	b.WriteString("\n")
 	for _, res := range rep.Runbooks {
-		word := "FAIL"
+		word := p.Bad("FAIL")
 		switch res.Status {
 		case report.Failed:
 		case report.Interrupted:
-			word = "INTERRUPTED"
+			word = p.Warn("INTERRUPTED")
 		default:
 			continue
 		}
 		reason, _, _ := strings.Cut(res.Reason, "\n")
 		fmt.Fprintf(&b, "%s  %s: %s\n", word, failedAt(res), reason)
 	}
-	fmt.Fprintf(&b, "kbook: %d passed, %d failed, %d skipped", s.Passed, s.Failed, s.Skipped)
+	fmt.Fprintf(&b, "kbook: %s, %s, %s", when(s.Passed > 0, p.Good, fmt.Sprintf("%d passed", s.Passed)),
+		when(s.Failed > 0, p.Bad, fmt.Sprintf("%d failed", s.Failed)), when(s.Skipped > 0, p.Faint, fmt.Sprintf("%d skipped", s.Skipped)))
 	if s.Interrupted > 0 {
-		fmt.Fprintf(&b, ", %d interrupted", s.Interrupted)
+		fmt.Fprintf(&b, ", %s", p.Warn(fmt.Sprintf("%d interrupted", s.Interrupted)))
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// when is color(s) if cond, else s.
+func when(cond bool, color func(string) string, s string) string {
+	if cond {
+		return color(s)
+	}
+	return s
 }
 
 // Count says "1 runbook", "2 runbooks", "0 errors".
@@ -314,7 +330,7 @@ func Merge(o MergeOptions) (passed bool, err error) {
 	if o.JSON == report.Stdout || o.JUnit == report.Stdout {
 		summary = o.Stderr
 	}
-	fmt.Fprint(summary, Summary(merged))
+	fmt.Fprint(summary, Summary(merged, output.Colors(summary)))
 	s := merged.Summary()
 	return s.Failed == 0 && s.Interrupted == 0, nil
 }

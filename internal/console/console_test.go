@@ -2,10 +2,12 @@ package console
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
@@ -58,7 +60,7 @@ func TestSummary(t *testing.T) {
 		{Path: "b.md", Status: report.Failed, Reason: "interrupted"},
 		{Status: report.Skipped},
 	}}
-	got := Summary(rep)
+	got := Summary(rep, output.Palette{})
 	want := "ran 4 runbooks in 2s, 1 from cache\nFAIL  a.md:12: exec kubectl: exit status 1\nFAIL  b.md: interrupted\nkbook: 1 passed, 2 failed, 1 skipped\n"
 	if got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
@@ -69,7 +71,7 @@ func TestSummary(t *testing.T) {
 		{Path: "c.md", Status: report.Interrupted, Reason: "interrupted while running exec sleep 60", Failure: &report.Failure{File: "c.md", Line: 6}},
 		{Path: "d.md", Status: report.Skipped, Reason: "not run: the run was interrupted"},
 	}}
-	got = Summary(rep)
+	got = Summary(rep, output.Palette{})
 	want = "ran 2 runbooks in 2s, interrupted\nINTERRUPTED  c.md:6: interrupted while running exec sleep 60\nkbook: 0 passed, 0 failed, 1 skipped, 1 interrupted\n"
 	if got != want {
 		t.Errorf("Summary = %q, want %q", got, want)
@@ -77,8 +79,21 @@ func TestSummary(t *testing.T) {
 	if got, want := Result(rep.Runbooks[0], false), "--- INTERRUPTED  c.md:6 (0s)\n    interrupted while running exec sleep 60\n"; got != want {
 		t.Errorf("Result = %q, want %q", got, want)
 	}
-	one := Summary(&report.Report{Duration: time.Second, Runbooks: []*report.Runbook{{Status: report.Passed}}})
+	one := Summary(&report.Report{Duration: time.Second, Runbooks: []*report.Runbook{{Status: report.Passed}}}, output.Palette{})
 	if want := "ran 1 runbook in 1s\nkbook: 1 passed, 0 failed, 0 skipped\n"; one != want {
 		t.Errorf("Summary = %q, want %q", one, want)
+	}
+	// On a terminal: the counts that are not zero and the words FAIL and
+	// INTERRUPTED coloured (CI, on no terminal, gets the plain line).
+	t.Setenv("NO_COLOR", "")
+	got = Summary(rep, output.Colors(output.Terminal{Writer: io.Discard}))
+	want = "ran 2 runbooks in 2s, interrupted\n\033[33mINTERRUPTED\033[0m  c.md:6: interrupted while running exec sleep 60\nkbook: 0 passed, 0 failed, \033[2m1 skipped\033[0m, \033[33m1 interrupted\033[0m\n"
+	if got != want {
+		t.Errorf("Summary on a terminal = %q, want %q", got, want)
+	}
+	var b bytes.Buffer
+	New(output.Terminal{Writer: &b}, false, false).RunbookFinished(&report.Runbook{Path: "a.md", Status: report.Passed})
+	if want := "--- \033[32mPASS\033[0m  a.md (0s)\n"; b.String() != want {
+		t.Errorf("a pass on a terminal = %q, want %q", b.String(), want)
 	}
 }

@@ -33,9 +33,10 @@
 //	WriteJSON   {"<kind>": NAME, "errors": N, "warnings": N, "findings": [...]}
 //	WriteSARIF  one SARIF 2.1.0 run, rules from the registry
 //
-// Write picks one by the -o value; Formats lists them, CheckOutput and
-// OneOf check and word any command's -o choices, and Output is the -o
-// flag's value that refuses any other as the flag is parsed.
+// Write picks one by the -o value (json's fields as YAML for -o yaml);
+// Formats lists them, CheckOutput and OneOf check and word any command's
+// -o choices, and Output is the -o flag's value that refuses any other as
+// the flag is parsed (and lists its choices for the shell's completion).
 //
 // # Exit codes
 //

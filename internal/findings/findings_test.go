@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 var testRegistry = NewRegistry([]string{"Input", "Checks"},
@@ -172,6 +175,56 @@ charts/ok: no problems found
 	}
 }
 
+// TestWriteTextColor: on a terminal the severities and the summary line
+// are coloured (errors red, warnings yellow, no problems green); to a
+// buffer (TestWriteText), or with $NO_COLOR set, nothing is.
+func TestWriteTextColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	var buf bytes.Buffer
+	if err := Write(output.Terminal{Writer: &buf}, "text", testRegistry, testReport(), &Report{Name: "charts/ok"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"charts/demo/templates/c.yaml:4: \033[31merror\033[0m: v1 Secret s: bad [T002]\n",
+		"charts/demo/values.yaml:2: \033[33mwarning\033[0m: odd (with ci/x.yaml) [T003]\n",
+		"\033[31mcharts/demo: 3 errors, 1 warning\033[0m\n",
+		"\033[32mcharts/ok: no problems found\033[0m\n",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text on a terminal has no %q:\n%q", want, buf.String())
+		}
+	}
+	t.Setenv("NO_COLOR", "1")
+	buf.Reset()
+	if err := Write(output.Terminal{Writer: &buf}, "text", testRegistry, testReport()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "\033") {
+		t.Errorf("NO_COLOR=1, colour all the same:\n%q", buf.String())
+	}
+}
+
+// TestWriteYAML: -o yaml carries -o json's fields.
+func TestWriteYAML(t *testing.T) {
+	var j, y bytes.Buffer
+	if err := Write(&j, "json", testRegistry, testReport()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&y, "yaml", testRegistry, testReport()); err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal(j.Bytes(), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := sigsyaml.Unmarshal(y.Bytes(), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromJSON, fromYAML) {
+		t.Errorf("yaml:\n%s\nis not json's\n%s", y.String(), j.String())
+	}
+}
+
 func TestWriteJSON(t *testing.T) {
 	var one, two bytes.Buffer
 	if err := WriteJSON(&one, testReport()); err != nil {
@@ -244,7 +297,7 @@ func TestWriteSARIF(t *testing.T) {
 	if p := run.Results[2].Properties; p["hint"] != "rename it" || p["path"] != "a.b" || *run.Results[2].RuleIndex != 2 {
 		t.Errorf("result 2: %+v", run.Results[2])
 	}
-	if err := Write(&buf, "xml", testRegistry); err == nil || err.Error() != `-o "xml": want text, json or sarif` {
+	if err := Write(&buf, "xml", testRegistry); err == nil || err.Error() != `-o "xml": want text, json, yaml or sarif` {
 		t.Errorf("Write(xml) = %v", err)
 	}
 }
@@ -342,7 +395,7 @@ func TestOutput(t *testing.T) {
 		{"sarif", Formats, []string{"-o", "sarif"}, "sarif", ""},
 		{"long flag", []string{"text", "json", "yaml"}, []string{"--output=yaml"}, "yaml", ""},
 		{"other default", []string{"yaml", "json"}, nil, "yaml", ""},
-		{"unknown", Formats, []string{"-o", "xml"}, "text", `invalid argument "xml" for "-o, --output" flag: want text, json or sarif`},
+		{"unknown", Formats, []string{"-o", "xml"}, "text", `invalid argument "xml" for "-o, --output" flag: want text, json, yaml or sarif`},
 		{"another tool's format", []string{"text", "json"}, []string{"-o", "sarif"}, "text", `invalid argument "sarif" for "-o, --output" flag: want text or json`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -367,7 +420,7 @@ func TestOutput(t *testing.T) {
 		})
 	}
 	var p string
-	if got, want := NewOutput(&p, Formats...).Usage(), "output format: text, json or sarif"; got != want {
+	if got, want := NewOutput(&p, Formats...).Usage(), "output format: text, json, yaml or sarif"; got != want {
 		t.Errorf("usage %q, want %q", got, want)
 	}
 }

@@ -9,11 +9,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/plural"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
-// Formats are the -o values Write accepts.
-var Formats = []string{"text", "json", "sarif"}
+// Formats are the -o values Write accepts: output's (text, json, yaml),
+// and sarif.
+var Formats = append(slices.Clone(output.Formats), "sarif")
 
 // CheckFormat returns an error for an -o value Write does not accept.
 func CheckFormat(format string) error {
@@ -21,7 +24,7 @@ func CheckFormat(format string) error {
 }
 
 // CheckOutput returns an error for an -o value that is not one of
-// formats: -o "xml": want text, json or sarif. Every command's -o flag is
+// formats: -o "xml": want text, json, yaml or sarif. Every command's -o flag is
 // checked with it.
 func CheckOutput(value string, formats ...string) error {
 	if slices.Contains(formats, value) {
@@ -47,12 +50,16 @@ func NewOutput(p *string, formats ...string) *Output {
 
 func (o *Output) String() string { return *o.p }
 
+// Choices are the formats Set accepts, the default first: the shell
+// completes the flag with them (package cli).
+func (o *Output) Choices() []string { return o.formats }
+
 // Type is the value's type in the flag's help: string.
 func (o *Output) Type() string { return "string" }
 
 // Set sets the format s, if it is one of the value's; pflag puts the flag
 // and s before its error: invalid argument "xml" for "-o, --output" flag:
-// want text, json or sarif.
+// want text, json, yaml or sarif.
 func (o *Output) Set(s string) error {
 	if !slices.Contains(o.formats, s) {
 		return errors.New("want " + OneOf(o.formats))
@@ -61,7 +68,7 @@ func (o *Output) Set(s string) error {
 	return nil
 }
 
-// Usage is the flag's help text: "output format: text, json or sarif".
+// Usage is the flag's help text: "output format: text, json, yaml or sarif".
 func (o *Output) Usage() string { return "output format: " + OneOf(o.formats) }
 
 // OneOf words a list of choices: "a", "a or b", "a, b or c".
@@ -74,7 +81,8 @@ func OneOf(choices []string) string {
 }
 
 // Write writes the reports in a format of Formats: text (WriteText for
-// each), json (WriteJSON) or sarif (WriteSARIF with the registry's rules).
+// each), json (WriteJSON), yaml (WriteJSON's fields as YAML) or sarif
+// (WriteSARIF with the registry's rules).
 func Write(w io.Writer, format string, reg *Registry, reports ...*Report) error {
 	switch format {
 	case "text":
@@ -86,6 +94,17 @@ func Write(w io.Writer, format string, reg *Registry, reports ...*Report) error 
 		return nil
 	case "json":
 		return WriteJSON(w, reports...)
+	case "yaml":
+		var b bytes.Buffer
+		if err := WriteJSON(&b, reports...); err != nil {
+			return err
+		}
+		data, err := sigsyaml.JSONToYAML(b.Bytes())
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
 	case "sarif":
 		return WriteSARIF(w, reg.Rules(), reports...)
 	}
@@ -99,7 +118,11 @@ func Write(w io.Writer, format string, reg *Registry, reports ...*Report) error 
 // the one after), then the Detail's Tail and a summary line: NAME: no
 // problems found, or NAME: N errors, M warnings (or the Detail's
 // Summary).
+//
+// On a terminal (output.Color) the severities and the summary are
+// coloured: errors red, warnings yellow, no problems green.
 func WriteText(w io.Writer, r *Report) error {
+	p := output.Colors(w)
 	var b strings.Builder
 	if r.Detail != nil {
 		r.Detail.Head(&b)
@@ -112,7 +135,7 @@ func WriteText(w io.Writer, r *Report) error {
 		if loc := r.Location(f); loc != "" {
 			b.WriteString(loc + ": ")
 		}
-		fmt.Fprintf(&b, "%s: %s [%s]\n", f.Severity, msg, f.Rule)
+		fmt.Fprintf(&b, "%s: %s [%s]\n", color(p, f.Severity)(string(f.Severity)), msg, f.Rule)
 		if f.Hint != "" {
 			fmt.Fprintf(&b, "    fix: %s\n", f.Hint)
 		}
@@ -123,10 +146,28 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Detail != nil {
 		r.Detail.Tail(&b)
 	}
-	b.WriteString(Summary(r))
+	summary := p.Good
+	if e, wn, _ := Count(r.Findings); e > 0 {
+		summary = p.Bad
+	} else if wn > 0 {
+		summary = p.Warn
+	}
+	b.WriteString(summary(Summary(r)))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// color is how p colours a word of severity sev: errors red, warnings
+// yellow, infos as they are.
+func color(p output.Palette, sev Severity) func(string) string {
+	switch sev {
+	case Error:
+		return p.Bad
+	case Warning:
+		return p.Warn
+	}
+	return func(s string) string { return s }
 }
 
 // Summary is the last line of text output: the Detail's Summary, else

@@ -16,6 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/mkdocs"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -190,7 +191,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	rep := r.Run(ctx, rbs)
 	cleanup()
 
-	fmt.Fprint(out, console.Summary(rep))
+	fmt.Fprint(out, console.Summary(rep, output.Colors(out)))
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		rep.GitHubAnnotations(out)
 	}
