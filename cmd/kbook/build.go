@@ -23,7 +23,7 @@ func newBuildCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&o.OutDir, "out", "o", "public", "output `directory` holding every version of the site")
+	fl.StringVar(&o.OutDir, "out", "public", "output `directory` holding every version of the site")
 	fl.StringVar(&o.Version, "version", site.NextVersion, "`name` of the version folder to build (next: the unreleased channel)")
 	fl.StringVar(&o.Title, "title", "", "switcher label of the version (default: its name)")
 	fl.StringArrayVar(&o.Aliases, "alias", nil, "alias `folder` redirecting to this version, such as latest (repeatable)")

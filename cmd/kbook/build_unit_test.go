@@ -35,7 +35,7 @@ func TestAllVersionsInterruptedExits130(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errInterrupted)
 	out := filepath.Join(t.TempDir(), "public")
-	if code := execute(ctx, []string{"build", "--all-versions", "--no-search", "--out", out, repo}); code != findings.ExitInterrupted {
+	if code := execute(ctx, []string{"build", "--all-versions", "--no-search", "--out", out, repo}, os.Stdout, os.Stderr); code != findings.ExitInterrupted {
 		t.Errorf("exit %d, want %d", code, findings.ExitInterrupted)
 	}
 	if _, err := os.Stat(filepath.Join(out, "next")); err == nil {

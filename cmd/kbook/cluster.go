@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
@@ -110,6 +111,8 @@ func newClusterAssetsCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
+	cli.Choose(cmd.Flags(), "k0rdent", controllers.K0rdentVersions()...)
+	cli.Choose(cmd.Flags(), "assets-from", binaries.Sources...)
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
 	cmd.Flags().BoolVar(&inCluster, "in-cluster", false, "with --k0rdent: also build what k0rdent inside kind runs besides the plane's controllers (cert-manager, the Cluster API operator)")
 	return cmd

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,11 +11,13 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/run"
 )
 
 // The flag sets commands share, each defined once here with one help
@@ -65,11 +68,13 @@ func chartsFlag(fl *pflag.FlagSet, p *[]string) {
 // clusterFlags registers the flags that select a backend; kbook run,
 // build, serve and cluster up share them.
 func clusterFlags(fl *pflag.FlagSet, backend *string, o *cluster.Options, forRun bool) {
-	def, usage := cluster.Local, "cluster backend: local, kind or kubeconfig"
+	def, usage, backends := cluster.Local, "cluster backend: local, kind or kubeconfig", cluster.Backends
 	if forRun {
+		backends = slices.Concat([]string{cluster.Auto}, backends, []string{run.None})
 		def, usage = cluster.Auto, "cluster backend: auto, local, kind, kubeconfig or none (auto: kubeconfig if --kubeconfig or --context is given, else local, even with $KUBECONFIG set; started only if a runbook needs a cluster)"
 	}
 	fl.StringVar(backend, "cluster", def, usage)
+	cli.Choose(fl, "cluster", backends...)
 	kubeconfigFlags(fl, &o.Kubeconfig, &o.Context)
 	if forRun { // $KUBECONFIG is the kubeconfig backend's file; it does not choose that backend
 		fl.Lookup("kubeconfig").Usage = "kubeconfig `file` of an existing cluster to run on: given, --cluster auto means kubeconfig (that backend's default file: $KUBECONFIG, else ~/.kube/config; $KUBECONFIG alone does not choose it)"
@@ -82,6 +87,9 @@ func clusterFlags(fl *pflag.FlagSet, backend *string, o *cluster.Options, forRun
 	fl.BoolVar(&o.K0rdentAPIOnly, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
 	fl.BoolVar(&o.NoSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
 	fl.StringVar(&o.AssetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
+	cli.Choose(fl, "kind-image", cluster.KindImageAuto, cluster.KindImageBuild)
+	cli.Choose(fl, "k0rdent", controllers.K0rdentVersions()...)
+	cli.Choose(fl, "assets-from", binaries.Sources...)
 }
 
 // changed names the flags given on cmd's command line.

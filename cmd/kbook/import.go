@@ -18,6 +18,6 @@ func newImportMkDocsCmd() *cobra.Command {
 			return rep.Write(cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "", "`directory` to write the docs repository to; new or empty (default: DIR's name + -kbook)")
+	cmd.Flags().StringVar(&out, "out", "", "`directory` to write the docs repository to; new or empty (default: DIR's name + -kbook)")
 	return cmd
 }

@@ -12,9 +12,9 @@ import (
 	"io"
 	"log"
 	"os"
-	"slices"
 
 	"github.com/go-logr/logr"
+	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/site"
@@ -36,32 +36,34 @@ func main() {
 	ctrllog.SetLogger(logr.Discard())
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go proc.HandleSignals(cancel, os.Stderr, func() { os.Exit(findings.ExitInterrupted) })
-	code := execute(ctx, normalizeArgs(os.Args[1:]))
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if errors.Is(context.Cause(ctx), proc.ErrBrokenPipe) && code != findings.ExitBadInput {
 		code = findings.ExitBrokenPipe
 	}
 	os.Exit(code)
 }
 
-// execute executes the command line and returns the exit code.
-func execute(ctx context.Context, args []string) int {
-	args = compatArgs(args, os.Stderr)
+// execute executes the command line, its results on stdout and the rest
+// on stderr, and returns the exit code.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	root.SetArgs(cli.Args(args, stderr))
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return findings.ExitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" && !onlyInterrupted(ctx, ee) {
-			fmt.Fprintln(os.Stderr, "Error:", ee.err)
+			fmt.Fprintln(stderr, "Error:", ee.err)
 		}
 		return ee.code
 	}
 	// cobra's own errors: unknown flag or command, bad argument count.
-	fmt.Fprintln(os.Stderr, "Error:", err)
-	fmt.Fprintf(os.Stderr, "Run '%s --help' for usage.\n", root.CommandPath())
+	fmt.Fprintln(stderr, "Error:", err)
+	fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	return findings.ExitBadInput
 }
 
@@ -70,40 +72,4 @@ func execute(ctx context.Context, args []string) int {
 func onlyInterrupted(ctx context.Context, ee *exitError) bool {
 	return ee.code == findings.ExitInterrupted && ctx.Err() != nil &&
 		(errors.Is(ee.err, context.Canceled) || errors.Is(ee.err, context.Cause(ctx)))
-}
-
-// compatArgs keeps "kbook -v", which once printed the version, working
-// with a note: -v means verbose (kbook run -v), as in kubectl, where it
-// goes before or after the command: "kbook -v run x.md" is "kbook run -v
-// x.md".
-func compatArgs(args []string, stderr io.Writer) []string {
-	if len(args) == 0 || args[0] != "-v" {
-		return args
-	}
-	if len(args) == 1 {
-		fmt.Fprintln(stderr, "kbook: -v for the version is deprecated (-v means --verbose, as in kbook run -v): use kbook version or kbook --version")
-		return []string{"--version"}
-	}
-	// The command's own flags: before a "--" that ends them.
-	rest := append([]string(nil), args[1:]...)
-	end := slices.Index(rest, "--")
-	if end < 0 {
-		end = len(rest)
-	}
-	return slices.Concat(rest[:end], []string{"-v"}, rest[end:])
-}
-
-// normalizeArgs accepts go test's single-dash spelling of -run.
-func normalizeArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		switch {
-		case a == "-run":
-			a = "--run"
-		case len(a) > 5 && a[:5] == "-run=":
-			a = "-" + a
-		}
-		out[i] = a
-	}
-	return out
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"io"
 
+	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/provider/conformance"
 	"github.com/k0rdent/kbook/internal/provider/scaffold"
@@ -52,6 +54,7 @@ func newProviderValidateCmd() *cobra.Command {
 	})
 	fl := cmd.Flags()
 	fl.StringVar(&target, "target", string(provider.TargetK0rdent), "what the provider must work with: k0rdent (CAPI contract and kcm) or capi (the contract alone)")
+	cli.Choose(fl, "target", string(provider.TargetK0rdent), string(provider.TargetCAPI))
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow controller images from this `registry` (repeatable; default: not checked)")
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
 	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
@@ -75,6 +78,7 @@ func newProviderManifestCmd() *cobra.Command {
 	fl.StringVar(&o.Repo, "repo", "", "`name` of the HelmRepository in kcm-system the chart is published in (required)")
 	fl.StringVar(&o.Name, "name", "", "ProviderTemplate `name` (default CHART-VERSION with dots as dashes)")
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the chart, a `duration` (default 10m0s)")
+	outputFlag(fl, &o.Format, output.ManifestFormats...)
 	fl.StringArrayVar(&crds, "crds", nil, "check the objects against k0rdent's CRDs in this `file or directory` (repeatable)")
 	fl.StringVar(&config, "config", "", "values `file` for the Management entry's config")
 	return cmd
@@ -83,7 +87,7 @@ func newProviderManifestCmd() *cobra.Command {
 func newProviderConformanceCmd() *cobra.Command {
 	var (
 		r      conformance.Request
-		output string
+		format string
 	)
 	cmd := &cobra.Command{
 		Use:  "conformance PATH...",
@@ -94,7 +98,7 @@ func newProviderConformanceCmd() *cobra.Command {
 			if err != nil {
 				return exit(cmd.Context(), err)
 			}
-			return result(conformance.Write(cmd.OutOrStdout(), output, res), res.Failed() > 0)
+			return result(conformance.Write(cmd.OutOrStdout(), format, res), res.Failed() > 0)
 		},
 	}
 	fl := cmd.Flags()
@@ -104,6 +108,6 @@ func newProviderConformanceCmd() *cobra.Command {
 	fl.DurationVar(&r.Options.Timeout, "timeout", 0, "how long to wait for the controller (default 2m)")
 	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "create the objects in this existing `namespace` (default: a new kbook-conformance-* one, deleted at the end)")
 	fl.BoolVar(&r.Options.Keep, "keep", false, "leave the namespace, objects and roles kbook created")
-	outputFlag(fl, &output, "text", "json", "yaml")
+	outputFlag(fl, &format, output.Formats...)
 	return cmd
 }

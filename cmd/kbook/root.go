@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
-
+	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/clidocs"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -19,6 +19,7 @@ func newRootCmd() *cobra.Command {
 	// --version without the -v shorthand cobra would give it: -v is
 	// verbose, as in kubectl and in kbook run (see compatArgs).
 	root.Flags().Bool("version", false, "print the kbook version")
+	root.PersistentFlags().BoolVar(&output.NoColor, "no-color", false, "no colour in text output (colour only on a terminal, and never with $NO_COLOR set)")
 	// The command tree: cobra lists each level's commands by name.
 	root.AddCommand(newRunCmd(), newCheckCmd(), newBuildCmd(), newServeCmd(), newStatusCmd(), newVersionCmd(), newGenDocsCmd(),
 		group("cluster", newClusterUpCmd(), newClusterDownCmd(), newClusterStatusCmd(), newClusterKubeconfigCmd(), newClusterAssetsCmd(), newClusterImageCmd(), newClusterLoadImageCmd(), newClusterServeCmd()),
@@ -33,6 +34,7 @@ func newRootCmd() *cobra.Command {
 	// reference pages are generated from too. Every error is a defect of
 	// the embedded files, which TestHelpTexts fails on.
 	_ = clidocs.Describe(root)
+	cli.Complete(root)
 	return root
 }
 
@@ -44,12 +46,12 @@ func group(use string, cmds ...*cobra.Command) *cobra.Command {
 }
 
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:  "version",
 		Args: cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			// On stdout, a result: cobra's cmd.Printf writes to stderr.
-			fmt.Fprintln(cmd.OutOrStdout(), version.Line())
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return version.Write(cmd.OutOrStdout(), format) },
 	}
+	outputFlag(cmd.Flags(), &format, output.Formats...)
+	return cmd
 }

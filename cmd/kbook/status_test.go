@@ -33,7 +33,7 @@ current-context: x
 	} {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(errInterrupted)
-		if code := execute(ctx, args); code != 130 {
+		if code := execute(ctx, args, os.Stdout, os.Stderr); code != 130 {
 			t.Errorf("kbook %v, interrupted: exit %d, want 130", args, code)
 		}
 	}

@@ -4,11 +4,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cli"
+	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/template"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"github.com/spf13/cobra"
@@ -32,7 +35,9 @@ func newTemplateInitCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&r.Provider, "provider", "docker", "provider set: "+strings.Join(scaffold.ProviderNames(), ", "))
+	cli.Choose(fl, "provider", scaffold.ProviderNames()...)
 	fl.StringVar(&kindImage, "kind-image", "", "with --provider docker: the node `image` the machines boot from: build (kbook's own node image and CAPD load balancer image, built here: kbook cluster image) or an image reference (default: kindest/node and kindest/haproxy from the registry)")
+	cli.Choose(fl, "kind-image", cluster.KindImageBuild)
 	fl.StringVar(&r.K8sVersion, "k8s-version", "", "Kubernetes version `vX.Y.Z` of the clusters (default: the provider's)")
 	fl.StringVar(&r.Dir, "dir", "", "directory to create (default: NAME)")
 	fl.StringVar(&r.Extend, "extend", "", "wrap this template: a chart `directory, .tgz or REPO/CHART@VERSION`")
@@ -56,6 +61,7 @@ func newTemplateManifestCmd() *cobra.Command {
 	fl.StringVarP(&o.Namespace, "namespace", "n", k0rdent.SystemNamespace, "`namespace` of the objects")
 	fl.StringVar(&o.Name, "name", "", "ClusterTemplate `name` (default: CHART-VERSION with dots as dashes)")
 	fl.StringVar(&o.Interval, "interval", manifest.DefaultInterval, "how often Flux checks the source, a `duration` (written as kcm stores it: 10m becomes 10m0s)")
+	outputFlag(fl, &o.Format, output.ManifestFormats...)
 	return cmd
 }
 
@@ -73,6 +79,7 @@ func newTemplateValidateCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
 	fl.StringVar(&r.K0rdent, "k0rdent", "", "check objects against the CRDs of this k0rdent release `version` (k0rdent, Flux, Sveltos, Cluster API, kubeadm, CAPD; read from its Go modules as kbook run --k0rdent installs them; default: "+controllers.DefaultK0rdentVersion+"; "+template.NoRelease+": only --crds; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	cli.Choose(fl, "k0rdent", append(controllers.K0rdentVersions(), template.NoRelease)...)
 	fl.StringArrayVar(&r.CRDs, "crds", nil, "also check objects against the CRDs in this `file or directory` (repeatable; they replace the release's CRDs of the same name)")
 	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
 	fl.StringArrayVar(&r.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
@@ -88,7 +95,7 @@ func newTemplateValidateCmd() *cobra.Command {
 func newTemplateRenderCmd() *cobra.Command {
 	var (
 		opts   template.RenderOptions
-		output string
+		format string
 	)
 	cmd := &cobra.Command{
 		Use:  "render PATH",
@@ -98,14 +105,14 @@ func newTemplateRenderCmd() *cobra.Command {
 			if err != nil {
 				return failure(err)
 			}
-			return template.WriteObjects(cmd.OutOrStdout(), output, objs)
+			return template.WriteObjects(cmd.OutOrStdout(), format, objs)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Config, "config", "", "the ClusterDeployment or values `file` to render with")
 	fl.StringVar(&opts.ReleaseName, "release-name", "", "ClusterDeployment `name` (default "+template.DefaultReleaseName+")")
 	fl.StringVarP(&opts.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` (default "+template.DefaultNamespace+")")
-	outputFlag(fl, &output, "yaml", "json")
+	outputFlag(fl, &format, output.ManifestFormats...)
 	return cmd
 }
 

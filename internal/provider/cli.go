@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/schema"
 	"sigs.k8s.io/yaml"
 )
@@ -65,7 +66,9 @@ func ManifestFiles(chart string, o ManifestOptions, crds []string, config string
 	if err == nil {
 		var data []byte
 		if data, err = m.YAML(); err == nil {
-			return data, nil
+			if data, err = output.ManifestsAs(o.Format, data); err == nil {
+				return data, nil
+			}
 		}
 	}
 	return nil, &findings.InputError{Err: err}

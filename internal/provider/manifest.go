@@ -29,6 +29,9 @@ type ManifestOptions struct {
 	// Schemas, when set, checks both objects against the real CRDs
 	// (ProviderTemplate and Management of the k0rdent version).
 	Schemas *schema.Validator
+	// Format is how ManifestFiles writes the objects: yaml (also "") or
+	// json, a v1 List (output.ManifestsAs).
+	Format string
 }
 
 // Manifest is what `kbook provider manifest` prints: the ProviderTemplate

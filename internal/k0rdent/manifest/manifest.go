@@ -9,6 +9,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/output"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"sigs.k8s.io/yaml"
@@ -32,6 +33,9 @@ type Options struct {
 	// Interval of the chart and repository sources (default 10m0s),
 	// written in canonical form (10m becomes 10m0s).
 	Interval string
+	// Format is how the objects are written: yaml (also "") or json, a
+	// v1 List (output.ManifestsAs).
+	Format string
 }
 
 var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
@@ -78,6 +82,9 @@ func ForPath(path string, o Options) ([]byte, error) {
 // ForChart is ForPath for a loaded chart.
 func ForChart(ch *chart.Chart, o Options) ([]byte, error) {
 	out, err := forChart(ch, o)
+	if err == nil {
+		out, err = output.ManifestsAs(o.Format, out)
+	}
 	if err != nil {
 		return nil, &findings.InputError{Err: err}
 	}

@@ -275,13 +275,16 @@ func defaultComponentsURL(o Options) string {
 
 // New writes the provider as Init does and says what it created and what
 // to run next: make build and validate for a Go provider, validate for a
-// chart.
+// chart (the chart alone: the release's infrastructure-components.yaml and
+// metadata.yaml, which the scaffold does not write, join it once they
+// exist). Each hint runs green as printed (cmd/kbook's
+// TestScaffoldNextHints).
 func New(o Options) (skeleton.Created, error) {
 	dir, files, err := Init(o)
 	if err != nil {
 		return skeleton.Created{}, err
 	}
-	next := "kbook provider validate " + dir + " infrastructure-components.yaml metadata.yaml"
+	next := "kbook provider validate " + dir
 	if o.Controller {
 		next = "cd " + dir + " && make build && kbook provider validate infrastructure-components.yaml metadata.yaml chart"
 	}
