@@ -59,10 +59,11 @@ type capdEngine struct {
 }
 
 // startEngine returns the engine for CAPD's docker backend, watching the
-// plane's DockerClusters (listed by clusters) to make and remove the
+// DockerClusters of whose (the plane, or a kind cluster whose CAPD uses
+// this engine; listed by clusters) to make and remove the
 // network; nil, saying so, when there is no docker command or no engine
 // answers (CAPD then fails each docker machine with the reason).
-func startEngine(ctx context.Context, l log.Logger, clusters func() ([]string, error)) *capdEngine {
+func startEngine(ctx context.Context, l log.Logger, whose string, clusters func() ([]string, error)) *capdEngine {
 	bin, err := exec.LookPath("docker")
 	if err != nil {
 		return nil
@@ -74,7 +75,7 @@ func startEngine(ctx context.Context, l log.Logger, clusters func() ([]string, e
 		return nil
 	}
 	e.version = v
-	l.Infof("CAPD's docker backend: Docker %s (network %q while the plane has a DockerCluster)", v, capdNetwork)
+	l.Infof("CAPD's docker backend: Docker %s (network %q while %s has a DockerCluster)", v, capdNetwork, whose)
 	e.stop, e.done = make(chan struct{}), make(chan struct{})
 	go e.keep()
 	return e
@@ -293,7 +294,7 @@ type DockerMachines struct {
 // at cfg; nil (saying why) when no engine answers.
 func WatchDockerMachines(ctx context.Context, cfg *rest.Config, procs *proc.Registry, l log.Logger) *DockerMachines {
 	list := dockerClusters(cfg)
-	e := startEngine(ctx, l, list)
+	e := startEngine(ctx, l, "the kind cluster", list)
 	if e == nil {
 		return nil
 	}

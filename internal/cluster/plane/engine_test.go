@@ -116,7 +116,7 @@ func TestCAPDEngine(t *testing.T) {
 	keepEvery = 10 * time.Millisecond
 	out := &lines{}
 	var cl clusterList
-	e := startEngine(context.Background(), out, cl.list)
+	e := startEngine(context.Background(), out, "the plane", cl.list)
 	if e == nil {
 		t.Fatalf("no engine: %s", out)
 	}
@@ -176,7 +176,7 @@ func TestCAPDEngineNetworkThere(t *testing.T) {
 	out := &lines{}
 	var cl clusterList
 	cl.set(nil, "dev-1")
-	e := startEngine(context.Background(), out, cl.list)
+	e := startEngine(context.Background(), out, "the plane", cl.list)
 	if e == nil {
 		t.Fatalf("no engine: %s", out)
 	}
@@ -199,7 +199,7 @@ func TestCAPDEngineNone(t *testing.T) {
 	calls, _ := fakeDocker(t, false, false)
 	out := &lines{}
 	none := func() ([]string, error) { return []string{"dev-1"}, nil }
-	e := startEngine(context.Background(), out, none)
+	e := startEngine(context.Background(), out, "the plane", none)
 	if e != nil {
 		t.Fatal("an engine without one answering")
 	}
@@ -213,7 +213,7 @@ func TestCAPDEngineNone(t *testing.T) {
 
 	t.Setenv("PATH", t.TempDir())
 	out = &lines{}
-	if e := startEngine(context.Background(), out, none); e != nil || out.String() != "" {
+	if e := startEngine(context.Background(), out, "the plane", none); e != nil || out.String() != "" {
 		t.Errorf("no docker command: engine %v, log %q", e, out)
 	}
 }

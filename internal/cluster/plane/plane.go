@@ -167,7 +167,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		if err := capdPortFree(); err != nil {
 			return p, err
 		}
-		p.engine = startEngine(ctx, log, dockerClusters(o.RESTConfig))
+		p.engine = startEngine(ctx, log, "the plane", dockerClusters(o.RESTConfig))
 		p.engine.record(o.Procs)
 		if pt, certs, p.rewired, err = wire(o); err != nil {
 			return p, err
