@@ -167,16 +167,19 @@ func cached(ctx context.Context, d docker, o *Options, key string) (Image, strin
 // A record is an image's cache record: Image or LoadBalancerImage.
 type record interface {
 	head() (ref, id, key string)
-	markCached() any
+	// markCached returns the record marked Cached, with the image ID id.
+	markCached(id string) any
 }
 
 func (i Image) head() (string, string, string) { return i.Ref, i.ID, i.Key }
-func (i Image) markCached() any                { i.Cached = true; return i }
+func (i Image) markCached(id string) any       { i.Cached, i.ID = true, id; return i }
 
 // readRecord reads the cache record file of the image with key and checks
 // it against the engine: the image, marked Cached, when the engine has it
-// unchanged; else why it does not count (not built, corrupt, the image
-// gone or changed).
+// unchanged, or has at its reference an image whose LabelKey label is key
+// (the same build made again by a kbook with another cache, as a
+// runbook's own `kbook template init --kind-image build` does); else why
+// it does not count (not built, corrupt, the image gone or changed).
 func readRecord[T record](ctx context.Context, d docker, file, key string) (T, string, error) {
 	var zero, img T
 	data, err := os.ReadFile(file)
@@ -199,9 +202,15 @@ func readRecord[T record](ctx context.Context, d docker, file, key string) (T, s
 	case now == "":
 		return zero, fmt.Sprintf("the engine no longer has %s", ref), nil
 	case now != id:
-		return zero, fmt.Sprintf("%s in the engine is %s, not the %s recorded", ref, shortID(now), shortID(id)), nil
+		label, err := d.imageLabel(ctx, ref, LabelKey)
+		if err != nil {
+			return zero, "", err
+		}
+		if label != key {
+			return zero, fmt.Sprintf("%s in the engine is %s, not the %s recorded", ref, shortID(now), shortID(id)), nil
+		}
 	}
-	return img.markCached().(T), "", nil
+	return img.markCached(now).(T), "", nil
 }
 
 func shortID(id string) string {

@@ -1,6 +1,7 @@
 package nodeimage
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -41,12 +42,20 @@ func built(t *testing.T) (docker, *Options, Image) {
 	return d, o, img
 }
 
-// TestCacheStates: a record the engine agrees with is a hit; a corrupt
-// record, a record of an image the engine no longer has, and one whose
-// image changed are each a miss that says why.
+// TestCacheStates: a record the engine agrees with is a hit, and so is one
+// whose image the same build made again (another ID, the same key label);
+// a corrupt record, a record of an image the engine no longer has, and one
+// whose image changed are each a miss that says why.
 func TestCacheStates(t *testing.T) {
 	d, real, img := built(t)
 	ctx := context.Background()
+	// changed: an image at a reference of the repository that is not a
+	// node image (no key label).
+	changed := Repository + ":changed-" + img.Key[:8]
+	if _, err := d.run(ctx, bytes.NewReader(make([]byte, 1024)), "import", "-", changed); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = d.run(context.Background(), nil, "image", "rm", changed) })
 	o := &Options{CacheDir: t.TempDir()}
 	o.defaults()
 	os.MkdirAll(o.dir(), 0o755)
@@ -67,7 +76,8 @@ func TestCacheStates(t *testing.T) {
 		{"corrupt", "{\"ref\": ", "is corrupt"},
 		{"another key", record(func(i *Image) { i.Key = strings.Repeat("0", 64) }), "is corrupt"},
 		{"image gone", record(func(i *Image) { i.Ref = Repository + ":gone-" + img.Key[:8] }), "no longer has"},
-		{"image changed", record(func(i *Image) { i.ID = "sha256:" + strings.Repeat("1", 64) }), "not the 111111111111 recorded"},
+		{"made again", record(func(i *Image) { i.ID = "sha256:" + strings.Repeat("1", 64) }), ""},
+		{"image changed", record(func(i *Image) { i.Ref = changed }), "recorded"},
 	} {
 		os.Remove(o.recordFile(img.Key))
 		if c.record != "" {

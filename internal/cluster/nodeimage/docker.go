@@ -82,6 +82,22 @@ func (d docker) imageID(ctx context.Context, ref string) (string, error) {
 	return out, nil
 }
 
+// imageLabel returns the value of the label name of the image ref ("" when
+// it has none, or the engine has no such image).
+func (d docker) imageLabel(ctx context.Context, ref, name string) (string, error) {
+	out, err := d.run(ctx, nil, "image", "inspect", "--format", `{{index .Config.Labels "`+name+`"}}`, ref)
+	if err != nil {
+		if strings.Contains(err.Error(), "No such image") || strings.Contains(err.Error(), "No such object") {
+			return "", nil
+		}
+		return "", err
+	}
+	if out == "<no value>" {
+		return "", nil
+	}
+	return out, nil
+}
+
 // pruneImages removes the images of repo but keep and the newest spare
 // others (another kbook on the machine, or a branch, may use them): what
 // earlier builds left in the engine (assemble removes the one keep

@@ -127,7 +127,7 @@ func cachedLB(ctx context.Context, d docker, o *Options, key string) (LoadBalanc
 }
 
 func (i LoadBalancerImage) head() (string, string, string) { return i.Ref, i.ID, i.Key }
-func (i LoadBalancerImage) markCached() any                { i.Cached = true; return i }
+func (i LoadBalancerImage) markCached(id string) any       { i.Cached, i.ID = true, id; return i }
 
 // BuildLoadBalancer returns kbook's load balancer image for CAPD's docker
 // backend, building it when the cache does not have it (a missing, corrupt
