@@ -54,10 +54,11 @@ CAPD_RUNBOOKS    := runbooks/capd-docker.md
 # nodes on the same 2 cores.
 KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md $(K0RDENT_RUNBOOKS) $(CAPD_RUNBOOKS)
 
-.PHONY: all build run test test-runbooks test-kind test-kind-clusters test-capd test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
+.PHONY: help all build run test test-runbooks test-kind test-kind-clusters test-capd test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
 
 all: build
 
+## build: kbook into bin/kbook, and the example provider's binaries into bin/
 build:
 	$(GO) build -o $(BIN) ./cmd/kbook
 	$(GO) build -o bin/ ./examples/providers/inventory/cmd/...
@@ -77,6 +78,7 @@ AXE        := axe-core@4.14.1
 # shortcodes and mermaid, read from NPM_DIR at build time (markdown.NPMPackages).
 MKDOCS_NPM := @mdi/svg@7.4.47 @fortawesome/fontawesome-free@7.3.1 @primer/octicons@19.42.0 simple-icons@16.37.0 mermaid@12.3.0
 
+## site-tools: Pagefind, axe-core, the icon sets and mermaid from npm into kbook's cache, and Debian's Chromium for the browser tests
 site-tools:
 	@test -x $(NPM_DIR)/node_modules/.bin/pagefind -a -f $(NPM_DIR)/node_modules/axe-core/axe.min.js \
 	  -a -f $(NPM_DIR)/node_modules/mermaid/dist/mermaid.min.js -a -d $(NPM_DIR)/node_modules/@mdi/svg/svg || \
@@ -94,38 +96,8 @@ screenshots: site site-tools
 	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves; each phase says its wall and CPU seconds (hack/phase), and a table of them ends the run
-# The order is a fresh machine's longest path first. The tests that start
-# the local k0rdent plane (the PLANE_PKGS and the --k0rdent runbooks) run
-# one plane at a time (plane.LockMachine: CAPD's fixed port), about ten
-# minutes in a row, and need kbook, the local API server and the
-# controllers: those three builds are the path to the plane lane, about
-# 1,400 CPU seconds on a fresh machine, so they run first with the CPU to
-# themselves. kbook builds first and alone: the API server's module pins
-# kbook's Kubernetes libraries and the controllers share the standard
-# library with it, and two go builds compiling one package at once both
-# compile it. Then the API server and the controllers build side by side
-# (they share nothing), each by kbook cluster assets. The plane lane (go
-# test of the PLANE_PKGS, then kbook check and run) starts once the API
-# server is there; its tests wait for the controllers
-# (controllers.K0rdentAwait).
-# Everything off that path (lint, site-tools, the other packages' tests)
-# runs at nice 10 (LOW) from kbook's build on, so that it takes the CPU
-# the path leaves, not the path's; lint's output and the plane lane's come
-# after the rest.
-# The kind lane (test-kind) builds kbook's node image once the API server
-# is there (its Kubernetes binaries reuse that compile), at nice 10: it is
-# needed only once the controllers for inside kind are (after the plane's
-# controllers, on the path), and at nice 0 it took their CPU. Then it makes kind
-# clusters beside the rest: the engine and that lane run at nice -5, so
-# real kubelets, etcd and kubeadm keep their deadlines beside the compiles
-# (at a load of 25 to 30 with the engine at nice 0, kind's boot wait and
-# kubeadm's init failed). Last, after both lanes, the CAPD runbook
-# (test-capd): it needs the machine's one plane, and CAPD's docker machines
-# exited once while kind tests deleted clusters beside them.
-# Ctrl-C reaches the background phases too: a background job of the
-# recipe's shell ignores SIGINT, but kbook handles it (signal.Notify undoes
-# the ignore) and stops the chain with its exit status; a failed phase ends
-# the build (hack/phase --bg passes the TERM on).
+# The order and why: hack/test, which runs the phases below in lanes side
+# by side.
 PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/target
 # The kind lane (test-kind): the packages whose tests need a container
 # engine and kbook's node image, run once both are there.
@@ -139,38 +111,13 @@ PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 TEST_BUDGET ?= 5100
 LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-capd.log
 test:
-	@mkdir -p bin && : >bin/phases.tsv && date -u +%s >bin/test-started
-	@ctl=; lint=; lane=; runs=; kind=; eng=; dog=; trap 'kill $$ctl $$lint $$lane $$runs $$kind $$eng $$dog 2>/dev/null; hack/engine stop' EXIT; trap 'exit 143' TERM INT; \
-	{ hack/watchdog $(TEST_BUDGET) $$$$ $(addprefix bin/,$(LANE_LOGS)) & dog=$$!; } ; \
-	{ $(PHASE) --bg engine hack/engine start >bin/engine.log 2>&1 & eng=$$!; } ; \
-	$(PHASE) build $(MAKE) --no-print-directory build && \
-	{ echo "== the k0rdent $(K0RDENT) controllers, built beside the API server (bin/k0rdent-assets.log), and lint and site-tools at nice 10 (bin/lint.log), shown last ($$(date +%T))"; \
-	  $(PHASE) --bg k0rdent-assets sh -c './$(BIN) cluster assets --k0rdent $(K0RDENT) --assets-from $(ASSETS_FROM) && ./$(BIN) cluster assets --k0rdent $(K0RDENT) --in-cluster --assets-from $(ASSETS_FROM)' >bin/k0rdent-assets.log 2>&1 & ctl=$$!; \
-	  { $(LOW) lint $(MAKE) --no-print-directory lint && $(LOW) site-tools $(MAKE) --no-print-directory site-tools; } >bin/lint.log 2>&1 & lint=$$!; \
-	  echo "== local API server binaries ($$(date +%T))" && \
-	  assets=$$($(PHASE) assets ./$(BIN) cluster assets --assets-from $(ASSETS_FROM)) && echo "$$assets" && \
-	  echo "== the plane lane: go test $(PLANE_PKGS) (bin/go-test-plane.log), then kbook check and run (bin/test-runbooks.log); the kind lane: engine, node image (bin/test-kind.log); shown last ($$(date +%T))" && \
-	  { KUBEBUILDER_ASSETS=$$assets $(PHASE) --bg go-test-plane $(GO) test $(GOTESTFLAGS) $(PLANE_PKGS) >bin/go-test-plane.log 2>&1 & lane=$$!; \
-	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-runbooks >bin/test-runbooks.log 2>&1 & runs=$$!; \
-	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-kind >bin/test-kind.log 2>&1 & kind=$$!; \
-	    wait $$lint && echo "== go test, the other packages, at nice 10 ($$(date +%T))" && \
-	    KUBEBUILDER_ASSETS=$$assets $(LOW) go-test $(GO) test $(GOTESTFLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(PLANE_PKGS) $(KIND_PKGS))"); rest=$$?; \
-	    wait $$lane; planes=$$?; wait $$runs; runbooks=$$?; wait $$kind; kinds=$$?; wait $$ctl; built=$$?; lint=; lane=; runs=; kind=; ctl=; eng=; \
-	    echo "== CAPD's docker machines, after both lanes: kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) (bin/test-capd.log) ($$(date +%T))"; \
-	    KUBEBUILDER_ASSETS=$$assets $(MAKE) --no-print-directory test-capd >bin/test-capd.log 2>&1; capd=$$?; \
-	    echo "== lint and site-tools"; cat bin/lint.log; \
-	    echo "== k0rdent $(K0RDENT) controllers"; cat bin/k0rdent-assets.log; \
-	    echo "== go test $(PLANE_PKGS) (the plane lane)"; cat bin/go-test-plane.log; \
-	    echo "== kbook check and run (the plane lane)"; cat bin/test-runbooks.log; \
-	    echo "== the kind lane"; cat bin/engine.log bin/test-kind.log; \
-	    echo "== CAPD's docker machines"; cat bin/test-capd.log; \
-	    echo "== the engine after both lanes ($$(date +%T))"; $(MAKE) --no-print-directory engine-clean; clean=$$?; \
-	    [ $$built = 0 ] && [ $$rest = 0 ] && [ $$planes = 0 ] && [ $$runbooks = 0 ] && [ $$kinds = 0 ] && [ $$capd = 0 ] && [ $$clean = 0 ]; } && \
-	  echo "== kbook build (the docs site, from the results of the three runs: the k0rdent runbooks' pages name the plane, the kind ones kind) ($$(date +%T))" && \
-	  $(PHASE) build-site ./$(BIN) build --report bin/runbooks.json --report bin/runbooks-k0rdent.json $$(for r in capd kind kind-k0rdent; do test -f bin/runbooks-$$r.json && echo --report bin/runbooks-$$r.json; done) --out bin/site . && \
-	  echo "== make test passed ($$(date +%T))"; }; \
-	status=$$?; echo "== phases (wall and CPU seconds; cores = CPU / wall)"; \
-	PHASES=bin/phases.tsv hack/phase --table | sed 's/^/   /'; exit $$status
+	@GO='$(GO)' BIN='$(BIN)' PKGS='$(PKGS)' PLANE_PKGS='$(PLANE_PKGS)' KIND_PKGS='$(KIND_PKGS)' K0RDENT='$(K0RDENT)' \
+	  ASSETS_FROM='$(ASSETS_FROM)' GOTESTFLAGS='$(GOTESTFLAGS)' TEST_BUDGET='$(TEST_BUDGET)' CAPD_RUNBOOKS='$(CAPD_RUNBOOKS)' \
+	  LANE_LOGS='$(LANE_LOGS)' MAKE='$(MAKE)' hack/test
+
+## help: the targets, each with what it does
+help:
+	@sed -n 's/^## \([a-z-]*\): /\1\t/p' $(MAKEFILE_LIST) | awk -F'\t' '{ printf "  %-12s %s\n", $$1, $$2 }'
 
 # test-runbooks: make test's runbook phases (KUBEBUILDER_ASSETS set by it):
 # kbook check, every runbook on the local API server, the k0rdent ones on
@@ -269,6 +216,7 @@ serve: build
 test-short:
 	$(GO) test -short -ldflags=-w $(PKGS)
 
+## lint: gofmt and go vet
 lint:
 	@echo "== gofmt, go vet ($$(date +%T))"
 	@fmt=$$(gofmt -l cmd internal site); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
