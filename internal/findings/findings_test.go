@@ -122,6 +122,36 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
+// TestLocated: the one located error reads "file:line: message" (line 0:
+// "file: message"), the texts the runbook, MkDocs and site readers each
+// had before they shared it, and Located finds it under wrappers, past an
+// InputError that names no file.
+func TestLocated(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{Inputf("docs/a.md", 12, "code fence %s is never closed", "```"), "docs/a.md:12: code fence ``` is never closed"},
+		{Inputf("mkdocs.yml", 0, "no such file: not an MkDocs project"), "mkdocs.yml: no such file: not an MkDocs project"},
+		{&InputError{Err: errors.New("--port 70000")}, "--port 70000"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+	at := &InputError{File: "kbook.yaml", Line: 3, Err: errors.New("versions: v1 is already listed at line 2")}
+	for _, err := range []error{at, fmt.Errorf("load: %w", at), Input(fmt.Errorf("load: %w", at)), &InputError{Err: fmt.Errorf("x: %w", at)}} {
+		if got := Located(err); got != at {
+			t.Errorf("Located(%v) = %v, want the kbook.yaml error", err, got)
+		}
+	}
+	for _, err := range []error{nil, errors.New("plain"), Input(errors.New("no file"))} {
+		if got := Located(err); got != nil {
+			t.Errorf("Located(%v) = %v, want nil", err, got)
+		}
+	}
+}
+
 // TestExitFor: a command's error to the exit-code table; bad input is
 // bad input even when the command was interrupted.
 func TestExitFor(t *testing.T) {

@@ -131,7 +131,10 @@ func ExitFor(err error, interrupted bool) int {
 
 // InputError is bad input a library found before it could check anything:
 // a missing file, YAML that does not parse, an unknown flag value. Commands
-// print it as one line and exit ExitBadInput.
+// print it as one line and exit ExitBadInput. With a File it is kbook's one
+// located error, "file:line: message" (runbooks, kbook.yaml, MkDocs
+// projects and their pages, the site's templates): no package keeps a
+// File/Line/Msg type of its own.
 type InputError struct {
 	File string // as given; empty when no file is involved
 	Line int    // 1-based; 0 when unknown
@@ -160,6 +163,23 @@ func Input(err error) error {
 		return err
 	}
 	return &InputError{Err: err}
+}
+
+// Located returns the first InputError in err's chain that names a file
+// (a problem at a file's line, the one located error of every kbook
+// reader), or nil.
+func Located(err error) *InputError {
+	for err != nil {
+		var ie *InputError
+		if !errors.As(err, &ie) {
+			return nil
+		}
+		if ie.File != "" {
+			return ie
+		}
+		err = ie.Err
+	}
+	return nil
 }
 
 // IsInput reports whether err is (or wraps) an InputError.
