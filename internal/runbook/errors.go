@@ -4,24 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
-// Error is a problem in a runbook source, located by file and line.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
-func errorf(file string, line int, format string, args ...any) *Error {
-	return &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+// errorf is a problem in a runbook source at file and line (0 when the
+// whole file): bad input, in findings' one located error type.
+func errorf(file string, line int, format string, args ...any) *findings.InputError {
+	return &findings.InputError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
 }
 
 func trimExt(p string) string {

@@ -3,6 +3,7 @@ package runbook
 import (
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/plural"
 	"io/fs"
@@ -39,7 +40,7 @@ func checkWords(rb *Runbook) error {
 	for _, st := range rb.Steps {
 		for _, l := range st.Script {
 			if _, err := Words(l.Text); err != nil {
-				return &Error{File: rb.Path, Line: l.Num, Msg: err.Error()}
+				return &findings.InputError{File: rb.Path, Line: l.Num, Err: err}
 			}
 		}
 	}
@@ -172,7 +173,7 @@ func loadPath(p string, shell ShellPages) ([]*Runbook, error) {
 		return nil
 	})
 	if err != nil {
-		var rerr *Error
+		var rerr *findings.InputError
 		if errors.As(err, &rerr) {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,11 +28,11 @@ var builtinConds = strings.Fields(`short net link symlink unix gc gccgo
 var goVersionCond = regexp.MustCompile(`^go1\.\d+$`)
 
 // Validate checks, before anything runs, what Check checks and returns
-// the first problem as a *runbook.Error (file and line), so that a typo is
+// the first problem as a *findings.InputError (file and line), so that a typo is
 // reported at its line instead of failing a run halfway.
 func (r *Runner) Validate(rbs []*runbook.Runbook) error {
 	for _, f := range r.Check(rbs) {
-		return &runbook.Error{File: f.File, Line: f.Line, Msg: f.Message}
+		return &findings.InputError{File: f.File, Line: f.Line, Err: errors.New(f.Message)}
 	}
 	return nil
 }

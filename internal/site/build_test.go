@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
 )
@@ -203,14 +204,14 @@ func TestHugoTemplateError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public")})
-	var se *Error
+	var se *findings.InputError
 	if err == nil || !asError(err, &se) || !strings.Contains(se.File, "site/layouts/_partials/footer.html") || se.Line != 1 {
 		t.Fatalf("err = %#v", err)
 	}
 }
 
-func asError(err error, target **Error) bool {
-	e, ok := err.(*Error)
+func asError(err error, target **findings.InputError) bool {
+	e, ok := err.(*findings.InputError)
 	if ok {
 		*target = e
 	}

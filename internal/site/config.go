@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
-	"github.com/k0rdent/kbook/internal/runbook"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -207,21 +207,21 @@ func (c *Config) check(file string) error {
 	seen := map[string]int{}
 	for _, v := range c.Versions {
 		if err := CheckVersionName(v.Name); err != nil {
-			return &Error{File: file, Line: v.Line, Msg: "versions: " + err.Error()}
+			return &findings.InputError{File: file, Line: v.Line, Err: errors.New("versions: " + err.Error())}
 		}
 		if prev, dup := seen[v.Name]; dup {
-			return &Error{File: file, Line: v.Line, Msg: fmt.Sprintf("versions: %s is already listed at line %d", v.Name, prev)}
+			return findings.Inputf(file, v.Line, "versions: %s is already listed at line %d", v.Name, prev)
 		}
 		seen[v.Name] = v.Line
 		for _, a := range v.Aliases {
 			if err := CheckVersionName(a); err != nil {
-				return &Error{File: file, Line: v.Line, Msg: "versions: alias: " + err.Error()}
+				return &findings.InputError{File: file, Line: v.Line, Err: errors.New("versions: alias: " + err.Error())}
 			}
 		}
 	}
 	for _, p := range c.Run.Pages {
 		if _, err := path.Match(p, ""); err != nil || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(path.Clean(p), "..") {
-			return &Error{File: file, Msg: fmt.Sprintf("run.pages: %q is not a glob of pages inside the docs repository (such as docs/quickstarts/*.md or docs/**/*.md)", p)}
+			return findings.Inputf(file, 0, "run.pages: %q is not a glob of pages inside the docs repository (such as docs/quickstarts/*.md or docs/**/*.md)", p)
 		}
 	}
 	for _, d := range []string{c.Content, c.Runbooks, c.Site} {
@@ -229,7 +229,7 @@ func (c *Config) check(file string) error {
 			continue
 		}
 		if filepath.IsAbs(d) || strings.HasPrefix(filepath.Clean(d), "..") {
-			return &Error{File: file, Msg: fmt.Sprintf("directory %q must be inside the docs repository", d)}
+			return findings.Inputf(file, 0, "directory %q must be inside the docs repository", d)
 		}
 	}
 	return nil
@@ -286,9 +286,5 @@ func configError(file string, err error) error {
 		"in type site.LinkPolicy", "in links (known: strict, notFound, anchors, absolute)",
 		"in type site.VersionSpec", "in versions (known: name, ref, aliases, title)",
 	).Replace(msg)
-	return &Error{File: file, Line: line, Msg: msg}
+	return &findings.InputError{File: file, Line: line, Err: errors.New(msg)}
 }
-
-// Error is bad input located by file and line (kbook build exits 2): the
-// same located error the runbook parser returns.
-type Error = runbook.Error

@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/frontmatter"
 )
 
@@ -31,7 +33,7 @@ var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): `)
 func checkFrontMatter(file string, src []byte) error {
 	b := frontmatter.Split(src)
 	if b.Unclosed {
-		return &Error{File: file, Line: 1, Msg: "front matter opened with --- is never closed with a --- line"}
+		return &findings.InputError{File: file, Line: 1, Err: errors.New("front matter opened with --- is never closed with a --- line")}
 	}
 	if !b.Found() {
 		return nil // none, or TOML/JSON front matter: Hugo checks those
@@ -40,26 +42,26 @@ func checkFrontMatter(file string, src []byte) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(fm, &root); err != nil {
 		line, msg := yamlErrorLine(fm, err)
-		return &Error{File: file, Line: line + 1, Msg: "front matter: " + msg}
+		return &findings.InputError{File: file, Line: line + 1, Err: errors.New("front matter: " + msg)}
 	}
 	if len(root.Content) == 0 {
 		return nil
 	}
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return &Error{File: file, Line: top.Line + 1, Msg: "front matter: want key: value lines (a YAML mapping)"}
+		return &findings.InputError{File: file, Line: top.Line + 1, Err: errors.New("front matter: want key: value lines (a YAML mapping)")}
 	}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if k.Value == "kbook" {
-			return &Error{File: file, Line: k.Line + 1, Msg: "front matter: the key kbook is kbook's own (runbook results, verification): rename it"}
+			return &findings.InputError{File: file, Line: k.Line + 1, Err: errors.New("front matter: the key kbook is kbook's own (runbook results, verification): rename it")}
 		}
 		kind, known := frontMatterKinds[k.Value]
 		if !known {
 			continue
 		}
 		if why := frontMatterType(kind, v); why != "" {
-			return &Error{File: file, Line: v.Line + 1, Msg: fmt.Sprintf("front matter: %s %s", k.Value, why)}
+			return findings.Inputf(file, v.Line+1, "front matter: %s %s", k.Value, why)
 		}
 	}
 	return nil

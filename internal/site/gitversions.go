@@ -1,7 +1,9 @@
 package site
 
 import (
+	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/findings"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +28,7 @@ type Checkout struct {
 // that the next kbook removes it if this one is killed (nil: untracked).
 func CheckoutVersions(dir, out string, cfg *Config, dirs DirTracker) ([]Checkout, func(), error) {
 	if len(cfg.Versions) == 0 {
-		return nil, func() {}, &Error{File: ConfigFile, Msg: "--all-versions: kbook.yaml lists no versions (versions: [{name: v0.1, ref: v0.1}, {name: next}])"}
+		return nil, func() {}, &findings.InputError{File: ConfigFile, Err: errors.New("--all-versions: kbook.yaml lists no versions (versions: [{name: v0.1, ref: v0.1}, {name: next}])")}
 	}
 	top, err := git(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -63,7 +65,7 @@ func CheckoutVersions(dir, out string, cfg *Config, dirs DirTracker) ([]Checkout
 		v.Ref = ref
 		if _, err := git(root, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 			cleanup()
-			return nil, func() {}, &Error{File: ConfigFile, Line: v.Line, Msg: fmt.Sprintf("version %s: git ref %q does not exist", v.Name, ref)}
+			return nil, func() {}, findings.Inputf(ConfigFile, v.Line, "version %s: git ref %q does not exist", v.Name, ref)
 		}
 		_, tagErr := git(root, "show-ref", "--verify", "--quiet", "refs/tags/"+ref)
 		if _, err := os.Stat(filepath.Join(out, v.Name, "index.html")); err == nil && tagErr == nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/gohugoio/hugo/deps"
 	"github.com/gohugoio/hugo/hugofs"
 	"github.com/gohugoio/hugo/hugolib"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/spf13/afero"
 )
@@ -308,8 +309,9 @@ var hugoPosRe = regexp.MustCompile(`"?(/[^":\s]+\.(?:md|html|json|toml|yaml))"?:
 // renderOf names the page Hugo was rendering when it failed.
 var renderOf = regexp.MustCompile(`render of "([^"]+)" failed`)
 
-// hugoError turns a Hugo failure into an *Error at the user's source: the
-// innermost position that is a file of the docs repository, else the page
+// hugoError turns a Hugo failure into a located *findings.InputError at
+// the user's source: the innermost position that is a file of the docs
+// repository, else the page
 // being rendered when a template of the theme failed, with the innermost
 // cause; theme files are named by their place in the theme, never by the
 // build's temporary folder.
@@ -323,7 +325,7 @@ func (g *generated) hugoError(f *hugoFailure) error {
 		}
 		if g.isSource(pos.File) {
 			file, line := g.source(pos.File, pos.Line)
-			return &Error{File: file, Line: line, Msg: msg}
+			return &findings.InputError{File: file, Line: line, Err: errors.New(msg)}
 		}
 		if theme == nil {
 			theme = &f.Positions[i]
@@ -339,20 +341,20 @@ func (g *generated) hugoError(f *hugoFailure) error {
 	if m := renderOf.FindStringSubmatch(f.Msg); m != nil {
 		if g.isSource(m[1]) {
 			file, _ := g.source(m[1], 1)
-			return &Error{File: file, Line: 1, Msg: msg}
+			return &findings.InputError{File: file, Line: 1, Err: errors.New(msg)}
 		}
 		if file := g.pageFile(m[1]); file != "" {
-			return &Error{File: file, Line: 1, Msg: msg}
+			return &findings.InputError{File: file, Line: 1, Err: errors.New(msg)}
 		}
 	}
 	if theme != nil {
 		file, line := g.source(theme.File, theme.Line)
-		return &Error{File: file, Line: line, Msg: strings.TrimPrefix(msg, fmt.Sprintf("%s:%d: ", file, line))}
+		return &findings.InputError{File: file, Line: line, Err: errors.New(strings.TrimPrefix(msg, fmt.Sprintf("%s:%d: ", file, line)))}
 	}
 	full := g.mapPaths(f.Msg)
 	if m := hugoPosRe.FindStringSubmatch(full); m != nil {
 		line, _ := strconv.Atoi(m[2])
-		return &Error{File: m[1], Line: line, Msg: strings.TrimLeft(strings.Replace(full, m[0], "", 1), ": ")}
+		return &findings.InputError{File: m[1], Line: line, Err: errors.New(strings.TrimLeft(strings.Replace(full, m[0], "", 1), ": "))}
 	}
 	return fmt.Errorf("hugo: %s", full)
 }

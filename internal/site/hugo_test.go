@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/proc"
 )
 
@@ -66,12 +67,12 @@ func TestBuildFailingInHugoReturns(t *testing.T) {
 			for i := range runs {
 				out := filepath.Join(t.TempDir(), "public")
 				_, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Children: tc.children, HugoTimeout: 5 * time.Minute})
-				var se *Error
+				var se *findings.InputError
 				if !asError(err, &se) {
 					t.Fatalf("run %d: err = %v, want the shortcode's error", i+1, err)
 				}
-				if se.File != "site/layouts/_shortcodes/boom.html" || se.Line != 2 || !strings.Contains(se.Msg, "divide") {
-					t.Fatalf("run %d: err = %s:%d: %s", i+1, se.File, se.Line, se.Msg)
+				if se.File != "site/layouts/_shortcodes/boom.html" || se.Line != 2 || !strings.Contains(se.Err.Error(), "divide") {
+					t.Fatalf("run %d: err = %s:%d: %s", i+1, se.File, se.Line, se.Err.Error())
 				}
 				if strings.Contains(se.Error(), ".kbook-build-") || strings.Contains(se.Error(), os.TempDir()) {
 					t.Fatalf("run %d: the error names a temporary path: %v", i+1, se)
@@ -137,12 +138,12 @@ func TestHugoErrorPositions(t *testing.T) {
 			Positions: []hugoPos{{theme, 3}}}, "theme layouts/_partials/toc.html", 3, "nil pointer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var se *Error
+			var se *findings.InputError
 			if err := g.hugoError(&tc.f); !asError(err, &se) {
 				t.Fatalf("err = %v", err)
 			}
-			if se.File != tc.file || se.Line != tc.line || !strings.Contains(se.Msg, tc.msgHas) || strings.Contains(se.Error(), ".kbook-build-") {
-				t.Fatalf("got %s:%d: %s; want %s:%d: ...%s...", se.File, se.Line, se.Msg, tc.file, tc.line, tc.msgHas)
+			if se.File != tc.file || se.Line != tc.line || !strings.Contains(se.Err.Error(), tc.msgHas) || strings.Contains(se.Error(), ".kbook-build-") {
+				t.Fatalf("got %s:%d: %s; want %s:%d: ...%s...", se.File, se.Line, se.Err.Error(), tc.file, tc.line, tc.msgHas)
 			}
 		})
 	}
@@ -160,7 +161,7 @@ func TestReservedFrontMatter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(dir)
-	var se *Error
+	var se *findings.InputError
 	if !asError(err, &se) || se.File != "content/b/p.md" || se.Line != 3 {
 		t.Fatalf("err = %v", err)
 	}

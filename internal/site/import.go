@@ -40,19 +40,19 @@ type ImportReport struct {
 // atomically: on any error nothing is left.
 func ImportMkDocs(dir, out string) (*ImportReport, error) {
 	if mkdocs.Find(dir) == "" {
-		return nil, &Error{File: dir, Msg: "no mkdocs.yml: not an MkDocs project"}
+		return nil, &findings.InputError{File: dir, Err: errors.New("no mkdocs.yml: not an MkDocs project")}
 	}
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return nil, &Error{File: out, Msg: "exists and is not empty: give a new folder with --out"}
+		return nil, &findings.InputError{File: out, Err: errors.New("exists and is not empty: give a new folder with --out")}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{File: out, Msg: err.Error()}
+		return nil, &findings.InputError{File: out, Err: err}
 	}
 	p, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
 	if p.MkDocs == nil {
-		return nil, &Error{File: dir, Msg: "not an MkDocs project"}
+		return nil, &findings.InputError{File: dir, Err: errors.New("not an MkDocs project")}
 	}
 	parent := filepath.Dir(filepath.Clean(out))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -245,13 +245,13 @@ func Import(dir, out string) (*ImportReport, error) {
 	if out == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nil, &findings.InputError{Err: err}
+			return nil, findings.Input(err)
 		}
 		out = filepath.Base(abs) + "-kbook"
 	}
 	rep, err := ImportMkDocs(dir, out)
 	if err != nil {
-		return nil, &findings.InputError{Err: ErrorUnder(dir, err)}
+		return nil, findings.Input(ErrorUnder(dir, err))
 	}
 	return rep, nil
 }

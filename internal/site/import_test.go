@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // TestImportMkDocs: the import is a kbook docs repository that loads,
@@ -57,7 +59,7 @@ func TestImportMkDocsErrors(t *testing.T) {
 				out = filepath.Join(t.TempDir(), "out")
 			}
 			_, err := ImportMkDocs(tc.dir, out)
-			var se *Error
+			var se *findings.InputError
 			if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want a located %q", err, tc.want)
 			}

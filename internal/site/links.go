@@ -1,6 +1,7 @@
 package site
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -111,7 +112,8 @@ func FindRoot(paths []string) string {
 }
 
 // linkFindingsError logs the findings below error severity and returns
-// the errors as one *Error at the first (nil for none).
+// the errors as one located *findings.InputError at the first (nil for
+// none).
 func linkFindingsError(fs []findings.Finding, logger log.Logger) error {
 	var errs []findings.Finding
 	for _, f := range fs {
@@ -130,7 +132,7 @@ func linkFindingsError(fs []findings.Finding, logger log.Logger) error {
 	for _, f := range errs[1:] {
 		msg += "\n" + f.String()
 	}
-	return &Error{File: errs[0].File, Line: errs[0].Line, Msg: msg}
+	return &findings.InputError{File: errs[0].File, Line: errs[0].Line, Err: errors.New(msg)}
 }
 
 // LinkWarnings are the findings of CheckLinks below error severity (the

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
@@ -170,7 +171,7 @@ func loadMkDocs(dir string) (*Project, error) {
 		}
 		u := pg.URL()
 		if prev, dup := byURL[u]; dup {
-			return nil, &Error{File: pg.File, Msg: fmt.Sprintf("page /%s is also made by %s: rename one of them", u, prev)}
+			return nil, findings.Inputf(pg.File, 0, "page /%s is also made by %s: rename one of them", u, prev)
 		}
 		byURL[u] = pg.File
 		p.Pages = append(p.Pages, pg)
@@ -522,11 +523,11 @@ func or(a, b string) string {
 func mkdocsError(err error) error {
 	var me *mkdocs.Error
 	if errors.As(err, &me) {
-		return &Error{File: me.File, Line: me.Line, Msg: me.Msg}
+		return findings.Inputf(me.File, me.Line, "%s", me.Msg)
 	}
 	var te *markdown.Error
 	if errors.As(err, &te) {
-		return &Error{File: te.File, Line: te.Line, Msg: te.Msg}
+		return findings.Inputf(te.File, te.Line, "%s", te.Msg)
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // mkdocsFixture copies testdata/mkdocs/NAME into a temporary directory.
@@ -129,9 +131,9 @@ func TestLoadMkDocsErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
-			var se *Error
+			var se *findings.InputError
 			if !errors.As(err, &se) {
-				t.Errorf("%T is not a located *site.Error (exit 2)", err)
+				t.Errorf("%T is not a located *findings.InputError (exit 2)", err)
 			}
 		})
 	}

@@ -1,12 +1,11 @@
 package site
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // UnderDir shows file, relative to the docs repository dir, relative to
@@ -28,8 +27,7 @@ func UnderDir(dir, file string) string {
 // ErrorUnder shows the file of a site or runbook error of the docs
 // repository dir relative to the current directory.
 func ErrorUnder(dir string, err error) error {
-	var re *runbook.Error
-	if errors.As(err, &re) {
+	if re := findings.Located(err); re != nil {
 		re.File = UnderDir(dir, re.File)
 		return re
 	}

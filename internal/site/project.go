@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/report"
@@ -72,11 +73,11 @@ func (p *Page) URL() string { return links.PageURL(p.Path) }
 // Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
 // an MkDocs project (a folder with mkdocs.yml, and optionally kbook.yaml
 // beside it for versions and run settings).
-// Any problem is returned as an *Error or a *runbook.Error naming the
-// file and line.
+// Any problem is returned as a *findings.InputError naming the file and
+// line.
 func Load(dir string) (*Project, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, &Error{File: ".", Msg: "no such directory: give the docs repository (kbook init docs DIR makes one)"}
+		return nil, &findings.InputError{File: ".", Err: errors.New("no such directory: give the docs repository (kbook init docs DIR makes one)")}
 	}
 	if mkdocs.Find(dir) != "" {
 		return loadMkDocs(dir)
@@ -86,14 +87,14 @@ func Load(dir string) (*Project, error) {
 		return nil, err
 	}
 	if !exists(filepath.Join(dir, ConfigFile)) && !exists(filepath.Join(dir, cfg.Content)) && !exists(filepath.Join(dir, cfg.Runbooks)) {
-		return nil, &Error{File: ".", Msg: fmt.Sprintf("not a docs repository: no %s, %s/ or %s/ (kbook init docs DIR makes one)", ConfigFile, cfg.Content, cfg.Runbooks)}
+		return nil, findings.Inputf(".", 0, "not a docs repository: no %s, %s/ or %s/ (kbook init docs DIR makes one)", ConfigFile, cfg.Content, cfg.Runbooks)
 	}
 	p := &Project{Dir: dir, Config: cfg}
 	byURL := map[string]string{}
 	add := func(pg *Page) error {
 		u := pg.URL()
 		if prev, dup := byURL[u]; dup {
-			return &Error{File: pg.File, Msg: fmt.Sprintf("page /%s is also made by %s: rename one of them", u, prev)}
+			return findings.Inputf(pg.File, 0, "page /%s is also made by %s: rename one of them", u, prev)
 		}
 		byURL[u] = pg.File
 		p.Pages = append(p.Pages, pg)
@@ -176,8 +177,7 @@ func walkMarkdown(root, sub string, fn func(rel, file string, src []byte) error,
 
 // relError rewrites a runbook error's absolute path to the docs-relative one.
 func relError(dir string, err error) error {
-	var re *runbook.Error
-	if errors.As(err, &re) {
+	if re := findings.Located(err); re != nil {
 		if r, e := filepath.Rel(dir, re.File); e == nil {
 			re.File = filepath.ToSlash(r)
 		}

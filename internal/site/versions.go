@@ -13,6 +13,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // VersionsFile is the list of versions at the root of the output, in
@@ -40,7 +41,7 @@ func ReadVersions(out string) ([]VersionEntry, error) {
 	}
 	var vs []VersionEntry
 	if err := json.Unmarshal(data, &vs); err != nil {
-		return nil, &Error{File: filepath.Join(out, VersionsFile), Msg: fmt.Sprintf("not a versions list: %v", err)}
+		return nil, findings.Inputf(filepath.Join(out, VersionsFile), 0, "not a versions list: %v", err)
 	}
 	return vs, nil
 }

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 var (
@@ -157,9 +159,9 @@ func TestWrittenLinkPolicy(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "public")
 			log := &recordLog{}
 			_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Logger: log})
-			var se *Error
+			var se *findings.InputError
 			switch {
-			case tc.fails && (!asError(err, &se) || se.File != "content/a/index.md" || se.Line != 10 || !strings.Contains(se.Msg, "missing.png")):
+			case tc.fails && (!asError(err, &se) || se.File != "content/a/index.md" || se.Line != 10 || !strings.Contains(se.Err.Error(), "missing.png")):
 				t.Fatalf("err = %v, want content/a/index.md:10 missing.png", err)
 			case !tc.fails && err != nil:
 				t.Fatal(err)

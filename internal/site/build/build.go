@@ -218,14 +218,13 @@ func checkTemplates(ctx context.Context, vs []*site.Version, o Options) error {
 	return buildError(ctx, o.Dir, err)
 }
 
-// buildError classifies an error of site.Build: a *site.Error (template,
+// buildError classifies an error of site.Build: a located error (template,
 // front matter) is bad input; an interrupted build is the context's cause.
 func buildError(ctx context.Context, dir string, err error) error {
-	var se *site.Error
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &se):
+	case findings.IsInput(err):
 		return findings.Input(site.ErrorUnder(dir, err))
 	case ctx.Err() != nil:
 		return interrupted(ctx)
