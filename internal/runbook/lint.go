@@ -177,6 +177,11 @@ func (r *Runbook) Programs() []string {
 	for _, s := range r.Steps {
 		if s.Shell != nil {
 			set["bash"] = true // the page's session
+			// What its blocks run: one installed (or gone) since
+			// is another result.
+			for _, c := range s.Shell.Needs.Commands {
+				set[c] = true
+			}
 		}
 	}
 	for _, req := range r.Meta.Requires {

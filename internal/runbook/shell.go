@@ -33,6 +33,42 @@ type Shell struct {
 	Expected *Expected
 	// Mode is how the output is compared with Expected.
 	Mode outmatch.Mode
+	// Needs is what the commands need and leave, read from Run.
+	Needs Needs
+	// Skip is why the block is not run, as the page (a skip= attribute)
+	// or an overlay declares it; "" when it runs.
+	Skip string
+	// Provided is set when kbook provides what the block does (an
+	// overlay says so, or a provided= attribute): its note. The block
+	// does not run, unless the overlay gave it a stand-in (Standin).
+	Provided string
+	// Standin is true when an overlay changed the block's commands
+	// (replace, run): it runs what the overlay made of it.
+	Standin bool
+	// Env are NAME=VALUE variables exported in the page's session
+	// before the block runs (an overlay's env).
+	Env []string
+	// By says where Skip, Provided, Env or a stand-in were declared
+	// ("overlay.yaml:12", "its skip= attribute"); "" for none.
+	By string
+}
+
+// SkipAttr and ProvidedAttr are the info-string attributes that declare a
+// block skipped (with the reason) or provided by kbook (with a note).
+const (
+	SkipAttr     = "skip"
+	ProvidedAttr = "provided"
+)
+
+// SetScript replaces the block's commands (an overlay's stand-in): they
+// are parsed again, a syntax error an *Error at its line.
+func (sh *Shell) SetScript(file string, script []Line) error {
+	run, f, err := shellRun(file, script)
+	if err != nil {
+		return err
+	}
+	sh.Script, sh.Run, sh.Needs = script, run, analyze(f, script)
+	return nil
 }
 
 // Expected is the output a page shows for a shell block: a console
@@ -174,14 +210,30 @@ func newShell(file string, b, next *Block) (*Shell, bool, error) {
 	if sh.Mode, err = outmatch.ParseMode(mode); err != nil {
 		return nil, false, errorf(file, b.Line, "%v", err)
 	}
-	sh.Run, err = shellRun(file, sh.Script)
+	for _, k := range []string{SkipAttr, ProvidedAttr} {
+		if v, ok := b.Attrs[k]; ok && strings.TrimSpace(v) == "" {
+			return nil, false, errorf(file, b.Line, "%s= needs the reason: %s=\"needs an AWS account\"", k, k)
+		}
+	}
+	if _, ok := b.Attrs[SkipAttr]; ok {
+		if _, both := b.Attrs[ProvidedAttr]; both {
+			return nil, false, errorf(file, b.Line, "a block is skipped or provided, not both: drop %s= or %s=", SkipAttr, ProvidedAttr)
+		}
+	}
+	sh.Skip, sh.Provided = b.Attrs[SkipAttr], b.Attrs[ProvidedAttr]
+	if sh.Skip != "" {
+		sh.By = "its skip= attribute"
+	} else if sh.Provided != "" {
+		sh.By = "its provided= attribute"
+	}
+	err = sh.SetScript(file, sh.Script)
 	return sh, consumed, err
 }
 
 // shellRun parses a block's commands as bash and returns the text to run:
 // the same lines, with -g after each declare and typeset outside a
 // function body.
-func shellRun(file string, script []Line) (string, error) {
+func shellRun(file string, script []Line) (string, *syntax.File, error) {
 	var src strings.Builder
 	for _, l := range script {
 		src.WriteString(l.Text)
@@ -198,7 +250,7 @@ func shellRun(file string, script []Line) (string, error) {
 		if pe, ok := err.(syntax.LangError); ok {
 			line, msg = sourceLine(script, int(pe.Pos.Line())), pe.Error()
 		}
-		return "", errorf(file, line, "bash syntax: %s", msg)
+		return "", nil, errorf(file, line, "bash syntax: %s", msg)
 	}
 	var at []int
 	syntax.Walk(f, func(n syntax.Node) bool {
@@ -215,7 +267,7 @@ func shellRun(file string, script []Line) (string, error) {
 	for i := len(at) - 1; i >= 0; i-- {
 		text = text[:at[i]] + " -g" + text[at[i]:]
 	}
-	return text, nil
+	return text, f, nil
 }
 
 // sourceLine maps a 1-based line of a block's script to its source line.

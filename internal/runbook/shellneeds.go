@@ -1,0 +1,428 @@
+package runbook
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Needs is what a shell block needs of the machine it runs on and of
+// the blocks before it, and what it leaves for the blocks after it, as
+// its commands say (read with mvdan.cc/sh, never run). The runner
+// decides from it which blocks cannot run here and which depend on a
+// block that did not run.
+type Needs struct {
+	// Commands are the names of the commands it runs (literal names
+	// without a slash, once each, in order), not counting the functions
+	// and aliases it defines itself, nor what it runs after it changes
+	// PATH (a command it installs). The commands of a function or alias
+	// it defines are in FuncNeeds instead: they are needed where it is
+	// called.
+	Commands []string
+	// Sudo is the source line of its first sudo; 0 when it runs none.
+	Sudo int
+	// Fetches are the downloads from the internet it makes.
+	Fetches []Fetch
+	// Sets, Funcs and Writes are the variables it assigns, the
+	// functions and aliases it defines, and the files and folders it
+	// writes (as its words name them, relative to where it runs).
+	Sets, Funcs, Writes []string
+	// FuncNeeds are, per function or alias it defines, the commands that
+	// function or alias runs.
+	FuncNeeds map[string][]string
+	// Vars are the variables it reads that it does not set itself and
+	// whose being unset it does not handle (${X:-default}).
+	Vars []string
+	// Words are its literal arguments that may name files (for the
+	// files a skipped block would have written).
+	Words []string
+}
+
+// Fetch is one download a block makes.
+type Fetch struct {
+	// What is the URL or package, Line its source line.
+	What string
+	Line int
+}
+
+// fetchers are the commands that download whatever URL they are given.
+var fetchers = map[string]bool{"curl": true, "wget": true}
+
+// urlTools are commands that download a URL given among their arguments
+// (kubectl apply -f https://..., helm install oci://..., git clone ...).
+var urlTools = map[string]bool{"kubectl": true, "helm": true, "git": true, "clusterctl": true, "kustomize": true, "oras": true, "crane": true, "skopeo": true}
+
+// installers are package managers: their install (and update) verbs
+// download.
+var installers = map[string][]string{
+	"apt-get": {"install", "update", "upgrade"}, "apt": {"install", "update", "upgrade"},
+	"yum": {"install", "update"}, "dnf": {"install", "update"}, "apk": {"add", "update"},
+	"brew": {"install", "update", "upgrade"}, "pip": {"install"}, "pip3": {"install"},
+	"npm": {"install", "i"}, "go": {"install", "get"}, "snap": {"install"},
+}
+
+// wrappers run the command that follows their options.
+var wrappers = map[string]bool{"sudo": true, "env": true, "nohup": true, "exec": true, "command": true, "nice": true, "timeout": true, "xargs": true, "watch": true}
+
+func isURL(s string) bool {
+	for _, p := range []string{"http://", "https://", "oci://", "ftp://"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// analyze reads what a parsed block needs and leaves; script maps its
+// lines to the page's.
+func analyze(f *syntax.File, script []Line) Needs {
+	n := Needs{FuncNeeds: map[string][]string{}}
+	a := &analysis{n: &n, script: script, set: map[string]bool{}, defined: map[string]bool{}}
+	for _, st := range f.Stmts {
+		a.stmt(st)
+	}
+	// Uses of what the block sets or writes itself are no dependency.
+	n.Vars = slices.DeleteFunc(n.Vars, func(v string) bool { return slices.Contains(n.Sets, v) })
+	n.Words = slices.DeleteFunc(n.Words, func(w string) bool {
+		return slices.ContainsFunc(n.Writes, func(wr string) bool { return sameOrUnder(w, wr) })
+	})
+	return n
+}
+
+// analysis walks one block.
+type analysis struct {
+	n      *Needs
+	script []Line
+	// inFunc is the function (or "") whose body is being read.
+	inFunc string
+	// pathChanged: PATH was assigned, later commands may be installed.
+	pathChanged bool
+	set         map[string]bool
+	defined     map[string]bool // functions and aliases of this block
+}
+
+func (a *analysis) line(p syntax.Pos) int { return sourceLine(a.script, int(p.Line())) }
+
+func add(list *[]string, s string) {
+	if s != "" && !slices.Contains(*list, s) {
+		*list = append(*list, s)
+	}
+}
+
+func (a *analysis) stmt(st *syntax.Stmt) {
+	syntax.Walk(st, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.FuncDecl:
+			name := x.Name.Value
+			add(&a.n.Funcs, name)
+			a.defined[name] = true
+			outer := a.inFunc
+			a.inFunc = name
+			a.stmt(x.Body)
+			a.inFunc = outer
+			return false
+		case *syntax.CallExpr:
+			a.call(x)
+		case *syntax.DeclClause:
+			for _, as := range x.Args {
+				if as.Name != nil && !as.Naked {
+					a.assign(as.Name.Value)
+				}
+			}
+		case *syntax.WordIter:
+			if x.Name != nil {
+				a.assign(x.Name.Value)
+			}
+		case *syntax.Redirect:
+			w := litWord(x.Word)
+			switch x.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+				if w != "" && !strings.HasPrefix(w, "/dev/") {
+					a.write(w)
+				}
+			case syntax.RdrIn:
+				a.word(w)
+			}
+		case *syntax.ParamExp:
+			a.param(x)
+		}
+		return true
+	})
+}
+
+// assign records a variable the block sets.
+func (a *analysis) assign(name string) {
+	if a.inFunc != "" {
+		return // set when the function runs; locals mostly
+	}
+	add(&a.n.Sets, name)
+	if name == "PATH" {
+		a.pathChanged = true
+	}
+}
+
+func (a *analysis) write(p string) {
+	if a.inFunc == "" {
+		add(&a.n.Writes, path.Clean(p))
+	}
+}
+
+func (a *analysis) word(w string) {
+	if a.inFunc == "" && w != "" && !strings.HasPrefix(w, "-") && !isURL(w) && !strings.ContainsAny(w, "=*?") {
+		add(&a.n.Words, path.Clean(w))
+	}
+}
+
+func (a *analysis) param(p *syntax.ParamExp) {
+	if a.inFunc != "" || p.Param == nil || !isName(p.Param.Value) || p.Excl {
+		return
+	}
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+			syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			return // the block handles it unset
+		}
+	}
+	add(&a.n.Vars, p.Param.Value)
+}
+
+// isName reports whether s is a variable name (not $1, $@, $?).
+func isName(s string) bool {
+	if s == "" || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// call reads one simple command: what it runs, sets, writes and fetches.
+func (a *analysis) call(c *syntax.CallExpr) {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			if as.Name != nil {
+				a.assign(as.Name.Value)
+			}
+		}
+		return
+	}
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		args[i] = litWord(w)
+	}
+	i := 0
+	for i < len(args) {
+		name := args[i]
+		if name == "" || strings.Contains(name, "/") {
+			return // $CMD, ./script.sh: nothing to look up
+		}
+		a.need(name)
+		if name == "sudo" && a.n.Sudo == 0 && a.inFunc == "" {
+			a.n.Sudo = a.line(c.Args[i].Pos())
+		}
+		rest := args[i+1:]
+		a.effects(name, rest, c.Args[i+1:])
+		if !wrappers[name] || (name == "command" && len(rest) > 0 && strings.HasPrefix(rest[0], "-")) {
+			break
+		}
+		// The wrapped command: after the wrapper's options (and
+		// env's NAME=VALUE, timeout's duration).
+		i++
+		for i < len(args) && (strings.HasPrefix(args[i], "-") || strings.Contains(args[i], "=") ||
+			(name == "timeout" && args[i] != "" && args[i][0] >= '0' && args[i][0] <= '9')) {
+			if name == "sudo" && (args[i] == "-u" || args[i] == "-g") {
+				i++
+			}
+			i++
+		}
+	}
+}
+
+// need records a command the block (or its function) runs.
+func (a *analysis) need(name string) {
+	if a.inFunc != "" {
+		fn := a.n.FuncNeeds[a.inFunc]
+		add(&fn, name)
+		a.n.FuncNeeds[a.inFunc] = fn
+		return
+	}
+	if a.defined[name] || a.pathChanged {
+		if fn, ok := a.n.FuncNeeds[name]; ok && !a.pathChanged {
+			for _, c := range fn {
+				if !a.defined[c] {
+					add(&a.n.Commands, c)
+				}
+			}
+		}
+		return
+	}
+	add(&a.n.Commands, name)
+}
+
+// effects records what command name with its arguments downloads,
+// writes, defines and reads.
+func (a *analysis) effects(name string, args []string, words []*syntax.Word) {
+	line := func(i int) int { return a.line(words[i].Pos()) }
+	fetch := func(what string, i int) {
+		if a.inFunc == "" {
+			a.n.Fetches = append(a.n.Fetches, Fetch{What: what, Line: line(i)})
+		}
+	}
+	for _, w := range args {
+		a.word(w)
+	}
+	switch {
+	case fetchers[name]:
+		for i, w := range args {
+			prefix := litPrefix(words[i])
+			if isURL(prefix) {
+				fetch(prefix, i)
+				if name == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name") {
+					if b := path.Base(strings.SplitN(w, "?", 2)[0]); w != "" && b != "" && b != "/" {
+						a.write(b)
+					}
+				}
+			}
+		}
+		for i, w := range args {
+			if (w == "-o" || w == "--output" || (name == "wget" && w == "-O")) && i+1 < len(args) && args[i+1] != "-" {
+				a.write(args[i+1])
+			}
+		}
+	case urlTools[name]:
+		for i := range args {
+			if p := litPrefix(words[i]); isURL(p) || (name == "git" && i == 1 && args[0] == "clone") {
+				fetch(p, i)
+			}
+		}
+		if name == "git" && len(args) >= 2 && args[0] == "clone" {
+			var pos []string
+			for _, w := range args[1:] {
+				if !strings.HasPrefix(w, "-") {
+					pos = append(pos, w)
+				}
+			}
+			switch {
+			case len(pos) >= 2:
+				a.write(pos[1])
+			case len(pos) == 1 && pos[0] != "":
+				a.write(strings.TrimSuffix(path.Base(pos[0]), ".git"))
+			}
+		}
+	case installers[name] != nil:
+		for i, w := range args {
+			if strings.HasPrefix(w, "-") {
+				continue
+			}
+			if slices.Contains(installers[name], w) {
+				fetch(name+" "+strings.Join(args, " "), i)
+			}
+			break
+		}
+	case name == "tee" || name == "touch" || name == "mkdir":
+		for _, w := range args {
+			if w != "" && !strings.HasPrefix(w, "-") {
+				a.write(w)
+			}
+		}
+	case name == "cp" || name == "mv":
+		if n := len(args); n >= 2 && args[n-1] != "" {
+			a.write(args[n-1])
+		}
+	case name == "read" || name == "mapfile" || name == "readarray":
+		for _, w := range args {
+			if isName(w) {
+				a.assign(w)
+			}
+		}
+	case name == "alias":
+		for _, w := range args {
+			if k, v, ok := strings.Cut(w, "="); ok && isName(strings.ReplaceAll(k, "-", "_")) {
+				add(&a.n.Funcs, k)
+				a.defined[k] = true
+				if f := strings.Fields(v); len(f) > 0 && !strings.Contains(f[0], "/") {
+					a.n.FuncNeeds[k] = []string{f[0]}
+				}
+			}
+		}
+	case name == "export" || name == "declare" || name == "typeset" || name == "readonly" || name == "local":
+		// Parsed as DeclClause; nothing here.
+	}
+}
+
+// litWord is a word's value when it holds no expansion: literal text
+// and quotes of literal text; "" otherwise.
+func litWord(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return ""
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
+
+// litPrefix is the literal text a word starts with, before any
+// expansion (https://github.com/$REPO/... gives https://github.com/).
+func litPrefix(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return b.String()
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return b.String()
+		}
+	}
+	return b.String()
+}
+
+// sameOrUnder reports whether the path w is p or inside it.
+func sameOrUnder(w, p string) bool {
+	return w == p || strings.HasPrefix(w, strings.TrimSuffix(p, "/")+"/")
+}
+
+// UsesFile returns the file or folder of written (as Needs.Writes holds
+// them) that one of the block's words names, or "".
+func (n *Needs) UsesFile(written []string) (word, file string) {
+	for _, w := range n.Words {
+		for _, f := range written {
+			if sameOrUnder(w, f) {
+				return w, f
+			}
+		}
+	}
+	return "", ""
+}
