@@ -80,6 +80,11 @@ type Key struct {
 	// Shell is true when the page runs its shell blocks: kbook.yaml's
 	// run.pages can opt a page in without changing its source.
 	Shell bool
+	// ShellPlan is what decides a page's shell blocks beyond its source:
+	// an overlay's skips, stand-ins, variables and output modes, and
+	// whether the run is --offline or root where a block downloads or
+	// runs sudo. "" when nothing does.
+	ShellPlan string
 }
 
 // keyVersion changes whenever what Sum digests changes.
@@ -111,6 +116,9 @@ func (k Key) Sum() string {
 		// Only then, so that the keys of every other runbook stay as
 		// they were.
 		field("shell", []byte("run"))
+	}
+	if k.ShellPlan != "" {
+		field("shell plan", []byte(k.ShellPlan))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -188,6 +188,9 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
 		}
 	}
+	if res.Status != report.Skipped && res.Shell != nil {
+		fmt.Fprintf(&b, "    %s\n", res.Shell)
+	}
 	if res.Status != report.Skipped {
 		// A page's shell blocks, each at its line.
 		for _, st := range res.Steps {
@@ -223,6 +226,12 @@ func shellResult(sh *report.ShellBlock, st *report.Step) string {
 		return fmt.Sprintf("passed (exit 0, output matched: %s)", sh.Mode)
 	case report.BlockRan:
 		return "ran (exit 0; its output is illustrative, not compared)"
+	case report.BlockProvided:
+		s := "provided by kbook: " + sh.Note
+		if sh.By != "" {
+			s += " (" + sh.By + ")"
+		}
+		return s
 	case report.BlockFailed:
 		return "failed"
 	}

@@ -83,6 +83,10 @@ func (r *Report) JUnit() ([]byte, error) {
 				s.Skipped++
 			}
 			c.SystemOut = transcript(st)
+			if sh := st.Shell; sh != nil && sh.Result == BlockProvided {
+				// It passes, but the page's block is not what ran.
+				c.SystemOut = "provided by kbook: " + sh.Note + "\n" + c.SystemOut
+			}
 			s.Cases = append(s.Cases, c)
 			s.Tests++
 		}

@@ -74,6 +74,82 @@ type Runbook struct {
 	// Env describes what the runbook ran against; unlike the report's
 	// fields it stays with a result reused from the cache.
 	Env *Environment `json:"env,omitempty"`
+	// Shell counts the shell blocks of a page that runs them, by
+	// result; nil for a runbook without any.
+	Shell *ShellCounts `json:"shell,omitempty"`
+}
+
+// ShellCounts counts a page's shell blocks by result, and says whether
+// the page is verified.
+type ShellCounts struct {
+	Blocks   int `json:"blocks"`
+	Passed   int `json:"passed"`
+	Ran      int `json:"ran"`
+	Provided int `json:"provided"`
+	Skipped  int `json:"skipped"`
+	Failed   int `json:"failed"`
+	// Verification is Verified when every block passed or ran, else
+	// PartlyVerified; "" for a page that failed.
+	Verification string `json:"verification,omitempty"`
+}
+
+// What a page that runs its shell blocks is, once it passed.
+const (
+	// Verified: every shell block passed or ran.
+	Verified = "verified"
+	// PartlyVerified: some blocks were provided by kbook (or a stand-in
+	// ran in their place), or skipped. A page whose only passing blocks
+	// are stand-ins is never verified.
+	PartlyVerified = "partially verified"
+)
+
+// CountShell counts the shell blocks of steps; nil when there are none.
+// passed is whether the page passed.
+func CountShell(steps []*Step, passed bool) *ShellCounts {
+	c := &ShellCounts{}
+	for _, st := range steps {
+		if st.Shell == nil {
+			continue
+		}
+		c.Blocks++
+		switch st.Shell.Result {
+		case BlockPassed:
+			c.Passed++
+		case BlockRan:
+			c.Ran++
+		case BlockProvided:
+			c.Provided++
+		case BlockSkipped:
+			c.Skipped++
+		case BlockFailed:
+			c.Failed++
+		}
+	}
+	if c.Blocks == 0 {
+		return nil
+	}
+	if passed {
+		c.Verification = PartlyVerified
+		if c.Passed+c.Ran == c.Blocks {
+			c.Verification = Verified
+		}
+	}
+	return c
+}
+
+// String says it as the terminal does: "verified: all 4 shell blocks
+// passed or ran", or "partially verified: 11 of 25 ran; 14 provided by
+// kbook; 0 skipped; 0 failed".
+func (c *ShellCounts) String() string {
+	ran := c.Passed + c.Ran
+	s := fmt.Sprintf("%d of %d ran; %d provided by kbook; %d skipped; %d failed", ran, c.Blocks, c.Provided, c.Skipped, c.Failed)
+	switch c.Verification {
+	case Verified:
+		return fmt.Sprintf("verified: all %d shell blocks passed or ran", c.Blocks)
+	case "":
+		return "not verified: " + s
+	}
+	return c.Verification + ": " + s
 }
 
 // Environment is what a runbook was verified with and against.
@@ -133,7 +209,8 @@ type Step struct {
 type ShellBlock struct {
 	// Lang is the block's fence language.
 	Lang string `json:"lang"`
-	// Result is BlockPassed, BlockRan, BlockFailed or BlockSkipped.
+	// Result is BlockPassed, BlockRan, BlockProvided, BlockFailed or
+	// BlockSkipped (the step's reason says why).
 	Result string `json:"result"`
 	// Mode is how its output was compared (exact, shape, illustrative);
 	// "" when the page shows no output for it.
@@ -142,6 +219,16 @@ type ShellBlock struct {
 	ExpectedLine int `json:"expectedLine,omitempty"`
 	// ExitCode is the block's exit status.
 	ExitCode int `json:"exitCode"`
+	// Note is what kbook provides in a provided block's place, as its
+	// overlay rule or provided= attribute says.
+	Note string `json:"note,omitempty"`
+	// By is where the block was declared skipped or provided, or given
+	// a stand-in ("overlay.yaml:12", "its skip= attribute").
+	By string `json:"by,omitempty"`
+	// After is the line of the block that did not run and that this
+	// skipped block depends on (it uses what that block would have
+	// set, written or defined); the step's reason says what.
+	After int `json:"after,omitempty"`
 }
 
 // The results of a shell block.
@@ -155,7 +242,14 @@ const (
 	// BlockFailed: it exited non-zero, its output differed, or the
 	// session it runs in ended.
 	BlockFailed = "failed"
-	// BlockSkipped: it did not run (an earlier block failed, -run).
+	// BlockProvided: kbook provides what it does (an overlay or its
+	// provided= attribute says so): it did not run, or a stand-in ran
+	// in its place and passed. Not the page's block verified.
+	BlockProvided = "provided"
+	// BlockSkipped: it did not run: it needs what this run does not
+	// have (a command, root, the internet), is declared skipped,
+	// depends on a block that did not run, or an earlier block failed
+	// (-run left it out). The step's reason says which.
 	BlockSkipped = "skipped"
 )
 

@@ -130,12 +130,18 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 			}
 		default:
 			sr.Status = report.Passed
+			if o, ok := x.shellRes[st]; ok && o.result == report.BlockSkipped {
+				// It cannot run here, or depends on one that
+				// could not: said per block, not a failure.
+				sr.Status, sr.Reason = report.Skipped, o.reason
+			}
 		}
 		if st.Shell != nil {
 			sr.Shell = x.shellBlock(st, sr)
 		}
 		res.Steps = append(res.Steps, sr)
 	}
+	defer func() { res.Shell = report.CountShell(res.Steps, res.Status == report.Passed) }()
 	if failure != nil || tFailed {
 		res.Status = report.Failed
 		res.Failure = failure
@@ -161,7 +167,7 @@ func (x *execution) shellBlock(st *runbook.Step, sr *report.Step) *report.ShellB
 		b.Mode, b.ExpectedLine = string(st.Shell.Mode), e.Line
 	}
 	if o, ok := x.shellRes[st]; ok {
-		b.Result, b.ExitCode = o.result, o.exit
+		b.Result, b.ExitCode, b.Note, b.By, b.After = o.result, o.exit, o.note, o.by, o.after
 	} else if sr.Status == report.Failed {
 		b.Result = report.BlockFailed
 	}

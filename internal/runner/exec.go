@@ -64,6 +64,9 @@ type execution struct {
 	sh       *shellSession
 	shErr    error
 	shellRes map[*runbook.Step]shellRes
+	// pageSh is what the page's blocks that did not run would have
+	// left, for their dependants; only the script's goroutine uses it.
+	pageSh *pageShell
 }
 
 // capture is what a command printed, as testscript kept it.

@@ -73,6 +73,10 @@ type Options struct {
 	Env []string
 	// KeepWork leaves work directories in place and reports them.
 	KeepWork bool
+	// Offline says the run has no internet: a page's shell block that
+	// downloads (curl or wget of a URL, kubectl -f URL, git clone, a
+	// package manager's install) is skipped, with the reason.
+	Offline bool
 	// WorkRoot is where work directories are made (default: os.TempDir()).
 	WorkRoot string
 	// CacheOnly runs nothing: a runbook without a cached pass is reported
@@ -467,7 +471,7 @@ func (r *Runner) key(rb *runbook.Runbook) (cache.Key, error) {
 		backend = r.opts.Target.ID()
 	}
 	k := cache.Key{Kbook: r.opts.KbookID, Backend: backend, Path: filepath.ToSlash(rb.Path), Source: rb.Source,
-		Inputs: map[string][]byte{}, Env: r.keyEnv(), Programs: map[string]string{}, Timeout: r.timeout(rb), Shell: rb.ShellPage() != ""}
+		Inputs: map[string][]byte{}, Env: r.keyEnv(), Programs: map[string]string{}, Timeout: r.timeout(rb), Shell: rb.ShellPage() != "", ShellPlan: r.shellPlan(rb)}
 	for _, p := range rb.Programs() {
 		k.Programs[p] = r.programs.identify(p, r.path)
 	}

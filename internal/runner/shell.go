@@ -42,6 +42,18 @@ __kbook_step() {
 	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif (( ${#FUNCNAME[@]} > 0 )); then return $__kbook_rc; fi' ERR
 	source "$1"
 }
+__kbook_probe() {
+	local out=$1 w miss=()
+	shift
+	for w; do
+		case $w in
+		c:*) type -t -- "${w#c:}" >/dev/null 2>&1 || miss+=("$w") ;;
+		v:*) [[ -v ${w#v:} ]] || miss+=("$w") ;;
+		f:*) [[ -e ${w#f:} ]] || miss+=("$w") ;;
+		esac
+	done
+	(( ${#miss[@]} == 0 )) || { printf '%s\n' "${miss[@]}" >"$out"; return 1; }
+}
 `
 
 // shellSession is a page's one bash process: its blocks share variables,
@@ -132,14 +144,32 @@ type blockResult struct {
 	output string
 	exit   int
 	pwd    string
+	// missing is what the probe found missing (c:NAME, v:NAME,
+	// f:PATH): the block did not run.
+	missing []string
 }
 
 // run runs one block's text (its first line on the page's line first) in
 // dir, and returns its output, exit status and working directory after it.
-func (s *shellSession) run(ctx context.Context, text string, first int, dir string) (blockResult, error) {
+// pre runs first, on the file's first line (a blank line's place): the
+// block's variables; then, when probe holds words, the block runs only
+// if __kbook_probe finds nothing of them missing.
+func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir string) (blockResult, error) {
 	s.seq++
 	file := filepath.Join(s.dir, fmt.Sprintf("block-%d.sh", s.seq))
-	if err := os.WriteFile(file, []byte(strings.Repeat("\n", max(first-1, 0))+text), 0o600); err != nil {
+	probeFile := filepath.Join(s.dir, fmt.Sprintf("probe-%d", s.seq))
+	if len(probe) > 0 {
+		q := make([]string, len(probe))
+		for i, w := range probe {
+			q[i] = shellQuote(w)
+		}
+		pre += "__kbook_probe " + shellQuote(probeFile) + " " + strings.Join(q, " ") + " || return 0"
+	}
+	pad := strings.Repeat("\n", max(first-1, 0))
+	if pre != "" {
+		pad = pre + "\n" + strings.Repeat("\n", max(first-2, 0))
+	}
+	if err := os.WriteFile(file, []byte(pad+text), 0o600); err != nil {
 		return blockResult{}, err
 	}
 	s.mu.Lock()
@@ -188,7 +218,11 @@ func (s *shellSession) run(ctx context.Context, text string, first int, dir stri
 		return blockResult{}, fmt.Errorf("bash session: bad status line %q", st.line)
 	}
 	out, _, _ := strings.Cut(s.output(), s.mark)
-	return blockResult{output: out, exit: exit, pwd: pwd}, nil
+	res := blockResult{output: out, exit: exit, pwd: pwd}
+	if data, err := os.ReadFile(probeFile); err == nil {
+		res.missing = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	}
+	return res, nil
 }
 
 func (s *shellSession) output() string {
@@ -235,43 +269,64 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	st := x.rb.Steps[i-1]
 	sh := st.Shell
+	if o, ok := x.notHere(st); ok {
+		// Skipped, or provided by kbook: it does not run.
+		x.shellOutcome(st, o)
+		x.didNotRun(st, o)
+		return
+	}
 	s, err := x.shell(ts)
 	if err != nil {
-		x.shellOutcome(st, report.BlockFailed, 0)
+		x.shellOutcome(st, shellRes{result: report.BlockFailed})
 		ts.Fatalf("%v", err)
 	}
-	res, err := s.run(x.cmdCtx, sh.Run, sh.Script[0].Num, ts.MkAbs("."))
+	res, err := s.run(x.cmdCtx, exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."))
 	fmt.Fprint(ts.Stdout(), res.output)
 	if err != nil {
-		x.shellOutcome(st, report.BlockFailed, res.exit)
+		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
 		ts.Fatalf("%v", err)
 	}
+	if len(res.missing) > 0 {
+		o := x.missing(st, res.missing)
+		x.shellOutcome(st, o)
+		if o.result == report.BlockFailed {
+			ts.Fatalf("%s", o.reason)
+		}
+		x.didNotRun(st, o)
+		return
+	}
+	x.ran(st)
 	if res.pwd != "" {
 		// testscript blocks after it run where the shell is, as a
 		// reader's next command would.
 		_ = ts.Chdir(res.pwd)
 	}
 	if res.exit != 0 {
-		x.shellOutcome(st, report.BlockFailed, res.exit)
+		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
 		ts.Fatalf("%s block exited with status %d", sh.Lang, res.exit)
 	}
+	pass := shellRes{result: report.BlockPassed, by: sh.By}
+	if sh.Provided != "" {
+		// A stand-in passed: what the page's block does, kbook
+		// provides; it is not the page's block that ran.
+		pass = shellRes{result: report.BlockProvided, note: sh.Provided, by: sh.By}
+	}
 	if sh.Expected == nil || sh.Mode == outmatch.Illustrative {
-		result := report.BlockPassed
-		if sh.Expected != nil {
-			result = report.BlockRan
+		if sh.Expected != nil && pass.result == report.BlockPassed {
+			pass.result = report.BlockRan
 		}
-		x.shellOutcome(st, result, 0)
+		x.shellOutcome(st, pass)
 		return
 	}
 	if m := outmatch.Compare(sh.Mode, sh.Expected.Text, x.masker.Mask(res.output)); m != nil {
-		x.shellOutcome(st, report.BlockFailed, 0)
+		x.shellOutcome(st, shellRes{result: report.BlockFailed})
 		at := sh.Expected.Line
 		if m.Line > 0 {
 			at += m.Line - 1
 		}
 		ts.Fatalf("output differs from the expected output (%s) at %s:%d: %s", sh.Mode, x.rb.Path, at, m.Why)
 	}
-	x.shellOutcome(st, report.BlockPassed, 0)
+	x.shellOutcome(st, pass)
 }
 
 // shell returns the page's bash session, started on its first block.
@@ -300,10 +355,10 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 }
 
 // shellOutcome records a shell step's outcome for its result.
-func (x *execution) shellOutcome(st *runbook.Step, result string, exit int) {
+func (x *execution) shellOutcome(st *runbook.Step, o shellRes) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.shellRes[st] = shellRes{result: result, exit: exit}
+	x.shellRes[st] = o
 }
 
 // closeShell ends the page's bash session, if it started.
@@ -320,4 +375,10 @@ func (x *execution) closeShell() {
 type shellRes struct {
 	result string
 	exit   int
+	// reason is why a skipped block did not run; note what a provided
+	// block's overlay or attribute says; by where that was declared;
+	// after the line of the block that did not run and that a skipped
+	// block depends on.
+	reason, note, by string
+	after            int
 }
