@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -114,20 +115,6 @@ func (w Warning) String() string {
 	return w.File + ": " + w.Msg
 }
 
-// Error is bad input at a file's line.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
-
 // knownPlugins are the plugins kbook does what they do: search is
 // Pagefind's, macros and include-markdown are translated per page, exclude
 // and redirects are read here; the others only change how MkDocs looks or
@@ -149,12 +136,12 @@ func Find(dir string) string {
 	return ""
 }
 
-// Load reads the MkDocs project in dir. Errors are *Error at a line of
-// mkdocs.yml.
+// Load reads the MkDocs project in dir. Errors are *findings.InputError
+// at a line of mkdocs.yml.
 func Load(dir string) (*Project, error) {
 	name := Find(dir)
 	if name == "" {
-		return nil, &Error{File: ConfigFile, Msg: "no such file: not an MkDocs project"}
+		return nil, &findings.InputError{File: ConfigFile, Err: errors.New("no such file: not an MkDocs project")}
 	}
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
@@ -178,14 +165,14 @@ func Parse(dir, name string, data []byte) (*Project, error) {
 			line, _ = strconv.Atoi(m[1])
 			msg = strings.TrimPrefix(err.Error(), m[0])
 		}
-		return nil, &Error{File: name, Line: nearestLine(data, line, msg), Msg: msg}
+		return nil, &findings.InputError{File: name, Line: nearestLine(data, line, msg), Err: errors.New(msg)}
 	}
 	if len(root.Content) == 0 {
-		return nil, &Error{File: name, Line: 1, Msg: "empty configuration: MkDocs needs at least site_name"}
+		return nil, &findings.InputError{File: name, Line: 1, Err: errors.New("empty configuration: MkDocs needs at least site_name")}
 	}
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return nil, &Error{File: name, Line: top.Line, Msg: "want key: value lines (a YAML mapping)"}
+		return nil, &findings.InputError{File: name, Line: top.Line, Err: errors.New("want key: value lines (a YAML mapping)")}
 	}
 	top, err := p.inherit(top, dir, name, 0)
 	if err != nil {
@@ -195,7 +182,7 @@ func Parse(dir, name string, data []byte) (*Project, error) {
 		return nil, err
 	}
 	if p.SiteName == "" {
-		return nil, &Error{File: name, Line: 1, Msg: "site_name is required (MkDocs refuses a configuration without it)"}
+		return nil, &findings.InputError{File: name, Line: 1, Err: errors.New("site_name is required (MkDocs refuses a configuration without it)")}
 	}
 	return p, nil
 }
@@ -218,23 +205,23 @@ func (p *Project) inherit(top *yaml.Node, dir, file string, depth int) (*yaml.No
 		return top, nil
 	}
 	if depth > 8 {
-		return nil, &Error{File: file, Line: ref.Line, Msg: "INHERIT: inherited configurations nested deeper than 8 (does one inherit itself?)"}
+		return nil, &findings.InputError{File: file, Line: ref.Line, Err: errors.New("INHERIT: inherited configurations nested deeper than 8 (does one inherit itself?)")}
 	}
 	rel := filepath.ToSlash(filepath.Join(path.Dir(file), ref.Value))
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
-		return nil, &Error{File: file, Line: ref.Line, Msg: fmt.Sprintf("INHERIT: inherited config file '%s' does not exist at '%s'", ref.Value, rel)}
+		return nil, findings.Inputf(file, ref.Line, "INHERIT: inherited config file '%s' does not exist at '%s'", ref.Value, rel)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &Error{File: rel, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, &findings.InputError{File: rel, Err: errors.New(strings.TrimPrefix(err.Error(), "yaml: "))}
 	}
 	if len(root.Content) == 0 {
 		return rest, nil
 	}
 	parent := root.Content[0]
 	if parent.Kind != yaml.MappingNode {
-		return nil, &Error{File: rel, Line: parent.Line, Msg: "want key: value lines (a YAML mapping)"}
+		return nil, &findings.InputError{File: rel, Line: parent.Line, Err: errors.New("want key: value lines (a YAML mapping)")}
 	}
 	if parent, err = p.inherit(parent, dir, rel, depth+1); err != nil {
 		return nil, err
@@ -269,7 +256,7 @@ func mergeNodes(a, b *yaml.Node) *yaml.Node {
 }
 
 func (p *Project) errorf(n *yaml.Node, format string, args ...any) error {
-	return &Error{File: p.File, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+	return findings.Inputf(p.File, n.Line, format, args...)
 }
 
 func (p *Project) warnf(line int, format string, args ...any) {
@@ -375,13 +362,13 @@ func (p *Project) read(top *yaml.Node) error {
 		// MkDocs refuses docs_dir as the folder holding mkdocs.yml; the
 		// same-dir plugin lifts that check.
 		if _, ok := p.Plugins["same-dir"]; !ok {
-			return &Error{File: p.File, Line: p.Line("docs_dir"), Msg: "docs_dir must not be the folder holding " + p.File + ": MkDocs refuses it too (\"should not be the parent directory of the config file\"), unless the same-dir plugin is enabled"}
+			return &findings.InputError{File: p.File, Line: p.Line("docs_dir"), Err: errors.New("docs_dir must not be the folder holding " + p.File + ": MkDocs refuses it too (\"should not be the parent directory of the config file\"), unless the same-dir plugin is enabled")}
 		}
 		p.SameDir = true
 	} else if p.within(p.DocsDir, p.SiteDir) {
-		return &Error{File: p.File, Line: p.dirsLine(), Msg: fmt.Sprintf("docs_dir %s is within site_dir %s: MkDocs refuses it too (\"the 'docs_dir' should not be within the 'site_dir'\")", p.DocsDir, p.SiteDir)}
+		return findings.Inputf(p.File, p.dirsLine(), "docs_dir %s is within site_dir %s: MkDocs refuses it too (\"the 'docs_dir' should not be within the 'site_dir'\")", p.DocsDir, p.SiteDir)
 	} else if p.within(p.SiteDir, p.DocsDir) {
-		return &Error{File: p.File, Line: p.dirsLine(), Msg: fmt.Sprintf("site_dir %s is within docs_dir %s: MkDocs refuses it too (\"the 'site_dir' should not be within the 'docs_dir'\")", p.SiteDir, p.DocsDir)}
+		return findings.Inputf(p.File, p.dirsLine(), "site_dir %s is within docs_dir %s: MkDocs refuses it too (\"the 'site_dir' should not be within the 'docs_dir'\")", p.SiteDir, p.DocsDir)
 	}
 	if ex, ok := p.Plugins["exclude"]; ok {
 		excludeGlobs = strings_(ex["glob"])
@@ -398,7 +385,7 @@ func (p *Project) read(top *yaml.Node) error {
 	}
 	m, err := newMatcher(excludeDocs, excludeGlobs, excludeRegex)
 	if err != nil {
-		return &Error{File: p.File, Line: excludeLine, Msg: "exclude: " + err.Error()}
+		return &findings.InputError{File: p.File, Line: excludeLine, Err: errors.New("exclude: " + err.Error())}
 	}
 	p.exclude = m
 	p.Validation.defaults(p.Validation)

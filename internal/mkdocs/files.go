@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
 // Files are what MkDocs builds from docs_dir.
@@ -80,7 +82,7 @@ func (p *Project) Files() (*Files, error) {
 	root := filepath.Join(p.Dir, filepath.FromSlash(p.DocsDir))
 	fi, err := os.Stat(root)
 	if err != nil || !fi.IsDir() {
-		return nil, &Error{File: p.File, Line: p.Line("docs_dir"), Msg: fmt.Sprintf("docs_dir %s: no such folder", p.DocsDir)}
+		return nil, findings.Inputf(p.File, p.Line("docs_dir"), "docs_dir %s: no such folder", p.DocsDir)
 	}
 	out := &Files{}
 	err = filepath.WalkDir(root, func(file string, d fs.DirEntry, err error) error {

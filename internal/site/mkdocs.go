@@ -3,7 +3,6 @@ package site
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -518,16 +517,11 @@ func or(a, b string) string {
 	return b
 }
 
-// mkdocsError turns the located errors of the MkDocs reader and the
-// translator into kbook's located error.
+// mkdocsError is the located error within an error of the MkDocs reader
+// or the translator, without what wraps it.
 func mkdocsError(err error) error {
-	var me *mkdocs.Error
-	if errors.As(err, &me) {
-		return findings.Inputf(me.File, me.Line, "%s", me.Msg)
-	}
-	var te *markdown.Error
-	if errors.As(err, &te) {
-		return findings.Inputf(te.File, te.Line, "%s", te.Msg)
+	if le := findings.Located(err); le != nil {
+		return le
 	}
 	return err
 }

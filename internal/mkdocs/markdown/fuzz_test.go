@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"golang.org/x/tools/txtar"
 )
 
 // FuzzTranslate: any page translates without a panic, to as many Lines
-// as output lines, or fails with an *Error at a line of the page.
+// as output lines, or fails with a located *findings.InputError at a line of the page.
 func FuzzTranslate(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	for _, p := range files {
@@ -41,9 +42,9 @@ func FuzzTranslate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		res, err := Translate(src, opts)
 		if err != nil {
-			var e *Error
+			var e *findings.InputError
 			if !errors.As(err, &e) {
-				t.Fatalf("error is not an *Error: %v", err)
+				t.Fatalf("error is not a *findings.InputError: %v", err)
 			}
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/frontmatter"
 )
 
@@ -70,16 +71,6 @@ type Warning struct {
 }
 
 func (w Warning) String() string { return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg) }
-
-// Error is bad input at a source line (an undefined macro variable, a
-// snippet that does not exist): kbook exits 2 with it.
-type Error struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // line is one line of a page being translated, with the source line of
 // the page it comes from (an included file's lines carry the including
@@ -159,8 +150,11 @@ func splitLines(src string) []line {
 	return ls
 }
 
+// errorf is bad input at a source line of the page (an undefined macro
+// variable, a snippet that does not exist), as a located
+// *findings.InputError: kbook exits 2 with it.
 func (t *translator) errorf(src int, format string, a ...any) error {
-	return &Error{File: t.opts.File, Line: src, Msg: fmt.Sprintf(format, a...)}
+	return findings.Inputf(t.opts.File, src, format, a...)
 }
 
 // warnOnce records a warning once per page per key.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"golang.org/x/tools/txtar"
 )
 
@@ -120,7 +121,7 @@ func TestTranslate(t *testing.T) {
 			in, opts, ar := loadFixture(t, path)
 			res, err := Translate(in, opts)
 			if want, ok := section(ar, "error"); ok {
-				var e *Error
+				var e *findings.InputError
 				if err == nil || !errors.As(err, &e) {
 					t.Fatalf("want error %q, got %v", want, err)
 				}
