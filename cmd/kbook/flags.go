@@ -17,6 +17,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/overlay"
 	"github.com/k0rdent/kbook/internal/run"
 )
 
@@ -107,6 +108,8 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.o.Timeout, "timeout", 10*time.Minute, "time limit per runbook, unless its front matter sets timeout")
 	fl.StringVar(&f.o.CacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
 	fl.StringArrayVar(&f.o.Env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
+	fl.BoolVar(&f.o.Offline, "offline", false, "the run has no internet: a page's shell block that downloads (curl, wget, git clone, kubectl -f URL, an install) is skipped, saying so")
+	fl.StringArrayVar(&f.o.Overlays, "overlay", nil, "apply the overlay `FILE` to the pages' shell blocks (besides the docs root's "+overlay.File+"; repeatable)")
 	f.o.Progress = "auto"
 	clusterFlags(fl, &f.cluster.Backend, &f.cluster.Options, true)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/output"
+	"github.com/k0rdent/kbook/internal/overlay"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -58,6 +59,11 @@ type Options struct {
 	Progress string
 	// Keep keeps each runbook's namespace and objects.
 	Keep bool
+	// Offline skips the shell blocks that download, saying so.
+	Offline bool
+	// Overlays are overlay files applied to the pages' shell blocks,
+	// after the docs root's kbook.overlay.yaml.
+	Overlays []string
 	// CacheOnly runs nothing: results come from the cache (kbook build
 	// --no-run).
 	CacheOnly bool
@@ -88,7 +94,8 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	// The docs repository's kbook.yaml, read as kbook check and build
 	// read it: its run.pages and run.crds.
 	var shell runbook.ShellPages
-	if root := site.FindRoot(o.Paths); root != "" {
+	root := site.FindRoot(o.Paths)
+	if root != "" {
 		cfg, err := site.LoadConfig(root)
 		if err != nil {
 			return nil, input(site.ErrorUnder(root, err))
@@ -108,6 +115,9 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	rbs, err := runbook.LoadShell(paths, shell)
 	if err != nil {
+		return nil, input(err)
+	}
+	if err := applyOverlays(root, o.Overlays, rbs); err != nil {
 		return nil, input(err)
 	}
 	if err := chk.filter.Check(rbs); err != nil {
@@ -144,6 +154,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		Observer:  printer,
 		Env:       o.Env,
 		KeepWork:  o.KeepWork,
+		Offline:   o.Offline,
 		CacheOnly: o.CacheOnly,
 		Dirs:      procs,
 		Cmds:      kubecmd.Commands(),
@@ -309,4 +320,31 @@ func ProjectCRDs(dir string, crds []string) []string {
 		}
 	}
 	return ps
+}
+
+// applyOverlays applies the docs root's kbook.overlay.yaml, when there is
+// one, then the overlays given, to the pages' shell blocks; page globs
+// are relative to the docs root (else the current folder). A bad overlay,
+// or a rule that matches nothing, is bad input at its line.
+func applyOverlays(root string, files []string, rbs []*runbook.Runbook) error {
+	if root != "" {
+		if p := filepath.Join(root, overlay.File); fileExists(p) {
+			files = append([]string{p}, files...)
+		}
+	}
+	for _, f := range files {
+		ov, err := overlay.Load(f)
+		if err != nil {
+			return err
+		}
+		if err := ov.Apply(rbs, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
 }

@@ -247,3 +247,35 @@ func TestProjectCRDs(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOverlay: the docs root's kbook.overlay.yaml applies to its pages
+// without editing them; a rule that matches nothing, or a bad overlay, is
+// bad input at the overlay's line before anything runs.
+func TestRunOverlay(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "kbook.yaml", "run:\n  pages: [docs/*.md]\n")
+	page := write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
+	ov := "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\nrules:\n  - page: docs/page.md\n    command: ^aws\n    skip: needs an AWS account\n"
+	write(t, dir, "kbook.overlay.yaml", ov)
+	var out bytes.Buffer
+	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	rep, err := Run(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "page.md:3: bash block skipped: needs an AWS account ("+filepath.Join(dir, "kbook.overlay.yaml")+":4)") ||
+		rep.Runbooks[0].Shell == nil || rep.Runbooks[0].Shell.String() != "partially verified: 1 of 2 ran; 0 provided by kbook; 1 skipped; 0 failed" {
+		t.Errorf("the overlay's skip is not the block's result:\n%s", out.String())
+	}
+
+	for name, tc := range map[string]struct{ overlay, want string }{
+		"matches nothing": {strings.Replace(ov, "^aws", "^gcloud", 1), "kbook.overlay.yaml:4: the rule matches nothing"},
+		"bad":             {strings.Replace(ov, "skip:", "skipp:", 1), `kbook.overlay.yaml:6: rule: unknown key "skipp"`},
+	} {
+		write(t, dir, "kbook.overlay.yaml", tc.overlay)
+		rep, err := Run(context.Background(), base)
+		if rep != nil || !findings.IsInput(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want bad input with %q", name, err, tc.want)
+		}
+	}
+}
