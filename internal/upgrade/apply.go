@@ -45,9 +45,12 @@ type ApplyOptions struct {
 	// Timeout.
 	Wait    bool
 	Timeout time.Duration
-	// Now is the clock (time.Now when nil).
-	Now func() time.Time
-	Log log.Logger
+	// Now is the clock (time.Now when nil) and After its timer (time.After
+	// when nil): --at waits on After(at - Now()), --wait polls on
+	// After(Poll). Tests give both, so that no test sleeps for them.
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
+	Log   log.Logger
 	// Poll is how often --wait reads the status (2s when zero).
 	Poll time.Duration
 }
@@ -88,6 +91,9 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 	if now == nil {
 		now = time.Now
 	}
+	if o.After == nil {
+		o.After = time.After
+	}
 	log := log.Or(o.Log)
 	o.Log = log
 	res := &Result{DryRun: o.DryRun}
@@ -122,12 +128,10 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 			}
 		}
 		log.Infof("waiting until %s (in %s) to upgrade %s/%s", at.Format(time.RFC3339), window.Humanize(at.Sub(now())), o.Target.Namespace, o.Target.Name)
-		timer := time.NewTimer(at.Sub(now()))
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return nil, ctx.Err()
-		case <-timer.C:
+		case <-o.After(at.Sub(now())):
 		}
 		// Things may have changed while waiting: read them again.
 		if in, live, err = LiveInput(ctx, c, o.Target); err != nil {
@@ -229,7 +233,7 @@ func follow(ctx context.Context, c *status.Client, o ApplyOptions, res *Result, 
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(poll):
+		case <-o.After(poll):
 		}
 	}
 }

@@ -175,12 +175,35 @@ func TestApplyRefusesHazardsAndPins(t *testing.T) {
 
 func TestApplyWaitTimesOut(t *testing.T) {
 	c, target := setup(t, "upgrade-apply-wait", nil)
-	// No controllers run here: nothing becomes ready.
-	res, err := upgrade.Apply(context.Background(), c, upgrade.ApplyOptions{Target: target, Wait: true, Timeout: time.Second, Poll: 200 * time.Millisecond})
+	// No controllers run here: nothing becomes ready. The polls are on a
+	// clock that moves by what each waits: five, then the deadline.
+	clock := &fakeClock{now: time.Date(2025, 6, 9, 10, 0, 0, 0, time.UTC)}
+	res, err := upgrade.Apply(context.Background(), c, upgrade.ApplyOptions{Target: target, Wait: true, Timeout: time.Second, Poll: 200 * time.Millisecond,
+		Now: clock.Now, After: clock.After})
 	var r *upgrade.Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "timed out after 1s") || res.Status == nil || res.Status.Upgrade == nil {
 		t.Fatalf("wait: %+v %v", res, err)
 	}
+	if len(clock.waited) != 5 {
+		t.Errorf("polled after %v, want 5 waits of 200ms", clock.waited)
+	}
+}
+
+// fakeClock is Apply's clock in tests: After moves Now on by what it is
+// asked to wait, at once.
+type fakeClock struct {
+	now    time.Time
+	waited []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return c.now }
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.waited = append(c.waited, d)
+	c.now = c.now.Add(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
 }
 
 // An interrupt while following the upgrade: the patch is applied, and the
@@ -230,20 +253,27 @@ func TestApplyAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		time.Sleep(200 * time.Millisecond)
+	// The wait is on an injected clock: kcm stops offering the target
+	// while Apply waits, and the clock moves on by what it waited.
+	clock := time.Date(2025, 6, 9, 10, 0, 0, 0, time.UTC)
+	wait := 90 * time.Minute
+	var waited []time.Duration
+	after := func(d time.Duration) <-chan time.Time {
+		waited = append(waited, d)
 		if _, err := ri.Patch(ctx, "dev-1", "application/merge-patch+json", []byte(`{"status":{"availableUpgrades":[]}}`), metav1.PatchOptions{}, "status"); err != nil {
 			t.Error(err)
 		}
-	}()
-	wait := 1500 * time.Millisecond
-	start = time.Now()
-	_, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, At: start.Add(wait)})
+		clock = clock.Add(d)
+		ch := make(chan time.Time, 1)
+		ch <- clock
+		return ch
+	}
+	_, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, At: clock.Add(wait), Now: func() time.Time { return clock }, After: after})
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "1 hazard") {
 		t.Fatalf("after waiting, the target is no longer offered: %v", err)
 	}
-	if d := time.Since(start); d < wait {
-		t.Errorf("--at waited %s, want %s", d, wait)
+	if len(waited) != 1 || waited[0] != wait {
+		t.Errorf("--at waited %v, want once %s", waited, wait)
 	}
 	if got := template(t, c, target.Namespace); got != "acme-k0s-1-0-0" {
 		t.Errorf("template %s after the refusal", got)
