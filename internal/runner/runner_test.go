@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
@@ -197,16 +198,24 @@ func TestStartNotCounted(t *testing.T) {
 	if err := os.WriteFile(p, []byte("---\ntimeout: 1s\n---\n```testscript\nexec echo hi\n```\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{Parallel: 1, Target: &slowTarget{wait: 1500 * time.Millisecond}, NeedsTarget: func(*runbook.Runbook) bool { return true }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := r.Run(context.Background(), load(t, p))
-	res := rep.Runbooks[0]
-	if res.Status != report.Passed {
-		t.Fatalf("%s: %s", res.Status, res.Reason)
-	}
-	if res.Duration > time.Second {
-		t.Errorf("duration %s counts the target's start", res.Duration)
-	}
+	rbs := load(t, p)
+	// In a synctest bubble the target's start takes 1.5 s of fake time, at
+	// once; only the echo takes real time, during which fake time stands.
+	synctest.Test(t, func(t *testing.T) {
+		r, err := New(Options{Parallel: 1, Target: &slowTarget{wait: 1500 * time.Millisecond}, NeedsTarget: func(*runbook.Runbook) bool { return true }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Run(context.Background(), rbs)
+		res := rep.Runbooks[0]
+		if res.Status != report.Passed {
+			t.Fatalf("%s: %s", res.Status, res.Reason)
+		}
+		if res.Duration > time.Second {
+			t.Errorf("duration %s counts the target's start", res.Duration)
+		}
+		if rep.Duration < 1500*time.Millisecond {
+			t.Errorf("the run took %s, less than the target's start", rep.Duration)
+		}
+	})
 }
