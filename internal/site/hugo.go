@@ -178,11 +178,10 @@ func runHugo(ctx context.Context, g *generated, publishDir string, children Chil
 		rep hugoReply
 		err error
 	)
-	workers := renderWorkers(g.sources)
 	if children != nil && canIsolate.Load() {
-		rep, err = hugoChild(ctx, g.dir, publishDir, children, workers)
+		rep, err = hugoChild(ctx, g.dir, publishDir, children, renderWorkers(g.sources))
 	} else {
-		rep, err = hugoInProcess(ctx, g.dir, publishDir, workers)
+		rep, err = hugoInProcess(ctx, g.dir, publishDir)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return nil, fmt.Errorf("hugo: the build did not end within %s and was stopped (--hugo-timeout sets the limit)", timeout)
@@ -237,11 +236,17 @@ func hugoChild(ctx context.Context, dir, publishDir string, children ChildStarte
 // when ctx ends first the build is abandoned to end on its own, but fenced
 // off from the disk first (see fence), so that nothing it does after this
 // returns - the caller then removes the staging folder - writes a file.
-func hugoInProcess(ctx context.Context, dir, publishDir string, workers int) (hugoReply, error) {
+//
+// Hugo sizes its render queue by workersEnv in the process's environment,
+// which a library does not change (kbook's own builds run in a child,
+// whose environment hugoChild gives it): a program that builds in-process
+// sets it itself, to at least renderWorkers of the pages, or a build with
+// many failing pages runs into its timeout instead of returning their
+// error.
+func hugoInProcess(ctx context.Context, dir, publishDir string) (hugoReply, error) {
 	if err := ctx.Err(); err != nil {
 		return hugoReply{}, err
 	}
-	raiseWorkers(workers)
 	fs := newFence(afero.NewOsFs())
 	if hook := testHookHugoWrote.Load(); hook != nil {
 		fs.wrote = *hook
@@ -289,19 +294,6 @@ const workersEnv = "HUGO_NUMWORKERMULTIPLIER"
 // never blocks; the workers are goroutines, the CPUs still bound the work.
 func renderWorkers(pages int) int {
 	return max(runtime.NumCPU(), 2*pages+64)
-}
-
-var workersMu sync.Mutex
-
-// raiseWorkers sets workersEnv to at least n in this process, for an
-// in-process build; builds running at the same time keep theirs.
-func raiseWorkers(n int) {
-	workersMu.Lock()
-	defer workersMu.Unlock()
-	if cur, err := strconv.Atoi(os.Getenv(workersEnv)); err == nil && cur >= n {
-		return
-	}
-	os.Setenv(workersEnv, strconv.Itoa(n))
 }
 
 var hugoPosRe = regexp.MustCompile(`"?(/[^":\s]+\.(?:md|html|json|toml|yaml))"?:(\d+)(?::(\d+))?`)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,11 @@ func TestBuildFailingInHugoReturns(t *testing.T) {
 		children ChildStarter
 	}{{"in-process", nil}, {"child", reg}} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.children == nil {
+				// In-process, Hugo reads its workers from this process's
+				// environment, which the caller owns (hugoInProcess).
+				t.Setenv(workersEnv, strconv.Itoa(renderWorkers(2*120)))
+			}
 			for i := range runs {
 				out := filepath.Join(t.TempDir(), "public")
 				_, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Children: tc.children, HugoTimeout: 5 * time.Minute})
