@@ -35,7 +35,7 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	if len(paths) == 0 {
 		var err error
 		if paths, err = DefaultPaths(); err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 	}
 	// A docs repository without runbooks is fine: its runbooks folder may
@@ -51,12 +51,12 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	}
 	files, emptyProjects, err := l.ExpandRunbookPathsAllowEmpty(paths)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, shell)
 	empty = append(emptyProjects, empty...)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	r, err := runner.New(runner.Options{Cmds: kubecmd.Commands()})
 	if err != nil {
@@ -69,7 +69,7 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	}
 	links, pages, err := docsLinks(paths, l)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	return &findings.Report{
 		Findings: LintRegistry.Finish(append(found, links...), nil),

@@ -87,7 +87,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if len(o.Paths) == 0 {
 		paths, err := DefaultPaths()
 		if err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		o.Paths = paths
 	}
@@ -98,30 +98,30 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if root != "" {
 		cfg, err := site.LoadConfig(root)
 		if err != nil {
-			return nil, input(site.ErrorUnder(root, err))
+			return nil, findings.Input(site.ErrorUnder(root, err))
 		}
 		shell = shellPages(root, cfg.Run)
 		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, root, cfg.Run.CRDs)
 	}
 	chk, err := check(ctx, &o)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	// An MkDocs project given as a folder runs the pages of its docs_dir
 	// that hold steps.
 	paths, err := site.ExpandRunbookPaths(o.Paths)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	rbs, err := runbook.LoadShell(paths, shell)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	if err := applyOverlays(root, o.Overlays, rbs); err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	if err := chk.filter.Check(rbs); err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	out := o.Out
 	if out == nil {
@@ -179,7 +179,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if anyNeedsCluster(rbs) {
 		target, err := chk.cluster.target(ctx, &o, printer, procs)
 		if err != nil {
-			return nil, input(err)
+			return nil, findings.Input(err)
 		}
 		if target != nil {
 			opts.Target, opts.Backend = target, target.Backend()
@@ -194,10 +194,10 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	r, err := runner.New(opts)
 	if err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	if err := r.Validate(rbs); err != nil {
-		return nil, input(err)
+		return nil, findings.Input(err)
 	}
 	rep := r.Run(ctx, rbs)
 	cleanup()
@@ -221,14 +221,6 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		}
 	}
 	return rep, nil
-}
-
-// input marks bad input.
-func input(err error) error {
-	if findings.IsInput(err) {
-		return err
-	}
-	return &findings.InputError{Err: err}
 }
 
 func anyNeedsCluster(rbs []*runbook.Runbook) bool {
