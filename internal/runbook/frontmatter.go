@@ -163,7 +163,7 @@ type metaDoc struct {
 	Authors    any `yaml:"authors"`
 }
 
-// yamlError turns a yaml error into an Error at the right source line
+// yamlError turns a yaml error into a located error at the right source line
 // (front matter YAML starts on line 2 of the file).
 func yamlError(path string, err error) error {
 	msg := err.Error()

@@ -61,7 +61,7 @@ const (
 )
 
 // SetScript replaces the block's commands (an overlay's stand-in): they
-// are parsed again, a syntax error an *Error at its line.
+// are parsed again, a syntax error a located *findings.InputError.
 func (sh *Shell) SetScript(file string, script []Line) error {
 	run, f, err := shellRun(file, script)
 	if err != nil {
@@ -89,7 +89,7 @@ func (r *Runbook) ShellPage() string { return r.shellWhy }
 
 // RunShellBlocks makes the page run its shell blocks, for the reason
 // given (kbook.yaml lists it): its steps are classified again, in
-// document order. A syntax error is an *Error at its line.
+// document order. A syntax error is a *findings.InputError at its line.
 func (r *Runbook) RunShellBlocks(why string) error {
 	if r.Format != Markdown || r.shellWhy != "" {
 		return nil
