@@ -195,7 +195,7 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 		// A page's shell blocks, each at its line.
 		for _, st := range res.Steps {
 			if sh := st.Shell; sh != nil {
-				fmt.Fprintf(&b, "    %s:%d: %s block %s\n", res.Path, st.Line, sh.Lang, shellResult(sh, st))
+				fmt.Fprintf(&b, "    %s:%d: %s block %s\n", res.Path, st.Line, sh.Lang, st.ShellResult())
 			}
 		}
 	}
@@ -214,31 +214,6 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 		}
 	}
 	return b.String()
-}
-
-// shellResult says what a shell block did, in words.
-func shellResult(sh *report.ShellBlock, st *report.Step) string {
-	switch sh.Result {
-	case report.BlockPassed:
-		if sh.Mode == "" {
-			return "passed (exit 0; the page shows no output for it)"
-		}
-		return fmt.Sprintf("passed (exit 0, output matched: %s)", sh.Mode)
-	case report.BlockRan:
-		return "ran (exit 0; its output is illustrative, not compared)"
-	case report.BlockProvided:
-		s := "provided by kbook: " + sh.Note
-		if sh.By != "" {
-			s += " (" + sh.By + ")"
-		}
-		return s
-	case report.BlockFailed:
-		return "failed"
-	}
-	if st.Reason != "" {
-		return "skipped: " + st.Reason
-	}
-	return sh.Result
 }
 
 // failedAt is where a failed runbook failed: its path, and the line when

@@ -253,6 +253,38 @@ const (
 	BlockSkipped = "skipped"
 )
 
+// ShellResult says in words what a shell block did, as kbook run prints
+// it at the block's line: "passed (exit 0, output matched: shape)",
+// "provided by kbook: NOTE (BY)", "skipped: REASON"; "" for a testscript
+// step.
+func (st *Step) ShellResult() string {
+	sh := st.Shell
+	if sh == nil {
+		return ""
+	}
+	switch sh.Result {
+	case BlockPassed:
+		if sh.Mode == "" {
+			return "passed (exit 0; the page shows no output for it)"
+		}
+		return fmt.Sprintf("passed (exit 0, output matched: %s)", sh.Mode)
+	case BlockRan:
+		return "ran (exit 0; its output is illustrative, not compared)"
+	case BlockProvided:
+		s := "provided by kbook: " + sh.Note
+		if sh.By != "" {
+			s += " (" + sh.By + ")"
+		}
+		return s
+	case BlockFailed:
+		return "failed"
+	}
+	if st.Reason != "" {
+		return "skipped: " + st.Reason
+	}
+	return sh.Result
+}
+
 // Command is one executed script line with what it printed.
 type Command struct {
 	Line     int           `json:"line"`

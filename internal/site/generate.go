@@ -193,7 +193,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 					shown = &c
 				}
 				var err error
-				data, offset, err = runbookPage(shown, ver, res)
+				data, offset, err = runbookPage(shown, ver, res, v.Project.Dir)
 				if err != nil {
 					return nil, err
 				}
@@ -322,7 +322,8 @@ func resultsByPath(v *Version) map[string]*report.Runbook {
 // verification and the steps, and the Markdown body with step blocks
 // replaced by the kbook-step shortcode and file blocks labelled with their
 // name. Body lines keep their source line numbers plus the returned offset.
-func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, error) {
+// dir is the docs root: files named on the page are shown relative to it.
+func runbookPage(pg *Page, ver Verification, res *report.Runbook, dir string) ([]byte, int, error) {
 	rb := pg.Runbook
 	fm := map[string]any{"title": rb.Title()}
 	if rb.Meta.Description != "" {
@@ -346,7 +347,7 @@ func runbookPage(pg *Page, ver Verification, res *report.Runbook) ([]byte, int, 
 		"runbook":      true,
 		"source":       pg.File,
 		"verification": ver,
-		"steps":        buildSteps(rb, res),
+		"steps":        buildSteps(rb, res, dir),
 		"requires":     rb.Meta.Requires,
 		"files":        fileNames(rb),
 	}

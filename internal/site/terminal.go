@@ -2,8 +2,11 @@ package site
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -15,6 +18,7 @@ const (
 	KindCheck   = "check"   // an assertion (stdout, cmp, exists, await...), shown with its outcome
 	KindComment = "comment" // a # comment of the script
 	KindNote    = "note"    // a testscript construct without a shell equivalent
+	KindCont    = "cont"    // a shell block's line that goes on with the command above it
 )
 
 // Outcomes of a line or step.
@@ -60,6 +64,25 @@ type Step struct {
 	Copy string `json:"copy"`
 	// Failure is the failure message of a failed step.
 	Failure string `json:"failure,omitempty"`
+	// Result is a shell block's result (report.BlockPassed, BlockRan,
+	// BlockProvided, BlockSkipped, BlockFailed), the block's mark; ""
+	// for a testscript step and for a block without a result.
+	Result string `json:"result,omitempty"`
+	// ResultLabel is the mark's text ("Provided by kbook"), and
+	// ResultDetail what kbook run says of the block at its line
+	// ("provided by kbook: the run's cluster (kbook.overlay.yaml:9)"):
+	// shown on hover and in the block's expandable note.
+	ResultLabel  string `json:"resultLabel,omitempty"`
+	ResultDetail string `json:"resultDetail,omitempty"`
+}
+
+// resultLabels are the marks' words: a mark is never its colour alone.
+var resultLabels = map[string]string{
+	report.BlockPassed:   "Passed",
+	report.BlockRan:      "Ran",
+	report.BlockProvided: "Provided by kbook",
+	report.BlockSkipped:  "Skipped",
+	report.BlockFailed:   "Failed",
 }
 
 // StepAnchor is the HTML id of a runbook step, for links to it.
@@ -184,8 +207,8 @@ func translate(text string) TermLine {
 
 // buildSteps combines a runbook's steps with their recorded results (nil:
 // none) into terminal blocks. stdin redirections are folded into the next
-// command, as a person would type it.
-func buildSteps(rb *runbook.Runbook, res *report.Runbook) []Step {
+// command, as a person would type it. dir is the docs root.
+func buildSteps(rb *runbook.Runbook, res *report.Runbook, dir string) []Step {
 	byIndex := map[int]*report.Step{}
 	if res != nil {
 		for _, s := range res.Steps {
@@ -196,6 +219,10 @@ func buildSteps(rb *runbook.Runbook, res *report.Runbook) []Step {
 	for _, st := range rb.Steps {
 		s := Step{Index: st.Index, Name: st.Name, Anchor: StepAnchor(st.Index), Line: st.Line, Outcome: OutcomeNotRun}
 		rs := byIndex[st.Index]
+		if st.Shell != nil {
+			out = append(out, shellStep(s, st.Shell, rs, dir))
+			continue
+		}
 		cmds := map[int]*report.Command{}
 		if rs != nil {
 			s.Outcome = stepOutcome(rs.Status)
@@ -245,6 +272,149 @@ func buildSteps(rb *runbook.Runbook, res *report.Runbook) []Step {
 		out = append(out, s)
 	}
 	return out
+}
+
+// shellStep is a shell block of a page that runs them, as its reader
+// typed it: each command after a "$ " prompt (the lines that go on with
+// it, a heredoc's body, without one), what the run captured after the
+// last, and its mark. A block that did not run (skipped, or provided
+// with or without a stand-in) shows no output: what a stand-in printed
+// is not the page's block's.
+func shellStep(s Step, sh *runbook.Shell, rs *report.Step, dir string) Step {
+	var copyLines []string
+	starts := commandStarts(sh.Script)
+	for i, sl := range sh.Script {
+		t := strings.TrimSpace(sl.Text)
+		switch {
+		case t == "" && !starts.cont[i]:
+			continue
+		case strings.HasPrefix(t, "#") && !starts.cont[i]:
+			s.Lines = append(s.Lines, TermLine{Kind: KindComment, Text: t, Script: sl.Text, Line: sl.Num})
+			continue
+		}
+		kind := KindCommand
+		if !starts.first[i] {
+			kind = KindCont
+		}
+		s.Lines = append(s.Lines, TermLine{Kind: kind, Text: sl.Text, Script: sl.Text, Line: sl.Num, Outcome: OutcomeNotRun})
+		copyLines = append(copyLines, sl.Text)
+	}
+	s.Copy = strings.Join(copyLines, "\n")
+	if rs == nil || rs.Shell == nil {
+		return s
+	}
+	s.Outcome = stepOutcome(rs.Status)
+	s.Reason = rs.Reason
+	if rs.Duration > 0 {
+		s.Duration = FormatDuration(rs.Duration)
+	}
+	if rs.Failure != nil {
+		s.Failure = rs.Failure.Message
+	}
+	b := rs.Shell
+	s.Result, s.ResultLabel, s.ResultDetail = b.Result, resultLabels[b.Result], resultDetail(rs, dir)
+	outcome := OutcomeNotRun
+	switch b.Result {
+	case report.BlockPassed, report.BlockRan:
+		outcome = OutcomePassed
+	case report.BlockFailed:
+		outcome = OutcomeFailed
+	}
+	last := -1
+	for i := range s.Lines {
+		if s.Lines[i].Kind != KindComment {
+			s.Lines[i].Outcome = outcome
+			last = i
+		}
+	}
+	if last >= 0 && outcome != OutcomeNotRun && len(rs.Commands) > 0 {
+		c := rs.Commands[0]
+		l := &s.Lines[last]
+		l.Stdout, l.Stderr, l.Exit = strings.TrimRight(c.Stdout, "\n"), strings.TrimRight(c.Stderr, "\n"), c.ExitCode
+		if c.Duration >= 100*time.Millisecond {
+			l.Duration = FormatDuration(c.Duration)
+		}
+	}
+	return s
+}
+
+// resultDetail says why a shell block has its result, after its mark's
+// word: "exit 0, output matched: shape", "the run's cluster
+// (kbook.overlay.yaml:9)", the reason it was skipped, the failure. A file
+// that declared it is named relative to the docs root dir (an overlay
+// outside it by its name): the site shows no path of the machine that
+// built it.
+func resultDetail(rs *report.Step, dir string) string {
+	b := rs.Shell
+	by := b.By
+	if abs, err := filepath.Abs(dir); err == nil && filepath.IsAbs(by) {
+		if rel, err := filepath.Rel(abs, by); err == nil && !strings.HasPrefix(rel, "..") {
+			by = filepath.ToSlash(rel)
+		} else {
+			by = filepath.Base(by)
+		}
+	}
+	reason := rs.Reason
+	if b.By != "" && by != b.By {
+		reason = strings.ReplaceAll(reason, b.By, by)
+	}
+	switch b.Result {
+	case report.BlockPassed:
+		if b.Mode == "" {
+			return "exit 0; the page shows no output for it"
+		}
+		return "exit 0, output matched the page's (" + b.Mode + ")"
+	case report.BlockRan:
+		return "exit 0; its output is illustrative, not compared"
+	case report.BlockProvided:
+		if by != "" {
+			return b.Note + " (" + by + ")"
+		}
+		return b.Note
+	case report.BlockFailed:
+		if rs.Failure != nil {
+			return rs.Failure.Message
+		}
+		return fmt.Sprintf("exit %d", b.ExitCode)
+	}
+	return reason
+}
+
+// lineStarts says, per line of a block, whether a command starts on it
+// (it gets a prompt) and whether it continues one that started before
+// (a heredoc's body, a quoted string's lines: kept as they are, blank or
+// not).
+type lineStarts struct{ first, cont []bool }
+
+// commandStarts reads which lines of script start a command, with
+// mvdan.cc/sh as the runner parses the block; a block that does not
+// parse has a command on each line.
+func commandStarts(script []runbook.Line) lineStarts {
+	ls := lineStarts{first: make([]bool, len(script)), cont: make([]bool, len(script))}
+	var b strings.Builder
+	for _, l := range script {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	f, err := syntax.NewParser(syntax.KeepComments(true)).Parse(strings.NewReader(b.String()), "")
+	if err != nil {
+		for i := range ls.first {
+			ls.first[i] = true
+		}
+		return ls
+	}
+	for _, st := range f.Stmts {
+		first, end := int(st.Pos().Line())-1, int(st.End().Line())-1
+		if first >= 0 && first < len(script) {
+			ls.first[first] = true
+		}
+		for i := first + 1; i <= end && i < len(script); i++ {
+			if !ls.first[i] {
+				ls.cont[i] = true
+			}
+		}
+	}
+	return ls
 }
 
 func stepOutcome(s report.Status) string {

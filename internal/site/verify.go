@@ -47,6 +47,11 @@ type Verification struct {
 	StepsSkipped int `json:"stepsSkipped"`
 	// Skipped lists the skipped steps and why.
 	Skipped []SkippedStep `json:"skipped,omitempty"`
+	// Shell counts the shell blocks of a page that runs them, by
+	// result; nil for a runbook without any. The page is Verified only
+	// when every block passed or ran: a block provided by kbook (a
+	// stand-in that passed among them) or skipped makes it Partial.
+	Shell *report.ShellCounts `json:"shell,omitempty"`
 }
 
 // SkippedStep is a step that did not run, and why.
@@ -89,6 +94,10 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 	v.Cached = res.Cached
 	if e := res.Env; e != nil {
 		v.Kbook, v.Backend, v.Server, v.APIs, v.Host, v.K0rdent = e.Kbook, e.Backend, e.Server, e.APIs, e.Host, e.K0rdent
+	}
+	v.Shell = res.Shell
+	if v.Shell == nil {
+		v.Shell = report.CountShell(res.Steps, res.Status == report.Passed)
 	}
 	// A script that skipped itself ran its skip command in the last step
 	// the report calls passed: that step did not pass, it was skipped.
@@ -144,6 +153,14 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 			v.Status = Partial
 			v.Reason = fmt.Sprintf("%d of %d steps skipped", v.StepsSkipped, v.StepsTotal)
 		}
+		if v.Shell != nil {
+			if v.Shell.Verification != report.Verified {
+				v.Status = Partial
+			}
+			if v.Status == Partial {
+				v.Reason = shellVerdict(v.Shell, res.Env)
+			}
+		}
 	default:
 		v.Status, v.Reason = Unverified, fmt.Sprintf("unknown result status %q", res.Status)
 		return v.labelled(), nil
@@ -154,4 +171,22 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 func (v Verification) labelled() Verification {
 	v.Label = labels[v.Status]
 	return v
+}
+
+// shellVerdict says what a page of shell blocks that is not verified
+// is, with its counts and what its blocks ran on: "partially verified:
+// 11 of 25 ran on local; 14 provided by kbook; 0 failed".
+func shellVerdict(c *report.ShellCounts, env *report.Environment) string {
+	on := ""
+	if env != nil && env.Backend != "" && env.Backend != "none" {
+		on = " on " + env.Backend
+		if k := env.K0rdent; k != nil && k.Version != "" {
+			on += " (k0rdent " + k.Version + ")"
+		}
+	}
+	s := fmt.Sprintf("partially verified: %d of %d ran%s; %d provided by kbook", c.Passed+c.Ran, c.Blocks, on, c.Provided)
+	if c.Skipped > 0 {
+		s += fmt.Sprintf("; %d skipped", c.Skipped)
+	}
+	return s + fmt.Sprintf("; %d failed", c.Failed)
 }

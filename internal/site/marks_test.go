@@ -1,0 +1,112 @@
+package site
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestShellBlockMarks: on a built page that runs its shell blocks, each
+// block shows its commands, what the run captured, and a mark with its
+// result in words (passed, ran, provided, skipped, failed), the reason
+// on hover (title) and in an expandable note; the page's verdict has
+// the counts, and a page whose only passing blocks are provided by kbook
+// is never verified.
+func TestShellBlockMarks(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"mkdocs.yml":    "site_name: Marks\n",
+		"kbook.yaml":    "run:\n  pages: [docs/all.md, docs/provided.md, docs/failed.md, docs/verified.md]\n",
+		"docs/index.md": "# Home\n",
+		"docs/all.md": "# All\n\n```bash\nNAME=world\n```\n\n" +
+			"```bash\necho \"hello $NAME\"\n```\n\n```console\nhello world\n```\n\n" +
+			"```bash\necho example\n```\n\n```text output=illustrative\nan example\n```\n\n" +
+			"```bash provided=\"the run's cluster\"\nk0s install controller\n```\n\n" +
+			"```bash skip=\"needs a human\"\nvi settings.yaml\n```\n\n" +
+			"```bash\ncat > f.txt <<EOF\n# kept\nEOF\necho \\\n  done\n```\n",
+		"docs/provided.md": "# Provided\n\n```bash provided=\"kbook does it\"\nk0s install controller\n```\n",
+		"docs/failed.md":   "# Failed\n\n```bash\necho before\nfalse\n```\n",
+		"docs/verified.md": "# Verified\n\n```console\n$ echo one\none\n$ echo two\ntwo\n```\n",
+	})
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	page := func(name string) string { return read(t, filepath.Join(out, "next", name, "index.html")) }
+	// block returns the HTML of step n of a page.
+	block := func(html string, n int) string {
+		t.Helper()
+		start := strings.Index(html, `id="step-`+strconv.Itoa(n)+`"`)
+		if start < 0 {
+			t.Fatalf("no step %d", n)
+		}
+		end := strings.Index(html[start:], "</figure>")
+		return html[start : start+end]
+	}
+
+	all := page("all")
+	mustContain(t, "all: the verdict", all,
+		`kb-badge-partial`, `>Partially verified</span>`,
+		`<p class="kb-verify-reason">partially verified: 4 of 6 ran; 1 provided by kbook; 1 skipped; 0 failed</p>`,
+		`<dt>Shell blocks</dt><dd>3 passed, 1 ran, 1 provided by kbook, 1 skipped, 0 failed, of 6</dd>`)
+	mustContain(t, "all: passed, no output shown", block(all, 1),
+		`data-result="passed"`, `<span class="kb-mark kb-mark-passed" title="Passed: exit 0; the page shows no output for it">`,
+		`<span class="kb-result kb-result-passed" title="exit 0; the page shows no output for it">Passed</span>`,
+		`<span class="kb-ps" aria-hidden="true">$ </span>NAME=world</span>`,
+		`<details class="kb-step-why"><summary>Passed</summary>`)
+	mustContain(t, "all: passed, output compared", block(all, 2),
+		`data-result="passed"`, `exit 0, output matched the page&#39;s (shape)`,
+		`<span class="kb-out">hello world</span>`)
+	mustContain(t, "all: ran", block(all, 3),
+		`data-result="ran"`, `kb-mark-ran`, `>Ran</span>`, `exit 0; its output is illustrative, not compared`,
+		`<span class="kb-out">example</span>`)
+	mustContain(t, "all: provided", block(all, 4),
+		`data-result="provided"`, `kb-mark-provided`, `>Provided by kbook</span>`,
+		`<details class="kb-step-why" open><summary>Provided by kbook</summary><p>the run&#39;s cluster (its provided= attribute)</p></details>`,
+		`kb-o-notrun`)
+	mustContain(t, "all: skipped", block(all, 5),
+		`data-result="skipped"`, `kb-mark-skipped`, `title="Skipped: needs a human (its skip= attribute)"`,
+		`<details class="kb-step-why" open><summary>Skipped</summary><p>needs a human (its skip= attribute)</p></details>`)
+	// A heredoc's body and a continued line get no prompt of their own.
+	b6 := block(all, 6)
+	mustContain(t, "all: heredoc", b6, `</span>cat &gt; f.txt &lt;&lt;EOF</span>`, `data-line="33"># kept</span>`, `</span>echo \</span>`, `data-line="36">  done</span>`)
+	if n := strings.Count(b6, `class="kb-ps"`); n != 2 {
+		t.Errorf("the heredoc block has %d prompts, want 2 (cat, echo)", n)
+	}
+	for _, b := range []string{block(all, 4), block(all, 5)} {
+		if strings.Contains(b, `kb-out`) {
+			t.Errorf("a block that did not run shows output: %s", b)
+		}
+	}
+
+	provided := page("provided")
+	mustContain(t, "provided only: never verified", provided, `kb-badge-partial`,
+		`partially verified: 0 of 1 ran; 1 provided by kbook; 0 failed`)
+	if strings.Contains(provided, `kb-badge-verified`) {
+		t.Error("a page whose only block is provided by kbook is shown as verified")
+	}
+
+	failed := page("failed")
+	mustContain(t, "failed", failed, `kb-badge-failed`,
+		`<dt>Shell blocks</dt><dd>0 passed, 0 ran, 0 provided by kbook, 0 skipped, 1 failed, of 1</dd>`)
+	mustContain(t, "failed: the block", block(failed, 1),
+		`data-result="failed"`, `kb-mark-failed`, `>Failed</span>`,
+		`<details class="kb-step-why" open><summary>Failed</summary><p>bash block exited with status 1</p></details>`,
+		`<span class="kb-out">before</span>`, `[exit status 1]`)
+
+	verified := page("verified")
+	mustContain(t, "verified", verified, `kb-badge-verified`, `>Verified</span>`,
+		`<dd>1 passed, 0 ran, 0 provided by kbook, 0 skipped, 0 failed, of 1</dd>`,
+		`</span>echo one</span>`, `</span>echo two</span>`, `data-copy="echo one
+echo two"`)
+	if strings.Contains(verified, `kb-verify-reason`) {
+		t.Error("a verified page gives a reason")
+	}
+}
