@@ -103,6 +103,7 @@ PLANE_PKGS := ./internal/cluster ./internal/cluster/plane ./internal/cluster/tar
 # engine and kbook's node image, run once both are there.
 KIND_PKGS  := ./internal/cluster/kindtest ./internal/cluster/nodeimage
 LOW   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 10) hack/phase
+MID   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && echo nice -n 5) hack/phase
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # TEST_BUDGET: past these seconds make test prints what still runs and the
 # background lanes' logs, and stops (hack/watchdog): CI allows 90 minutes
@@ -132,7 +133,7 @@ test-runbooks:
 
 # test-kind: make test's kind lane, once hack/engine has started an engine
 # (without one, say so and pass: the kind tests then skip): kbook's node
-# image, built here with no registry (at nice 10), then the engine's kind clusters
+# image, built here with no registry (at nice 5), then the engine's kind clusters
 # (test-kind-clusters), beside the plane lane and the other tests. The
 # engine runs at nice -5 (hack/engine) and so does this lane (HIGH): real
 # kubelets, etcd and kubeadm keep their deadlines beside compiles at nice 0
@@ -141,7 +142,7 @@ test-kind:
 	@hack/engine start >/dev/null; \
 	if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind lane is skipped"; exit 0; fi; \
 	echo "== kbook cluster image ($$(date +%T))" && \
-	$(LOW) node-image ./$(BIN) cluster image && \
+	$(MID) node-image ./$(BIN) cluster image && \
 	$(MAKE) --no-print-directory test-kind-clusters
 
 # test-kind-clusters: the kind clusters, one after another (KUBEBUILDER_ASSETS
