@@ -10,8 +10,10 @@ import (
 
 func newCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "check [PATH...]"}
+	var overlays []string
 	checkCmd(cmd, run.LintRegistry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		return one(run.Lint(args))
+		return one(run.Lint(args, overlays...))
 	})
+	overlayFlag(cmd.Flags(), &overlays)
 	return cmd
 }

@@ -35,6 +35,11 @@ func outputFlag(fl *pflag.FlagSet, p *string, formats ...string) {
 
 // kubeconfigFlags registers --kubeconfig and --context of an existing
 // cluster, as kubectl takes them (package cluster/kubeconfig loads them).
+// overlayFlag is --overlay, as kbook run, build, serve and check take it.
+func overlayFlag(fl *pflag.FlagSet, p *[]string) {
+	fl.StringArrayVar(p, "overlay", nil, "apply the overlay `FILE` to the pages' shell blocks (besides kbook.yaml's run.overlay and the docs root's "+overlay.File+"; repeatable)")
+}
+
 func kubeconfigFlags(fl *pflag.FlagSet, file, context *string) {
 	fl.StringVar(file, "kubeconfig", "", "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)")
 	fl.StringVar(context, "context", "", "kubeconfig `context` to use (default: its current context)")
@@ -109,7 +114,7 @@ func (f *runFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.o.CacheDir, "cache-dir", "", "cache `directory` (default: $"+cache.EnvDir+", else kbook/ in the user cache directory)")
 	fl.StringArrayVar(&f.o.Env, "env", nil, "set `KEY=VALUE` in every script's environment; KEY alone passes kbook's own value of KEY (scripts inherit no other host variable; repeatable)")
 	fl.BoolVar(&f.o.Offline, "offline", false, "the run has no internet: a page's shell block that downloads (curl, wget, git clone, kubectl -f URL, an install) is skipped, saying so")
-	fl.StringArrayVar(&f.o.Overlays, "overlay", nil, "apply the overlay `FILE` to the pages' shell blocks (besides the docs root's "+overlay.File+"; repeatable)")
+	overlayFlag(fl, &f.o.Overlays)
 	f.o.Progress = "auto"
 	clusterFlags(fl, &f.cluster.Backend, &f.cluster.Options, true)
 }

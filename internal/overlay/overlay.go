@@ -128,11 +128,27 @@ func Parse(file string, data []byte) (*Overlay, error) {
 		return nil, bad(lineOf(n, root), "kind: want %s", Kind)
 	}
 	rules := f["rules"]
-	if rules == nil || rules.Kind != yaml.SequenceNode || len(rules.Content) == 0 {
-		return nil, bad(lineOf(rules, root), "rules: want a list of rules (page:, then what to do: skip, provided, replace, run, env, output)")
+	if rules == nil {
+		return nil, bad(root.Line, "rules: want a list of rules (page:, then what to do: skip, provided, replace, run, env, output)")
+	}
+	return ParseRules(file, "rules", rules)
+}
+
+// ParseRules reads the rules of an overlay given as the value of a key
+// of another file (kbook.yaml's run.overlay): n is that value, a list of
+// rules as an overlay file's rules, key its name for messages and file
+// the file errors are at. The one reader of rules: an overlay file's go
+// through it too.
+func ParseRules(file, key string, n *yaml.Node) (*Overlay, error) {
+	if n == nil || n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		line := 0
+		if n != nil {
+			line = n.Line
+		}
+		return nil, findings.Inputf(file, line, "%s: want a list of rules (page:, then what to do: skip, provided, replace, run, env, output)", key)
 	}
 	o := &Overlay{File: file}
-	for _, rn := range rules.Content {
+	for _, rn := range n.Content {
 		r, err := parseRule(file, rn)
 		if err != nil {
 			return nil, err
@@ -294,6 +310,9 @@ func (o *Overlay) Apply(rbs []*runbook.Runbook, root string) error {
 			return filepath.ToSlash(p)
 		}
 		return filepath.ToSlash(r)
+	}
+	for _, r := range o.Rules {
+		r.matched = 0 // an overlay applied again (kbook serve) counts anew
 	}
 	loaded := map[string]*runbook.Runbook{}
 	for _, rb := range rbs {

@@ -25,13 +25,18 @@ var LintRegistry = findings.Join(runbook.Registry, runtarget.Registry, runner.Re
 // them, as kbook check does: the checks Run makes before it runs anything,
 // runbook lint, and the links of the docs repository they belong to. A
 // folder without runbooks is no error. A runbook that does not parse is a
-// findings.InputError.
-func Lint(paths []string) (*findings.Report, error) { return lint(paths, new(site.Loader)) }
+// findings.InputError. The overlays apply as kbook run applies them
+// (kbook.yaml's run.overlay, the docs root's kbook.overlay.yaml, then
+// overlays): a bad overlay, or a rule that matches nothing, is a
+// findings.InputError at its line.
+func Lint(paths []string, overlays ...string) (*findings.Report, error) {
+	return lint(paths, new(site.Loader), overlays...)
+}
 
 // lint is Lint with l reading every project once: the docs repository's
 // runbooks folder, an MkDocs project's runbook pages and the links all
 // come from one read.
-func lint(paths []string, l *site.Loader) (*findings.Report, error) {
+func lint(paths []string, l *site.Loader, overlays ...string) (*findings.Report, error) {
 	if len(paths) == 0 {
 		var err error
 		if paths, err = DefaultPaths(); err != nil {
@@ -43,10 +48,18 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	// does not load is reported with the links, after the runbooks.
 	var runbookDirs []string
 	var shell runbook.ShellPages
-	if root := site.FindRoot(paths); root != "" {
+	var runCfg *site.RunConfig
+	root := site.FindRoot(paths)
+	if root != "" {
+		// kbook.yaml first, as kbook run reads it: which pages run
+		// their shell blocks, and the overlay, depend on it.
+		if _, err := site.LoadConfig(root); err != nil {
+			return nil, findings.Input(site.ErrorUnder(root, err))
+		}
 		if p, err := l.Load(root); err == nil {
 			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, p.Config.Runbooks)))
 			shell = shellPages(root, p.Config.Run)
+			runCfg = &p.Config.Run
 		}
 	}
 	files, emptyProjects, err := l.ExpandRunbookPathsAllowEmpty(paths)
@@ -56,6 +69,9 @@ func lint(paths []string, l *site.Loader) (*findings.Report, error) {
 	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, shell)
 	empty = append(emptyProjects, empty...)
 	if err != nil {
+		return nil, findings.Input(err)
+	}
+	if err := applyOverlays(root, runCfg, overlays, rbs); err != nil {
 		return nil, findings.Input(err)
 	}
 	r, err := runner.New(runner.Options{Cmds: kubecmd.Commands()})

@@ -94,12 +94,14 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	// The docs repository's kbook.yaml, read as kbook check and build
 	// read it: its run.pages and run.crds.
 	var shell runbook.ShellPages
+	var runCfg *site.RunConfig
 	root := site.FindRoot(o.Paths)
 	if root != "" {
 		cfg, err := site.LoadConfig(root)
 		if err != nil {
 			return nil, findings.Input(site.ErrorUnder(root, err))
 		}
+		runCfg = &cfg.Run
 		shell = shellPages(root, cfg.Run)
 		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, root, cfg.Run.CRDs)
 	}
@@ -117,7 +119,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	if err := applyOverlays(root, o.Overlays, rbs); err != nil {
+	if err := applyOverlays(root, runCfg, o.Overlays, rbs); err != nil {
 		return nil, findings.Input(err)
 	}
 	if err := chk.filter.Check(rbs); err != nil {
@@ -314,11 +316,24 @@ func ProjectCRDs(dir string, crds []string) []string {
 	return ps
 }
 
-// applyOverlays applies the docs root's kbook.overlay.yaml, when there is
-// one, then the overlays given, to the pages' shell blocks; page globs
-// are relative to the docs root (else the current folder). A bad overlay,
-// or a rule that matches nothing, is bad input at its line.
-func applyOverlays(root string, files []string, rbs []*runbook.Runbook) error {
+// applyOverlays applies the overlays of a run of the docs repository at
+// root to the pages' shell blocks, in this order: kbook.yaml's
+// run.overlay (cfg, nil without a kbook.yaml), the root's
+// kbook.overlay.yaml when there is one, then files (--overlay). Page
+// globs are relative to the docs root (else the current folder). A bad
+// overlay, or a rule that matches nothing, is bad input at its line.
+// kbook run and kbook check both read the overlays through it.
+func applyOverlays(root string, cfg *site.RunConfig, files []string, rbs []*runbook.Runbook) error {
+	var ovs []*overlay.Overlay
+	if cfg != nil {
+		ov, err := cfg.OverlayRules(root)
+		if err != nil {
+			return err
+		}
+		if ov != nil {
+			ovs = append(ovs, ov)
+		}
+	}
 	if root != "" {
 		if p := filepath.Join(root, overlay.File); fileExists(p) {
 			files = append([]string{p}, files...)
@@ -329,6 +344,9 @@ func applyOverlays(root string, files []string, rbs []*runbook.Runbook) error {
 		if err != nil {
 			return err
 		}
+		ovs = append(ovs, ov)
+	}
+	for _, ov := range ovs {
 		if err := ov.Apply(rbs, root); err != nil {
 			return err
 		}

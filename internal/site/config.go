@@ -13,6 +13,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
+	"github.com/k0rdent/kbook/internal/overlay"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -96,6 +97,22 @@ type RunConfig struct {
 	// blocks run as well as their testscript blocks, as front matter
 	// run: shell makes one page's: docs/quickstarts/*.md, docs/**/*.md.
 	Pages []string `yaml:"pages"`
+	// Overlay are overlay rules, as the rules of a kbook.overlay.yaml
+	// (package overlay), kept in kbook.yaml: they apply before that
+	// file's. Checked when kbook.yaml loads; read for a run with
+	// OverlayRules.
+	Overlay yaml.Node `yaml:"overlay"`
+}
+
+// OverlayRules reads run.overlay's rules for a run of the docs
+// repository at dir, fresh each time (a run counts what each rule
+// matched); nil when kbook.yaml has none. Bad rules are an error at
+// their line of dir's kbook.yaml.
+func (c RunConfig) OverlayRules(dir string) (*overlay.Overlay, error) {
+	if c.Overlay.Kind == 0 {
+		return nil, nil
+	}
+	return overlay.ParseRules(filepath.Join(dir, ConfigFile), "run.overlay", &c.Overlay)
 }
 
 // ShellPage reports whether kbook.yaml's run.pages lists the page at rel
@@ -224,6 +241,11 @@ func (c *Config) check(file string) error {
 			return findings.Inputf(file, 0, "run.pages: %q is not a glob of pages inside the docs repository (such as docs/quickstarts/*.md or docs/**/*.md)", p)
 		}
 	}
+	if c.Run.Overlay.Kind != 0 {
+		if _, err := overlay.ParseRules(file, "run.overlay", &c.Run.Overlay); err != nil {
+			return err
+		}
+	}
 	for _, d := range []string{c.Content, c.Runbooks, c.Site} {
 		if d == c.mkdocsDocs && d == c.Content {
 			continue
@@ -282,7 +304,7 @@ func configError(file string, err error) error {
 	}
 	msg = strings.NewReplacer(
 		"in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links, variables)",
-		"in type site.RunConfig", "in run (known: crds, pages)",
+		"in type site.RunConfig", "in run (known: crds, pages, overlay)",
 		"in type site.LinkPolicy", "in links (known: strict, notFound, anchors, absolute)",
 		"in type site.VersionSpec", "in versions (known: name, ref, aliases, title)",
 	).Replace(msg)
