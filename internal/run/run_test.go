@@ -211,7 +211,7 @@ func TestRunReadsKbookYAML(t *testing.T) {
 		o := base
 		o.Paths = paths
 		_, err := Run(context.Background(), o)
-		if !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: field crdz not found in run (known: crds, pages)") {
+		if !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: field crdz not found in run (known: crds, pages, overlay)") {
 			t.Errorf("run, %s: %v, want bad input at kbook.yaml:4", name, err)
 		}
 		if _, err := Lint(paths); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
