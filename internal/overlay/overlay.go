@@ -18,6 +18,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/outmatch"
+	"github.com/k0rdent/kbook/internal/pathglob"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
 
@@ -324,10 +325,9 @@ func (o *Overlay) Apply(rbs []*runbook.Runbook, root string) error {
 	}
 	sort.Strings(pages)
 	for _, r := range o.Rules {
-		pat := strings.Split(r.Page, "/")
 		for _, p := range pages {
 			rb := loaded[p]
-			if rb.ShellPage() == "" || !globMatch(pat, strings.Split(p, "/")) {
+			if rb.ShellPage() == "" || !pathglob.Match(r.Page, p) {
 				continue
 			}
 			if err := o.applyRule(r, rb); err != nil {
@@ -413,7 +413,7 @@ func (o *Overlay) applyRule(r *Rule, rb *runbook.Runbook) error {
 // unmatched is the error of a rule that matched no block, or nil when
 // its pages are not in this run.
 func (o *Overlay) unmatched(r *Rule, absRoot string, loaded map[string]*runbook.Runbook) error {
-	pat := strings.Split(r.Page, "/")
+	pat := r.Page
 	var onDisk []string
 	_ = filepath.WalkDir(absRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -427,7 +427,7 @@ func (o *Overlay) unmatched(r *Rule, absRoot string, loaded map[string]*runbook.
 			return nil
 		}
 		rel, err := filepath.Rel(absRoot, p)
-		if err == nil && globMatch(pat, strings.Split(filepath.ToSlash(rel), "/")) {
+		if err == nil && pathglob.Match(pat, filepath.ToSlash(rel)) {
 			onDisk = append(onDisk, filepath.ToSlash(rel))
 		}
 		return nil
@@ -480,26 +480,4 @@ func joinScript(script []runbook.Line) string {
 		b.WriteString(l.Text)
 	}
 	return b.String()
-}
-
-// globMatch matches path segments against pattern segments: "**" is any
-// number of segments, others are path.Match patterns (as kbook.yaml's
-// run.pages).
-func globMatch(pat, segs []string) bool {
-	if len(pat) == 0 {
-		return len(segs) == 0
-	}
-	if pat[0] == "**" {
-		for i := 0; i <= len(segs); i++ {
-			if globMatch(pat[1:], segs[i:]) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(segs) == 0 {
-		return false
-	}
-	ok, _ := path.Match(pat[0], segs[0])
-	return ok && globMatch(pat[1:], segs[1:])
 }

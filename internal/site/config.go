@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/overlay"
+	"github.com/k0rdent/kbook/internal/pathglob"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -119,32 +120,11 @@ func (c RunConfig) OverlayRules(dir string) (*overlay.Overlay, error) {
 // (slash-separated, relative to the docs root).
 func (c RunConfig) ShellPage(rel string) bool {
 	for _, p := range c.Pages {
-		if globMatch(strings.Split(p, "/"), strings.Split(rel, "/")) {
+		if pathglob.Match(p, rel) {
 			return true
 		}
 	}
 	return false
-}
-
-// globMatch matches path segments against pattern segments: "**" is any
-// number of segments, others are path.Match patterns.
-func globMatch(pat, segs []string) bool {
-	if len(pat) == 0 {
-		return len(segs) == 0
-	}
-	if pat[0] == "**" {
-		for i := 0; i <= len(segs); i++ {
-			if globMatch(pat[1:], segs[i:]) {
-				return true
-			}
-		}
-		return false
-	}
-	if len(segs) == 0 {
-		return false
-	}
-	ok, _ := path.Match(pat[0], segs[0])
-	return ok && globMatch(pat[1:], segs[1:])
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+): `)
