@@ -362,31 +362,22 @@ func litWord(w *syntax.Word) string {
 	if w == nil {
 		return ""
 	}
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(x.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return ""
-				}
-				b.WriteString(l.Value)
-			}
-		default:
-			return ""
-		}
+	if s, whole := literal(w); whole {
+		return s
 	}
-	return b.String()
+	return ""
 }
 
 // litPrefix is the literal text a word starts with, before any
 // expansion (https://github.com/$REPO/... gives https://github.com/).
 func litPrefix(w *syntax.Word) string {
+	s, _ := literal(w)
+	return s
+}
+
+// literal is the literal text w starts with (literal text and quotes of
+// literal text), and whether that is all of it.
+func literal(w *syntax.Word) (string, bool) {
 	var b strings.Builder
 	for _, p := range w.Parts {
 		switch x := p.(type) {
@@ -398,15 +389,15 @@ func litPrefix(w *syntax.Word) string {
 			for _, q := range x.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return b.String()
+					return b.String(), false
 				}
 				b.WriteString(l.Value)
 			}
 		default:
-			return b.String()
+			return b.String(), false
 		}
 	}
-	return b.String()
+	return b.String(), true
 }
 
 // sameOrUnder reports whether the path w is p or inside it.
