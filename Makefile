@@ -110,7 +110,7 @@ PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # and says nothing of a run it ends. A fresh machine's run takes about 80
 # minutes (content/reference/speed.md).
 TEST_BUDGET ?= 5100
-LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-capd.log
+LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log
 test:
 	@GO='$(GO)' BIN='$(BIN)' PKGS='$(PKGS)' PLANE_PKGS='$(PLANE_PKGS)' KIND_PKGS='$(KIND_PKGS)' K0RDENT='$(K0RDENT)' \
 	  ASSETS_FROM='$(ASSETS_FROM)' GOTESTFLAGS='$(GOTESTFLAGS)' TEST_BUDGET='$(TEST_BUDGET)' CAPD_RUNBOOKS='$(CAPD_RUNBOOKS)' \
@@ -133,17 +133,15 @@ test-runbooks:
 
 # test-kind: make test's kind lane, once hack/engine has started an engine
 # (without one, say so and pass: the kind tests then skip): kbook's node
-# image, built here with no registry (at nice 5), then the engine's kind clusters
-# (test-kind-clusters), beside the plane lane and the other tests. The
-# engine runs at nice -5 (hack/engine) and so does this lane (HIGH): real
-# kubelets, etcd and kubeadm keep their deadlines beside compiles at nice 0
-# and 10.
+# image, built here with no registry (at nice 5), beside the other lanes.
+# The engine's clusters come after every lane (test-clusters): beside them,
+# at a load of 25 to 45, kubeadm's init failed inside kind nodes, with the
+# engine at nice -5 too.
 test-kind:
 	@hack/engine start >/dev/null; \
 	if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind lane is skipped"; exit 0; fi; \
 	echo "== kbook cluster image ($$(date +%T))" && \
-	$(MID) node-image ./$(BIN) cluster image && \
-	$(MAKE) --no-print-directory test-kind-clusters
+	$(MID) node-image ./$(BIN) cluster image
 
 # test-kind-clusters: the kind clusters, one after another (KUBEBUILDER_ASSETS
 # set by make test): every runbook on a kind cluster of a control plane and
@@ -179,9 +177,9 @@ test-capd:
 	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
 	$(HIGH) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS)
 
-# test-clusters: by hand, after make test's earlier phases (or with
-# KUBEBUILDER_ASSETS set): every phase that makes clusters of engine
-# containers, one after another.
+# test-clusters: every phase that makes clusters of engine containers, one
+# after another, alone on the machine once make test's other phases are
+# done (KUBEBUILDER_ASSETS set by it; by hand, after them).
 test-clusters:
 	@status=0; $(MAKE) --no-print-directory test-kind-clusters || status=1; \
 	$(MAKE) --no-print-directory test-capd || status=1; exit $$status
