@@ -38,10 +38,6 @@ var (
 	navHref  = regexp.MustCompile(`<a href="([^"]+)"`)
 )
 
-// TestMkDocsCorpora builds the real MkDocs projects as they are, with the
-// library (the link policy is the checker's, tested on its own), and
-// checks the HTML: every page MkDocs would build is there with a
-// non-empty <title> and <h1>, and the sidebar follows mkdocs.yml's nav.
 // buildNext loads the project in dir and builds it as the version "next"
 // into a temporary folder, which it returns with the project.
 func buildNext(t *testing.T, dir string) (*Project, string) {
@@ -58,6 +54,10 @@ func buildNext(t *testing.T, dir string) (*Project, string) {
 	return p, out
 }
 
+// TestMkDocsCorpora builds the real MkDocs projects as they are, with the
+// library (the link policy is the checker's, tested on its own), and
+// checks the HTML: every page MkDocs would build is there with a
+// non-empty <title> and <h1>, and the sidebar follows mkdocs.yml's nav.
 func TestMkDocsCorpora(t *testing.T) {
 	for _, name := range []string{"k0s", "sveltos"} {
 		t.Run(name, func(t *testing.T) {
