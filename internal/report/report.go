@@ -63,7 +63,8 @@ type Runbook struct {
 	// Diagnostics describe the cluster state after a failure: events,
 	// conditions of the objects the runbook touched.
 	Diagnostics string `json:"diagnostics,omitempty"`
-	// Updated lists the files rewritten by --update.
+	// Updated lists what --update rewrote: files, and the expected
+	// output of exact-mode shell blocks ("the expected output at line 14").
 	Updated []string `json:"updated,omitempty"`
 	// WorkDir is the kept work directory (with --keep-work).
 	WorkDir string `json:"workDir,omitempty"`

@@ -18,38 +18,45 @@ import (
 // so the next run reads back exactly what was written. txtar files are
 // reformatted.
 func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
+	return r.Update(contents, nil)
+}
+
+// Update is Rewrite that also replaces the expected output of shell
+// steps (kbook run --update of an exact-mode block) with outputs[step]:
+// the lines of the console or text block after the shell block, or a
+// console block's own output lines after its last command. The output
+// is written without trailing spaces and without blank lines at either
+// end (an exact comparison ignores both), in the block's indentation
+// and line endings; every other byte is unchanged. A step whose expected
+// output is not one run of lines after its commands (a console block
+// that mixes them) is a located error, as is a line that would close
+// the fence.
+func (r *Runbook) Update(files map[string]string, outputs map[*Step]string) ([]byte, error) {
 	if r.Format == Txtar {
-		return r.rewriteTxtar(contents)
-	}
-	type edit struct {
-		b    *Block
-		text string
+		return r.rewriteTxtar(files)
 	}
 	var edits []edit
 	for _, f := range r.Files {
-		c, ok := contents[f.Name]
+		c, ok := files[f.Name]
 		if !ok || c == f.Content {
 			continue
 		}
-		edits = append(edits, edit{f.Block, c})
+		edits = append(edits, r.fileEdit(f.Block, c))
 	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].b.ContentStart < edits[j].b.ContentStart })
+	for st, out := range outputs {
+		e, err := r.outputEdit(st, out)
+		if err != nil {
+			return nil, err
+		}
+		edits = append(edits, e)
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
 	var out bytes.Buffer
 	last := 0
 	for _, e := range edits {
-		open := r.lineStart(e.b.Line)
-		out.Write(r.Source[last:open])
-		fenceLine := string(r.Source[open:e.b.ContentStart])
-		noEOL := e.text != "" && !strings.HasSuffix(e.text, "\n")
-		switch {
-		case noEOL && !e.b.Has(NoEOL):
-			body := strings.TrimRight(fenceLine, "\r\n")
-			fenceLine = strings.TrimRight(body, " \t") + " " + NoEOL + fenceLine[len(body):]
-		case !noEOL && e.b.Has(NoEOL):
-			fenceLine = noEOLWord.ReplaceAllString(fenceLine, "")
-		}
-		out.WriteString(fenceLine)
-		fence := fenceRun(bytes.TrimLeft(r.Source[open:], " \t>"))
+		out.Write(r.Source[last:e.start])
+		out.WriteString(e.head)
+		fence := fenceRun(bytes.TrimLeft(r.Source[r.lineStart(e.b.Line):], " \t>"))
 		nl := "\n"
 		if e.b.CRLF {
 			nl = "\r\n"
@@ -70,10 +77,84 @@ func (r *Runbook) Rewrite(contents map[string]string) ([]byte, error) {
 			out.WriteString(l)
 			out.WriteString(nl)
 		}
-		last = e.b.ContentEnd
+		last = e.end
 	}
 	out.Write(r.Source[last:])
 	return out.Bytes(), nil
+}
+
+// edit replaces Source[start:end] with head and then text's lines, each
+// in b's indentation and line endings.
+type edit struct {
+	b          *Block
+	start, end int
+	head, text string
+}
+
+// fileEdit rewrites a file block: its fence line (the noeol flag) and
+// its content.
+func (r *Runbook) fileEdit(b *Block, text string) edit {
+	open := r.lineStart(b.Line)
+	fenceLine := string(r.Source[open:b.ContentStart])
+	noEOL := text != "" && !strings.HasSuffix(text, "\n")
+	switch {
+	case noEOL && !b.Has(NoEOL):
+		body := strings.TrimRight(fenceLine, "\r\n")
+		fenceLine = strings.TrimRight(body, " \t") + " " + NoEOL + fenceLine[len(body):]
+	case !noEOL && b.Has(NoEOL):
+		fenceLine = noEOLWord.ReplaceAllString(fenceLine, "")
+	}
+	return edit{b: b, start: open, end: b.ContentEnd, head: fenceLine, text: text}
+}
+
+// outputEdit rewrites a shell step's expected output with out.
+func (r *Runbook) outputEdit(st *Step, out string) (edit, error) {
+	if st.Shell == nil || st.Shell.Expected == nil || st.Shell.Expected.Block == nil {
+		line := 0
+		if st != nil {
+			line = st.Line
+		}
+		return edit{}, errorf(r.Path, line, "cannot update: the block shows no expected output")
+	}
+	exp := st.Shell.Expected
+	b := exp.Block
+	text := outputText(out)
+	if isConsoleLang(b.Lang) {
+		for i, l := range strings.Split(text, "\n") {
+			if _, ok := prompt(l); ok {
+				return edit{}, errorf(r.Path, exp.Line, "cannot update: output line %d (%q) would read as a command in the console block at line %d; make the block text, or update it by hand", i+1, l, b.Line)
+			}
+		}
+	}
+	if b != st.Block {
+		// The console or text block after the shell block: all of it.
+		return edit{b: b, start: b.ContentStart, end: b.ContentEnd, text: text}, nil
+	}
+	// A console block's own output: the lines after its last command.
+	cmds, _, _ := splitConsole(b)
+	if last := cmds[len(cmds)-1].Num; last > exp.Line {
+		return edit{}, errorf(r.Path, exp.Line, "cannot update: the console block at line %d mixes commands and output (its command at line %d follows output), and kbook cannot tell which output is whose; split it, or update it by hand", b.Line, last)
+	}
+	return edit{b: b, start: r.lineStart(exp.Line), end: b.ContentEnd, text: text}, nil
+}
+
+// outputText is a command's output as an expected-output block holds it:
+// lines without trailing spaces, no blank lines at either end.
+func outputText(out string) string {
+	ls := strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimRight(l, " \t\r")
+	}
+	for len(ls) > 0 && ls[0] == "" {
+		ls = ls[1:]
+	}
+	for len(ls) > 0 && ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	if len(ls) == 0 {
+		return ""
+	}
+	return strings.Join(ls, "\n") + "\n"
 }
 
 // noEOLWord finds the noeol flag in a fence line.

@@ -129,3 +129,76 @@ func TestRewriteNoEOL(t *testing.T) {
 		t.Fatalf("Rewrite back = %q, want %q", back, want)
 	}
 }
+
+// TestUpdateOutput: --update of an exact shell block rewrites only its
+// expected output (the block after it, or a console block's own lines
+// after its last command), in the block's indentation and line endings;
+// every other byte stays.
+func TestUpdateOutput(t *testing.T) {
+	const page = "---\nrun: shell\noutput: exact\n---\n\n# Steps\n\n" +
+		"1. Say it:\n\n   ```bash\n   echo new\n   ```\n\n   ```console { .no-copy }\n   old\n   ```\n\n" +
+		"```console\n$ echo a \\\n> b\nold a\nold b\n```\n\n" +
+		"> ```sh\n> true\n> ```\n>\n> ```text\n> ```\n\ntail\n"
+	for _, crlf := range []bool{false, true} {
+		src := page
+		if crlf {
+			src = strings.ReplaceAll(src, "\n", "\r\n")
+		}
+		rb, err := Parse("page.md", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rb.Steps) != 3 {
+			t.Fatalf("%d steps", len(rb.Steps))
+		}
+		got, err := rb.Update(nil, map[*Step]string{
+			rb.Steps[0]: "new  \n\n",         // trailing spaces and blank lines dropped
+			rb.Steps[1]: "\na b\r\nsecond\n", // a console block's own output
+			rb.Steps[2]: "filled",            // an empty block filled, in a blockquote
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.NewReplacer(
+			"   ```console { .no-copy }\n   old\n", "   ```console { .no-copy }\n   new\n",
+			"> b\nold a\nold b\n", "> b\na b\nsecond\n",
+			">\n> ```text\n> ```", ">\n> ```text\n> filled\n> ```",
+		).Replace(page)
+		if crlf {
+			want = strings.ReplaceAll(want, "\n", "\r\n")
+		}
+		if string(got) != want {
+			t.Errorf("crlf=%v: Update =\n%q\nwant\n%q", crlf, got, want)
+		}
+		again, err := Parse("page.md", got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range []string{"new\n", "a b\nsecond\n", "filled\n"} {
+			if e := again.Steps[i].Shell.Expected; e == nil || e.Text != w {
+				t.Errorf("crlf=%v: re-parsed step %d expects %+v, want %q", crlf, i+1, e, w)
+			}
+		}
+	}
+}
+
+func TestUpdateOutputRefused(t *testing.T) {
+	src := "---\nrun: shell\n---\n\n```console\n$ echo one\none\n$ echo two\ntwo\n```\n\n```bash\necho x\n```\n\n```console\nx\n```\n"
+	rb, err := Parse("page.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		st   *Step
+		out  string
+		want string
+	}{
+		{rb.Steps[0], "one\ntwo\n", "page.md:7: cannot update: the console block at line 5 mixes commands and output"},
+		{rb.Steps[1], "$ rm -rf /\n", "page.md:17: cannot update: output line 1 (\"$ rm -rf /\") would read as a command"},
+		{rb.Steps[1], "```\n", "page.md:16: cannot update: new content line 1"},
+	} {
+		if _, err := rb.Update(nil, map[*Step]string{tc.st: tc.out}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Update(%q) error = %v, want %q", tc.out, err, tc.want)
+		}
+	}
+}

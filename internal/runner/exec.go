@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,6 +65,9 @@ type execution struct {
 	sh       *shellSession
 	shErr    error
 	shellRes map[*runbook.Step]shellRes
+	// outputs are, under --update, what exact-mode shell blocks
+	// printed where it differed from the page's expected output.
+	outputs map[*runbook.Step]string
 	// pageSh is what the page's blocks that did not run would have
 	// left, for their dependants; only the script's goroutine uses it.
 	pageSh *pageShell
@@ -107,7 +111,7 @@ func (x *execution) run() *report.Runbook {
 		return failed(res, fmt.Sprintf("write script: %v", err))
 	}
 	n := len(x.plan.cmds)
-	x.shellRes = map[*runbook.Step]shellRes{}
+	x.shellRes, x.outputs = map[*runbook.Step]shellRes{}, map[*runbook.Step]string{}
 	x.fired, x.ends, x.rec, x.empty, x.last = make([]time.Time, n), make([]time.Time, n), make([]capture, n), make([][]string, n), -1
 
 	timeout := x.r.timeout(x.rb)
@@ -395,7 +399,9 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// update writes cmp targets that testscript refreshed back into the runbook.
+// update writes cmp targets that testscript refreshed, and the output of
+// exact-mode shell blocks that differed from the page's, back into the
+// runbook.
 func (x *execution) update(res *report.Runbook, script string) error {
 	data, err := os.ReadFile(script)
 	if err != nil {
@@ -422,10 +428,18 @@ func (x *execution) update(res *report.Runbook, script string) error {
 		changed[f.Name] = text
 		res.Updated = append(res.Updated, f.Name)
 	}
-	if len(changed) == 0 {
+	x.mu.Lock()
+	outputs := maps.Clone(x.outputs)
+	x.mu.Unlock()
+	for _, st := range x.rb.Steps {
+		if _, ok := outputs[st]; ok {
+			res.Updated = append(res.Updated, fmt.Sprintf("the expected output at line %d", st.Shell.Expected.Line))
+		}
+	}
+	if len(changed) == 0 && len(outputs) == 0 {
 		return nil
 	}
-	src, err := x.rb.Rewrite(changed)
+	src, err := x.rb.Update(changed, outputs)
 	if err != nil {
 		return err
 	}
