@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/supervisor"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -62,7 +63,7 @@ func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []b
 	p, err := plane.Start(ctx, plane.Options{
 		Release: r, Paths: paths, RESTConfig: cfg, Kubeconfig: kubeconfig,
 		StateDir: dir, APIOnly: o.K0rdentAPIOnly, CRDs: crds, CRDsInstalled: crdsInstalled, Restored: restored, Wiring: wiring,
-		Logger: o.logger(), Launcher: plane.Registry(o.Procs), Procs: o.Procs, Timeout: timeout,
+		Logger: o.logger(), Launcher: supervisor.Registry(o.Procs), Procs: o.Procs, Timeout: timeout,
 	})
 	if err != nil {
 		os.RemoveAll(dir)

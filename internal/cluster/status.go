@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/supervisor"
 	"sigs.k8s.io/yaml"
 )
 
@@ -26,7 +26,7 @@ type Status struct {
 	Started           string `json:"started"`
 	Error             string `json:"error,omitempty"`
 	// Restarts are the k0rdent controllers' exits and restarts.
-	Restarts []plane.Restart `json:"restarts,omitempty"`
+	Restarts []supervisor.Restart `json:"restarts,omitempty"`
 	// Down are the k0rdent controllers the supervisor gave up restarting
 	// (Restart.GaveUp): they stay down, and runbooks that need them fail.
 	Down []string `json:"down,omitempty"`
@@ -60,7 +60,7 @@ func StatusOf(ctx context.Context, root, name string) (*Status, error) {
 	st := &Status{Name: s.Name, Backend: s.Backend, Server: s.Server, Kubeconfig: s.Kubeconfig, PID: s.PID,
 		Started: s.Started.Format(time.RFC3339), PlaneLogs: s.PlaneLogs}
 	if s.PlaneLogs != "" {
-		if st.Restarts, err = plane.ReadRestarts(s.PlaneLogs); err != nil {
+		if st.Restarts, err = supervisor.ReadRestarts(s.PlaneLogs); err != nil {
 			st.Error = err.Error()
 		}
 		st.Down = DownOf(st.Restarts)
@@ -122,7 +122,7 @@ func WriteStatus(w io.Writer, format string, st *Status) error {
 
 // DownOf lists the processes given up on in rs (Restart.GaveUp), in
 // order: what Status.Down says.
-func DownOf(rs []plane.Restart) []string {
+func DownOf(rs []supervisor.Restart) []string {
 	var out []string
 	for _, r := range rs {
 		if r.GaveUp && !slices.Contains(out, r.Name) {

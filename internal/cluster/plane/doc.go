@@ -12,7 +12,8 @@
 //
 // Start installs the release's CRDs (kcm's chart CRDs, Flux's and
 // Sveltos' config/crd/bases, the Cluster API CRDs as their kustomizations
-// label them), starts the controllers in order through a Supervisor (free
+// label them), starts the controllers in order through a supervisor (package
+// internal/supervisor: free
 // ports, one log each, readiness, crash reports, stop by PID), registers
 // their admission and conversion webhooks at 127.0.0.1, and bootstraps
 // k0rdent as kcm expects: the Release and ProviderTemplates kcm ships,

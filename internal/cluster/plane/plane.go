@@ -22,6 +22,7 @@ import (
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/k0rdent/kbook/internal/supervisor"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -72,16 +73,16 @@ type Options struct {
 	// CRDs are the release's CRDs when the caller has loaded them already
 	// (LoadCRDs; nil: Start loads them).
 	CRDs []CRD
-	// Launcher starts the controllers (nil: Registry(nil)).
-	Launcher Launcher
+	// Launcher starts the controllers (nil: supervisor.Registry(nil)).
+	Launcher supervisor.Launcher
 	// Procs records the DockerClusters of CAPD's docker backend while
 	// their containers may exist, so that a later kbook removes those a
 	// killed one left (nil: not recorded).
 	Procs  *proc.Registry
 	Logger log.Logger
 	// Restart is how controllers that exit are restarted (zero:
-	// DefaultRestartPolicy).
-	Restart RestartPolicy
+	// supervisor.DefaultRestartPolicy).
+	Restart supervisor.RestartPolicy
 	// Timeout bounds the whole start (default 3 minutes).
 	Timeout time.Duration
 }
@@ -89,7 +90,7 @@ type Options struct {
 // Plane is a running management plane.
 type Plane struct {
 	opts Options
-	sup  *Supervisor
+	sup  *supervisor.Supervisor
 	// stopOnce makes Stop safe to call twice: the local backend stops the
 	// plane as soon as its API server is lost, and again when it stops.
 	stopOnce sync.Once
@@ -246,10 +247,10 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	}
 
 	policy := o.Restart
-	if policy == (RestartPolicy{}) {
-		policy = DefaultRestartPolicy
+	if policy == (supervisor.RestartPolicy{}) {
+		policy = supervisor.DefaultRestartPolicy
 	}
-	if p.sup, err = NewSupervisor(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher, WithRestartPolicy(policy), WithLogger(log)); err != nil {
+	if p.sup, err = supervisor.New(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher, supervisor.WithRestartPolicy(policy), supervisor.WithLogger(log)); err != nil {
 		return p, err
 	}
 	if err := os.MkdirAll(filepath.Join(o.StateDir, "flux-storage"), 0o755); err != nil {
@@ -259,8 +260,8 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	// Flux and Cluster API first, all at once; kcm once they serve, since
 	// it creates Flux objects and reads Cluster API ones at start.
 	t0 := time.Now()
-	var first []Spec
-	var kcm Spec
+	var first []supervisor.Spec
+	var kcm supervisor.Spec
 	for _, sp := range specs {
 		if sp.Name == controllers.KCM {
 			kcm = sp
@@ -467,12 +468,12 @@ const (
 
 // controllerSpecs are the processes of the plane, as each project's
 // deployment runs them, with local addresses.
-func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []Spec {
+func controllerSpecs(o Options, pt ports, certs *Certs, repoURL string) []supervisor.Spec {
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
-	var specs []Spec
+	var specs []supervisor.Spec
 	for _, c := range o.Release.Controllers {
 		h := pt.health[c.Name]
-		sp := Spec{Name: c.Name, Path: o.Paths.Binary(c.Name), Ready: httpReady(h, "/readyz")}
+		sp := supervisor.Spec{Name: c.Name, Path: o.Paths.Binary(c.Name), Ready: httpReady(h, "/readyz")}
 		switch c.Name {
 		case controllers.SourceController:
 			storage := filepath.Join(o.StateDir, "flux-storage")
@@ -971,7 +972,7 @@ func (p *Plane) Stop() error {
 }
 
 // Crashes reports controllers that exit while the plane runs.
-func (p *Plane) Crashes() <-chan Crash {
+func (p *Plane) Crashes() <-chan supervisor.Crash {
 	if p.sup == nil {
 		return nil
 	}
@@ -979,7 +980,7 @@ func (p *Plane) Crashes() <-chan Crash {
 }
 
 // Restarts lists the controllers' exits and restarts so far.
-func (p *Plane) Restarts() []Restart {
+func (p *Plane) Restarts() []supervisor.Restart {
 	if p.sup == nil {
 		return nil
 	}
@@ -987,8 +988,8 @@ func (p *Plane) Restarts() []Restart {
 }
 
 // Restarted delivers each controller restart once decided (see
-// Supervisor.Restarted); nil in API-only mode.
-func (p *Plane) Restarted() <-chan Restart {
+// supervisor.Supervisor.Restarted); nil in API-only mode.
+func (p *Plane) Restarted() <-chan supervisor.Restart {
 	if p.sup == nil {
 		return nil
 	}
@@ -1008,7 +1009,7 @@ func (p *Plane) LogDir() string {
 	if p.sup == nil {
 		return ""
 	}
-	return p.sup.logDir
+	return p.sup.LogDir()
 }
 
 // Release is the k0rdent release the plane runs.

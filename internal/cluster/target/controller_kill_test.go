@@ -11,7 +11,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/supervisor"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/report"
@@ -85,7 +85,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	var restart plane.Restart
+	var restart supervisor.Restart
 	for restart.Name != victim {
 		select {
 		case restart = <-p.Restarted():
@@ -128,7 +128,7 @@ func TestControllerKilledMidRunbook(t *testing.T) {
 		t.Errorf("the log does not show the log tail's last line %q:\n%s", last, out)
 	}
 	// kbook cluster status lists what the supervisor wrote there.
-	recorded, err := plane.ReadRestarts(p.LogDir())
+	recorded, err := supervisor.ReadRestarts(p.LogDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
 	for name, pid := range p.PIDs() {
 		pids[name] = pid
 	}
-	var last plane.Restart
+	var last supervisor.Restart
 	for !last.GaveUp {
 		pid := p.PIDs()[victim]
 		if pid == 0 {
@@ -208,7 +208,7 @@ func givenUp(t *testing.T, tg *Target, c cluster.Cluster, victim string) {
 		t.Errorf("the next runbook: %s: %s", n.Status, n.Reason)
 	}
 	// kbook cluster status reads the restarts file.
-	rs, err := plane.ReadRestarts(p.LogDir())
+	rs, err := supervisor.ReadRestarts(p.LogDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/supervisor"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -715,7 +715,7 @@ func (s *Session) Namespace() string { return s.namespace }
 // Diagnose implements runner.Session.
 func (s *Session) Diagnose(ctx context.Context) string {
 	if err := s.t.lost(); err != nil {
-		var down *plane.DownError
+		var down *supervisor.DownError
 		if errors.As(err, &down) && down.Tail != "" {
 			return err.Error() + "\nthe last lines of its log:\n    " + strings.ReplaceAll(down.Tail, "\n", "\n    ")
 		}

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package plane
+package supervisor
 
 import (
 	"os/signal"

@@ -1,4 +1,4 @@
-package plane
+package supervisor
 
 import (
 	"context"
@@ -15,14 +15,12 @@ import (
 	"time"
 )
 
-// The test binary doubles as the supervised program: KBOOK_PLANE_HELPER
+// The test binary doubles as the supervised program: KBOOK_SUPERVISOR_HELPER
 // says what it does.
 func TestMain(m *testing.M) {
-	switch os.Getenv("KBOOK_PLANE_HELPER") {
+	switch os.Getenv("KBOOK_SUPERVISOR_HELPER") {
 	case "":
-		code := m.Run()
-		server.Stop() // the API server of the plane tests, if one started
-		os.Exit(code)
+		os.Exit(m.Run())
 	case "serve": // listen on $PORT after $DELAY, write a pid file, run until killed
 		if d, err := time.ParseDuration(os.Getenv("DELAY")); err == nil {
 			time.Sleep(d)
@@ -69,7 +67,7 @@ func helper(t *testing.T, mode string, env ...string) Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Spec{Name: mode, Path: exe, Env: append([]string{"KBOOK_PLANE_HELPER=" + mode}, env...)}
+	return Spec{Name: mode, Path: exe, Env: append([]string{"KBOOK_SUPERVISOR_HELPER=" + mode}, env...)}
 }
 
 func readPID(t *testing.T, path string) int {
@@ -109,7 +107,7 @@ func TestSupervisorOrderReadyAndStop(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	dir := t.TempDir()
-	s, err := NewSupervisor(filepath.Join(dir, "logs"), nil, nil)
+	s, err := New(filepath.Join(dir, "logs"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +155,7 @@ func TestSupervisorCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	s, err := NewSupervisor(t.TempDir(), nil, nil)
+	s, err := New(t.TempDir(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +193,7 @@ func TestSupervisorKillsStubborn(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	dir := t.TempDir()
-	s, err := NewSupervisor(dir, nil, nil)
+	s, err := New(dir, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +226,8 @@ func TestChildDiesWithParent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	if os.Getenv("KBOOK_PLANE_PARENT") == "1" {
-		s, err := NewSupervisor(os.Getenv("LOGDIR"), nil, nil)
+	if os.Getenv("KBOOK_SUPERVISOR_PARENT") == "1" {
+		s, err := New(os.Getenv("LOGDIR"), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +244,7 @@ func TestChildDiesWithParent(t *testing.T) {
 	dir := t.TempDir()
 	exe, _ := os.Executable()
 	cmd := exec.Command(exe, "-test.run", "^TestChildDiesWithParent$")
-	cmd.Env = append(os.Environ(), "KBOOK_PLANE_PARENT=1", "LOGDIR="+dir, "PIDFILE="+filepath.Join(dir, "pid"))
+	cmd.Env = append(os.Environ(), "KBOOK_SUPERVISOR_PARENT=1", "LOGDIR="+dir, "PIDFILE="+filepath.Join(dir, "pid"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -266,103 +264,30 @@ func TestChildDiesWithParent(t *testing.T) {
 	}
 }
 
-// testPorts picks n ports for the supervisor tests' helper processes,
-// outside the kernel's ephemeral range (see planePortLow) and outside the
-// range of a plane another test binary may be starting.
+// testPorts picks n ports for the tests' helper processes, free now on
+// 127.0.0.1, from [16000, 17000): outside the kernel's ephemeral range
+// (a port from there, released until the helper binds it, could be taken
+// by any connection meanwhile) and below the k0rdent plane's range
+// (17000-19000), which a plane another test binary starts may use.
 func testPorts(t *testing.T, n int) []int {
 	t.Helper()
-	ports, err := planePorts(n, 16000, planePortLow)
-	if err != nil {
-		t.Fatal(err)
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for p := 16000; p < 17000 && len(ports) < n; p++ {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			continue
+		}
+		ls = append(ls, l)
+		ports = append(ports, p)
+	}
+	if len(ports) < n {
+		t.Fatalf("only %d of %d ports free between 16000 and 16999", len(ports), n)
 	}
 	return ports
-}
-
-// TestCAPDPortTaken: a second plane on the machine is refused before it
-// starts anything, naming the port and what to check.
-func TestCAPDPortTaken(t *testing.T) {
-	// It holds CAPD's port a moment: a plane another test binary starts
-	// meanwhile (go test ./... runs packages in parallel) would fail. With
-	// -short it does not wait for a plane that runs (a soak's, a
-	// --k0rdent run's) but skips, saying so.
-	ctx := context.Background()
-	if testing.Short() {
-		tried, cancel := context.WithCancel(ctx)
-		cancel() // LockMachine tries once, then returns
-		ctx = tried
-	}
-	unlock, err := LockMachine(ctx, func(msg string) { t.Log(msg) })
-	if err != nil && testing.Short() {
-		t.Skipf("a local k0rdent plane runs on this machine (-short does not wait for it): %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unlock()
-	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(capdDebugPort)) // even one address blocks CAPD's
-
-	if err != nil {
-		t.Skipf("port %d is already taken on this machine (a running plane?): %v", capdDebugPort, err)
-	}
-	defer l.Close()
-	err = capdPortFree()
-	if err == nil || !strings.Contains(err.Error(), "port 19000 is in use") || !strings.Contains(err.Error(), "kbook cluster status") {
-		t.Fatalf("capdPortFree() = %v, want the port named and a hint", err)
-	}
-	l.Close()
-	if err := capdPortFree(); err != nil {
-		t.Errorf("capdPortFree() on a free port = %v", err)
-	}
-}
-
-// TestReleaseNotReadyYet: only kcm's webhook refusing the Management for a
-// Release its cache still sees not ready is retried.
-func TestReleaseNotReadyYet(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{errors.New(`admission webhook "validation.management.k0rdent.mirantis.com" denied the request: release "kcm-1-11-0" status is not ready`), true},
-		{errors.New(`admission webhook "validation.management.k0rdent.mirantis.com" denied the request: provider x is required`), false},
-		{errors.New(`connection refused`), false},
-	} {
-		if got := releaseNotReadyYet(tc.err); got != tc.want {
-			t.Errorf("releaseNotReadyYet(%q) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}
-
-// TestPlanePorts: the plane's ports are distinct, inside their range
-// (outside the kernel's ephemeral one), never one that is taken, and too
-// few free ones is an error naming the range.
-func TestPlanePorts(t *testing.T) {
-	if planePortLow >= 32768 || planePortHigh > capdDebugPort {
-		t.Fatalf("plane ports [%d, %d) overlap the ephemeral range or CAPD's ports", planePortLow, planePortHigh)
-	}
-	const low, high = 18900, 18950
-	// Taken: by this test, or by someone else if it cannot listen there.
-	taken := map[int]bool{}
-	for p := low; p < low+3; p++ {
-		if l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p)); err == nil {
-			defer l.Close()
-		}
-		taken[p] = true
-	}
-	if got, err := planePorts(1, low, low+3); err == nil || !strings.Contains(err.Error(), "between 18900 and 18902") {
-		t.Errorf("planePorts of a taken range = %v, %v; want an error naming the range", got, err)
-	}
-	got, err := planePorts(5, low, high)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[int]bool{}
-	for _, p := range got {
-		if p < low || p >= high || seen[p] || taken[p] {
-			t.Errorf("planePorts(5, %d, %d) = %v: %d is outside, twice or taken", low, high, got, p)
-		}
-		seen[p] = true
-	}
-	if len(got) != 5 {
-		t.Errorf("planePorts(5, ...) gave %d ports", len(got))
-	}
 }

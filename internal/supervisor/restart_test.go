@@ -1,4 +1,4 @@
-package plane
+package supervisor
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func TestSupervisorRestartsKilledProcess(t *testing.T) {
 	}
 	dir := t.TempDir()
 	log := &lines{}
-	s, err := NewSupervisor(filepath.Join(dir, "logs"), nil, nil, WithLogger(log),
+	s, err := New(filepath.Join(dir, "logs"), nil, nil, WithLogger(log),
 		WithRestartPolicy(RestartPolicy{Initial: 50 * time.Millisecond, Max: time.Second, Limit: 3}))
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestSupervisorRestartLimit(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	log := &lines{}
-	s, err := NewSupervisor(t.TempDir(), nil, nil, WithLogger(log),
+	s, err := New(t.TempDir(), nil, nil, WithLogger(log),
 		WithRestartPolicy(RestartPolicy{Initial: 10 * time.Millisecond, Max: time.Second, Limit: 2}))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestSupervisorRestartLimit(t *testing.T) {
 	if len(s.Running()) != 0 {
 		t.Errorf("running after giving up: %v", s.Running())
 	}
-	// Giving up is an event the runbooks using the plane fail on.
+	// Giving up is an event: the runbooks using a k0rdent plane fail on it.
 	select {
 	case <-s.Down():
 	case <-time.After(30 * time.Second):
@@ -180,28 +180,16 @@ func TestSupervisorRestartLimit(t *testing.T) {
 	if want := "crash exited (exit status 3) after 2 restarts in a row and stays down (log " + s.LogPath("crash") + ")"; de.Error() != want {
 		t.Errorf("DownErr() reads %q, want %q", de, want)
 	}
-	down, why := (&Plane{sup: s}).Down()
-	if down != s.Down() {
-		t.Error("Plane.Down is not its supervisor's")
-	}
-	err = why()
-	if !errors.Is(err, de) || !strings.HasPrefix(err.Error(), "the k0rdent controller crash exited (exit status 3) after 2 restarts") || !strings.Contains(err.Error(), "the next run starts a new plane") {
-		t.Errorf("the plane's reason: %v", err)
-	}
 }
 
 // TestSupervisorDownOnlyOnGivingUp: Down stays open while a killed
-// process is restarted and when the supervisor stops it on purpose; a
-// plane without a supervisor (API only) is never down.
+// process is restarted and when the supervisor stops it on purpose.
 func TestSupervisorDownOnlyOnGivingUp(t *testing.T) {
-	if down, why := (&Plane{}).Down(); down != nil || why() != nil {
-		t.Errorf("an API-only plane's Down() = %v, %v", down, why())
-	}
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
 	dir := t.TempDir()
-	s, err := NewSupervisor(filepath.Join(dir, "logs"), nil, nil, WithRestartPolicy(RestartPolicy{Initial: 10 * time.Millisecond, Max: time.Second, Limit: 1}))
+	s, err := New(filepath.Join(dir, "logs"), nil, nil, WithRestartPolicy(RestartPolicy{Initial: 10 * time.Millisecond, Max: time.Second, Limit: 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package plane
+package supervisor
 
 import (
 	"context"
@@ -120,7 +120,7 @@ type RestartPolicy struct {
 	Limit                int
 }
 
-// DefaultRestartPolicy is the plane's: 1s, 2s, 4s, ... up to 30s, five
+// DefaultRestartPolicy is the k0rdent plane's: 1s, 2s, 4s, ... up to 30s, five
 // restarts in a row; ten minutes of running forgives the past, as the
 // kubelet's CrashLoopBackOff does.
 var DefaultRestartPolicy = RestartPolicy{Initial: time.Second, Max: 30 * time.Second, Stable: 10 * time.Minute, Limit: 5}
@@ -167,17 +167,17 @@ func (r Restart) String() string {
 // the restarts (JSON), for kbook cluster status.
 const RestartsFile = "restarts.json"
 
-// SupervisorOption configures NewSupervisor.
-type SupervisorOption func(*Supervisor)
+// Option configures New.
+type Option func(*Supervisor)
 
 // WithRestartPolicy sets how exited processes are restarted (default
 // DefaultRestartPolicy).
-func WithRestartPolicy(rp RestartPolicy) SupervisorOption {
+func WithRestartPolicy(rp RestartPolicy) Option {
 	return func(s *Supervisor) { s.policy = rp }
 }
 
 // WithLogger receives one line per exit and restart, with the log tail.
-func WithLogger(l log.Logger) SupervisorOption {
+func WithLogger(l log.Logger) Option {
 	return func(s *Supervisor) {
 		if l != nil {
 			s.log = l
@@ -193,9 +193,9 @@ func (c Crash) Error() string {
 	return msg
 }
 
-// NewSupervisor writes logs to logDir (created if needed); env is the
+// New writes logs to logDir (created if needed); env is the
 // environment every process starts with; launch nil means Registry(nil).
-func NewSupervisor(logDir string, env []string, launch Launcher, opts ...SupervisorOption) (*Supervisor, error) {
+func New(logDir string, env []string, launch Launcher, opts ...Option) (*Supervisor, error) {
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("supervisor: %w", err)
 	}
@@ -281,6 +281,9 @@ func (s *Supervisor) Restarts() []Restart {
 	defer s.mu.Unlock()
 	return append([]Restart(nil), s.restarts...)
 }
+
+// LogDir holds the processes' logs and the restarts file.
+func (s *Supervisor) LogDir() string { return s.logDir }
 
 // LogPath is where a process's output goes.
 func (s *Supervisor) LogPath(name string) string {
@@ -610,29 +613,3 @@ func dedupEnv(env []string) []string {
 	}
 	return out
 }
-
-// Down is closed when the supervisor gives up restarting one of the
-// plane's controllers (nil in API-only mode); why then says which, with
-// its restarts and log (a *DownError, the last lines of the log in its
-// Tail), as the reason the runbooks using the plane fail. (Here rather
-// than in plane.go: it is the supervisor's side of the plane.)
-func (p *Plane) Down() (down <-chan struct{}, why func() error) {
-	if p.sup == nil {
-		return nil, func() error { return nil }
-	}
-	return p.sup.Down(), func() error {
-		var de *DownError
-		if err := p.sup.DownErr(); !errors.As(err, &de) {
-			return err
-		}
-		return &planeDown{de}
-	}
-}
-
-// planeDown is a DownError told as the plane's.
-type planeDown struct{ *DownError }
-
-func (e *planeDown) Error() string {
-	return "the k0rdent controller " + e.DownError.Error() + ": the k0rdent plane is broken, the runbooks using it fail; the next run starts a new plane"
-}
-func (e *planeDown) Unwrap() error { return e.DownError }
