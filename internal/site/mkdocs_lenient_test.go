@@ -161,6 +161,27 @@ func TestMkDocsLenient(t *testing.T) {
 			notes:    []string{`mkdocs.yml:6: nav: "..." is a pattern of a nav plugin`},
 			unwanted: []string{`href="..."`, `guides/*.md`, `/.../`},
 		},
+		{
+			// mkdocs.yml in a subfolder (hack/docs/, docs_dir: ../../docs),
+			// built as the project does, with mkdocs build -f from the
+			// repository's top: macros' include_dir and the snippets'
+			// base_path, which the plugins read from the folder mkdocs
+			// runs in, are found there.
+			name: "config-in-subfolder", git: true, project: "hack/docs",
+			want: map[string][]string{"index.html": {
+				"kind: IncludedExample", "A part from a snippet of the repository&rsquo;s docs."}},
+			unwanted: []string{"include &#39;example.yaml&#39;", "--8&lt;--"},
+		},
+		{
+			// attr_list on a link by reference ([text][ref]{ .cls },
+			// [text][]{: .cls }), as on an inline link: the classes apply,
+			// no attribute list is left as text.
+			name: "attr-ref-link",
+			want: map[string][]string{"index.html": {
+				`<span class="md-attr md-button md-button--primary"><a href="https://example.com/issues/new" rel="noopener">Report a bug</a></span>`,
+				`<span class="md-attr md-button"><a href="../next/guide/">Guide</a></span>`}},
+			unwanted: []string{"{ .md-button", "{: .md-button"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)

@@ -145,7 +145,7 @@ func (t *translator) within(p string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	for _, root := range []string{t.opts.ProjectDir, t.opts.DocsDir} {
+	for _, root := range []string{t.opts.ProjectDir, t.opts.DocsDir, repoTop(t.opts.ProjectDir)} {
 		if root == "" {
 			continue
 		}
@@ -287,13 +287,50 @@ func (t *translator) snippetBases(cfg map[string]any) []string {
 	if len(bases) == 0 {
 		bases = []string{"."}
 	}
-	root := t.opts.ProjectDir
 	for i, b := range bases {
-		if !filepath.IsAbs(b) && root != "" {
-			bases[i] = filepath.Join(root, b)
-		}
+		bases[i] = t.runPath(b)
 	}
 	return bases
+}
+
+// runPath resolves a folder of a plugin's options that the plugin reads
+// relative to the folder mkdocs runs in (macros' include_dir,
+// pymdownx.snippets' base_path): mkdocs.yml's folder, else, where the
+// folder is not there but is at the repository's top (the folder
+// holding .git), the top, as a project whose mkdocs.yml is in a
+// subfolder runs `mkdocs build -f sub/mkdocs.yml` there. Found in
+// neither, it is mkdocs.yml's folder's, which errors then name.
+func (t *translator) runPath(p string) string {
+	root := t.opts.ProjectDir
+	if filepath.IsAbs(p) || root == "" {
+		return p
+	}
+	first := filepath.Join(root, p)
+	if st, err := os.Stat(first); err == nil && st.IsDir() {
+		return first
+	}
+	if top := repoTop(root); top != "" && top != root {
+		if st, err := os.Stat(filepath.Join(top, p)); err == nil && st.IsDir() {
+			return filepath.Join(top, p)
+		}
+	}
+	return first
+}
+
+// repoTop is the nearest folder at or above dir holding .git (a folder,
+// or a worktree's file), "" when there is none.
+func repoTop(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
 }
 
 // includeMarkdown expands one {% include-markdown "f" ... %} or

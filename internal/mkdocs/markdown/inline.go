@@ -9,8 +9,10 @@ import (
 )
 
 var (
-	abbrRe     = regexp.MustCompile(`^\*\[([^\]]+)\]:\s*(.*)$`)
-	linkAttrRe = regexp.MustCompile(`(!?\[[^\]]*\]\([^)\s]*(?:\s+"[^"]*")?\))\{:?\s*([^{}]*?)\s*\}`)
+	abbrRe = regexp.MustCompile(`^\*\[([^\]]+)\]:\s*(.*)$`)
+	// linkAttrRe is a link or image, inline ([text](url)) or by reference
+	// ([text][ref], [text][]), followed by an attribute list.
+	linkAttrRe = regexp.MustCompile(`(!?\[[^\]]*\](?:\([^)\s]*(?:\s+"[^"]*")?\)|\[[^\]]*\]))\{:?\s*([^{}]*?)\s*\}`)
 	criticRe   = regexp.MustCompile(`\{\+\+(.+?)\+\+\}|\{--(.+?)--\}|\{~~(.+?)~>(.+?)~~\}|\{==(.+?)==\}|\{>>(.+?)<<\}`)
 	keysRe     = regexp.MustCompile(`\+\+((?:[\w-]+|"[^"]*")(?:\+(?:[\w-]+|"[^"]*"))*)\+\+`)
 	insRe      = regexp.MustCompile(`\^\^([^\s^](?:[^^]*?[^\s^])?)\^\^`)
@@ -72,7 +74,7 @@ func (t *translator) inline(s string, src int) string {
 	if !strings.ContainsAny(s, ":^=~+{[") && len(t.abbrs) == 0 {
 		return s
 	}
-	if _, on := t.ext("attr_list"); on && strings.Contains(s, "){") {
+	if _, on := t.ext("attr_list"); on && (strings.Contains(s, "){") || strings.Contains(s, "]{")) {
 		s = outsideCode(s, func(seg string) string {
 			return linkAttrRe.ReplaceAllStringFunc(seg, func(m string) string {
 				sm := linkAttrRe.FindStringSubmatch(m)

@@ -100,10 +100,7 @@ func (t *translator) macros(ls []line) ([]line, error) {
 		}
 	}
 	if d := optString(cfg, "include_dir", ""); d != "" {
-		if !filepath.IsAbs(d) && t.opts.ProjectDir != "" {
-			d = filepath.Join(t.opts.ProjectDir, d)
-		}
-		j.includeDirs = []string{d}
+		j.includeDirs = []string{t.runPath(d)}
 	} else if t.opts.DocsDir != "" {
 		j.includeDirs = []string{t.opts.DocsDir}
 	}
