@@ -3,6 +3,7 @@ package plane
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,10 +12,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -244,4 +250,63 @@ func WireConversion(crds []CRD, webhookPorts map[string]int, caBundle []byte) er
 		}
 	}
 	return nil
+}
+
+// installCRDs creates or updates the CRDs and waits until all are served.
+func installCRDs(ctx context.Context, cfg *rest.Config, crds []CRD) error {
+	cs, err := apiext.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	api := cs.ApiextensionsV1().CustomResourceDefinitions()
+	// A few at a time: each CRD makes the API server build its OpenAPI
+	// and handlers, which dominates.
+	jobs := make([]func() error, len(crds))
+	for i, c := range crds {
+		jobs[i] = func() error {
+			obj := c.Object.DeepCopy()
+			_, err := api.Create(ctx, obj, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				cur, gerr := api.Get(ctx, obj.Name, metav1.GetOptions{})
+				if gerr != nil {
+					return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
+				}
+				obj.ResourceVersion = cur.ResourceVersion
+				_, err = api.Update(ctx, obj, metav1.UpdateOptions{})
+			}
+			if err != nil {
+				return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
+			}
+			return nil
+		}
+	}
+	if err := atOnce(6, jobs); err != nil {
+		return err
+	}
+	for _, c := range crds {
+		for {
+			cur, err := api.Get(ctx, c.Object.Name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("CRD %s: %w", c.Object.Name, err)
+			}
+			if established(cur) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("CRD %s not established: %w", c.Object.Name, ctx.Err())
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func established(c *apiextv1.CustomResourceDefinition) bool {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == apiextv1.Established && cond.Status == apiextv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }

@@ -9,7 +9,7 @@ import (
 // Down is closed when the supervisor gives up restarting one of the
 // plane's controllers (nil in API-only mode); why then says which, with
 // its restarts and log (a *supervisor.DownError, the last lines of the log in its
-// Tail), as the reason the runbooks using the plane fail. 
+// Tail), as the reason the runbooks using the plane fail.
 func (p *Plane) Down() (down <-chan struct{}, why func() error) {
 	if p.sup == nil {
 		return nil, func() error { return nil }

@@ -3,6 +3,7 @@ package plane
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,10 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 )
 
@@ -161,4 +165,52 @@ func local(cc admissionv1.WebhookClientConfig, port int, caBundle []byte) admiss
 	}
 	url := fmt.Sprintf("https://127.0.0.1:%d%s", port, path)
 	return admissionv1.WebhookClientConfig{URL: &url, CABundle: caBundle}
+}
+
+// applyWebhooks creates the webhook configurations of kcm (kcm true) or
+// of every other controller (kcm false).
+func applyWebhooks(ctx context.Context, cs kubernetes.Interface, w *Webhooks, kcmName string, kcm bool) error {
+	mine := func(name string) bool { return strings.HasPrefix(name, "kbook-"+kcmName+"-") == kcm }
+	for _, c := range w.Mutating {
+		if !mine(c.Name) {
+			continue
+		}
+		if err := upsert(ctx, c.Name, func() error {
+			_, err := cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, c, metav1.CreateOptions{})
+			return err
+		}, func() error {
+			return cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, c.Name, metav1.DeleteOptions{})
+		}); err != nil {
+			return err
+		}
+	}
+	for _, c := range w.Validating {
+		if !mine(c.Name) {
+			continue
+		}
+		if err := upsert(ctx, c.Name, func() error {
+			_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, c, metav1.CreateOptions{})
+			return err
+		}, func() error {
+			return cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(ctx, c.Name, metav1.DeleteOptions{})
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upsert creates, or replaces what a previous plane left.
+func upsert(ctx context.Context, name string, create, del func() error) error {
+	err := create()
+	if apierrors.IsAlreadyExists(err) {
+		if err := del(); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("webhook configuration %s: %w", name, err)
+		}
+		err = create()
+	}
+	if err != nil {
+		return fmt.Errorf("webhook configuration %s: %w", name, err)
+	}
+	return nil
 }
