@@ -103,6 +103,13 @@ type Plane struct {
 // Start installs the release's CRDs and, unless APIOnly, starts the
 // controllers, wires their webhooks and bootstraps k0rdent until the
 // Management is ready. On error everything started is stopped.
+//
+// Its phases, in order: lock the machine (one plane with controllers per
+// machine), prepare (binaries, ports, certificates, the engine),
+// install the CRDs, serve the charts (namespace, kubeconfig, Helm
+// repository), rewire a restored plane, start the controllers (Flux and
+// Cluster API, then kcm), bootstrap (Release, ProviderTemplates,
+// Management).
 func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if o.Logger == nil {
 		o.Logger = log.NoopLogger{}
@@ -110,7 +117,9 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 	if o.Timeout == 0 {
 		o.Timeout = 3 * time.Minute
 	}
-	log := o.Logger
+	if o.Restored && o.APIOnly {
+		return nil, errors.New("a restored plane runs its controllers: Restored and APIOnly exclude each other")
+	}
 	p = &Plane{opts: o}
 	defer func() {
 		if err != nil {
@@ -119,58 +128,34 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		}
 	}()
 	if !o.APIOnly {
-		// One plane with controllers per machine (CAPD's fixed port): wait
-		// for the one running, before the start's own time limit begins,
-		// and hold the lock until Stop.
-		if p.unlock, err = LockMachine(ctx, func(msg string) { log.Infof("%s", msg) }); err != nil {
-			return p, fmt.Errorf("waiting for the local k0rdent plane of another kbook: %w", err)
+		// Before the start's own time limit begins: waiting for another
+		// kbook's plane does not count against it.
+		if err := p.lock(ctx); err != nil {
+			return p, err
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	begin := time.Now()
 
-	if o.Restored && o.APIOnly {
-		return p, errors.New("a restored plane runs its controllers: Restored and APIOnly exclude each other")
-	}
 	crds := o.CRDs
 	if crds == nil {
 		if crds, err = LoadCRDs(o.Paths); err != nil {
 			return p, err
 		}
 	}
-	var pt ports
-	var certs *Certs
 	if !o.APIOnly {
-		for _, c := range o.Release.Controllers {
-			if why := checkExe(o.Paths.Binary(c.Name)); why != "" {
-				return p, fmt.Errorf("k0rdent %s: %s %s (kbook cluster assets --k0rdent %s builds it)", o.Release.Version, c.Name, why, o.Release.Version)
-			}
-		}
-		if err := capdPortFree(); err != nil {
-			return p, err
-		}
-		p.engine = startEngine(ctx, log, "the plane", dockerClusters(o.RESTConfig))
-		p.engine.record(o.Procs)
-		if pt, certs, p.rewired, err = wire(o); err != nil {
-			return p, err
-		}
-		p.ports, p.certs = pt, certs
-		p.storageAddr = "127.0.0.1:" + strconv.Itoa(pt.storage)
-		if err := WireConversion(crds, pt.webhook, certs.CA); err != nil {
+		if err := p.prepare(ctx, crds); err != nil {
 			return p, err
 		}
 	}
-	if o.CRDsInstalled && o.APIOnly {
-		p.crds = len(crds)
-		p.Started = time.Since(begin)
-		return p, nil
-	}
-	if !o.Restored {
+	// A restored server serves them already, and so does one an API-only
+	// caller says has them.
+	if !o.Restored && !(o.CRDsInstalled && o.APIOnly) {
 		if err := installCRDs(ctx, o.RESTConfig, crds); err != nil {
 			return p, err
 		}
-		log.Infof("installed %d k0rdent %s CRDs (kcm, Flux, Sveltos, Cluster API) in %s", len(crds), o.Release.Version, time.Since(begin).Round(time.Millisecond))
+		o.Logger.Infof("installed %d k0rdent %s CRDs (kcm, Flux, Sveltos, Cluster API) in %s", len(crds), o.Release.Version, time.Since(begin).Round(time.Millisecond))
 	}
 	p.crds = len(crds)
 	if o.APIOnly {
@@ -178,73 +163,138 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		return p, nil
 	}
 
-	cs, err := kubernetes.NewForConfig(o.RESTConfig)
+	st, err := p.serveCharts(ctx)
 	if err != nil {
 		return p, err
 	}
-	for _, ns := range []string{k0rdent.SystemNamespace} {
-		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			return p, fmt.Errorf("namespace %s: %w", ns, err)
+	if o.Restored {
+		st.token = restoreToken()
+		if err := p.rewire(ctx, crds, st.token); err != nil {
+			return p, err
 		}
+	}
+	if err := p.startControllers(ctx, st); err != nil {
+		return p, err
+	}
+	t0 := time.Now()
+	if err := p.bootstrap(ctx, st.boot); err != nil {
+		return p, err
+	}
+	p.Started = time.Since(begin)
+	o.Logger.Infof("k0rdent %s Management ready in %s (%s since start)", o.Release.Version, time.Since(t0).Round(time.Millisecond), p.Started.Round(time.Millisecond))
+	return p, nil
+}
+
+// lock waits for the plane another kbook runs on this machine, if any,
+// and holds the machine until Stop: one plane with controllers per
+// machine (CAPD's fixed port).
+func (p *Plane) lock(ctx context.Context) (err error) {
+	log := p.opts.Logger
+	if p.unlock, err = LockMachine(ctx, func(msg string) { log.Infof("%s", msg) }); err != nil {
+		return fmt.Errorf("waiting for the local k0rdent plane of another kbook: %w", err)
+	}
+	return nil
+}
+
+// prepare checks the controllers' binaries and CAPD's port, starts
+// following the container engine, picks the controllers' ports and
+// certificates and points the CRDs' conversion webhooks at them.
+func (p *Plane) prepare(ctx context.Context, crds []CRD) (err error) {
+	o := p.opts
+	for _, c := range o.Release.Controllers {
+		if why := checkExe(o.Paths.Binary(c.Name)); why != "" {
+			return fmt.Errorf("k0rdent %s: %s %s (kbook cluster assets --k0rdent %s builds it)", o.Release.Version, c.Name, why, o.Release.Version)
+		}
+	}
+	if err := capdPortFree(); err != nil {
+		return err
+	}
+	p.engine = startEngine(ctx, o.Logger, "the plane", dockerClusters(o.RESTConfig))
+	p.engine.record(o.Procs)
+	if p.ports, p.certs, p.rewired, err = wire(o); err != nil {
+		return err
+	}
+	p.storageAddr = "127.0.0.1:" + strconv.Itoa(p.ports.storage)
+	return WireConversion(crds, p.ports.webhook, p.certs.CA)
+}
+
+// started is what the phases after serveCharts share.
+type started struct {
+	cs     kubernetes.Interface
+	kcPath string
+	boot   *Bootstrap
+	// token marks a restored plane's objects for this run's resync ("":
+	// not restored).
+	token string
+}
+
+// serveCharts makes kcm's namespace and the controllers' kubeconfig, and
+// serves the release's charts from an in-process Helm repository that
+// the API server's locator ConfigMap names.
+func (p *Plane) serveCharts(ctx context.Context) (st started, err error) {
+	o := &p.opts
+	if st.cs, err = kubernetes.NewForConfig(o.RESTConfig); err != nil {
+		return st, err
+	}
+	_, err = st.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: k0rdent.SystemNamespace}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return st, fmt.Errorf("namespace %s: %w", k0rdent.SystemNamespace, err)
 	}
 	if len(o.Kubeconfig) == 0 {
 		if o.Kubeconfig, err = kubeconfigFor(o.RESTConfig); err != nil {
-			return p, err
+			return st, err
 		}
 	}
-	kcPath := filepath.Join(o.StateDir, "kubeconfig")
-	if err := os.WriteFile(kcPath, o.Kubeconfig, 0o600); err != nil {
-		return p, err
+	st.kcPath = filepath.Join(o.StateDir, "kubeconfig")
+	if err := os.WriteFile(st.kcPath, o.Kubeconfig, 0o600); err != nil {
+		return st, err
 	}
-	boot, err := LoadBootstrap(o.Paths, o.Release)
-	if err != nil {
-		return p, err
+	if st.boot, err = LoadBootstrap(o.Paths, o.Release); err != nil {
+		return st, err
 	}
 	if p.repo, err = helmrepo.Start(filepath.Join(o.StateDir, "charts")); err != nil {
-		return p, err
+		return st, err
 	}
-	for _, ch := range boot.Charts {
+	for _, ch := range st.boot.Charts {
 		if _, err := p.repo.AddChart(ch); err != nil {
-			return p, err
+			return st, err
 		}
 	}
 	// A server that ran a plane before (a snapshot, a test's shared
 	// server) names that plane's repository, gone with it: this one's
 	// replaces it.
-	cms := cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace)
+	cms := st.cs.CoreV1().ConfigMaps(helmrepo.LocatorNamespace)
 	_, err = cms.Create(ctx, helmrepo.Locator(p.repo.URL()), metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		_, err = cms.Update(ctx, helmrepo.Locator(p.repo.URL()), metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return p, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
+		return st, fmt.Errorf("ConfigMap %s/%s: %w", helmrepo.LocatorNamespace, helmrepo.LocatorName, err)
 	}
-	var token string
-	if o.Restored {
-		token = restoreToken()
-		if err := p.rewire(ctx, crds, token); err != nil {
-			return p, err
-		}
-	}
+	return st, nil
+}
 
+// startControllers starts Flux and Cluster API first, all at once, then
+// kcm once they serve (it creates Flux objects and reads Cluster API ones
+// at start), its webhooks registered around it: the others' before it
+// starts, its own once it serves.
+func (p *Plane) startControllers(ctx context.Context, st started) (err error) {
+	o := p.opts
+	log := o.Logger
 	policy := o.Restart
 	if policy == (supervisor.RestartPolicy{}) {
 		policy = supervisor.DefaultRestartPolicy
 	}
-	if p.sup, err = supervisor.New(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + kcPath}, o.Launcher, supervisor.WithRestartPolicy(policy), supervisor.WithLogger(log)); err != nil {
-		return p, err
+	if p.sup, err = supervisor.New(filepath.Join(o.StateDir, "logs"), []string{"KUBECONFIG=" + st.kcPath}, o.Launcher, supervisor.WithRestartPolicy(policy), supervisor.WithLogger(log)); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Join(o.StateDir, "flux-storage"), 0o755); err != nil {
-		return p, err
+		return err
 	}
-	specs := controllerSpecs(o, pt, certs, p.repo.URL())
-	// Flux and Cluster API first, all at once; kcm once they serve, since
-	// it creates Flux objects and reads Cluster API ones at start.
 	t0 := time.Now()
 	var first []supervisor.Spec
 	var kcm supervisor.Spec
-	for _, sp := range specs {
+	for _, sp := range controllerSpecs(o, p.ports, p.certs, p.repo.URL()) {
 		if sp.Name == controllers.KCM {
 			kcm = sp
 			continue
@@ -262,45 +312,38 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 		}
 	}
 	if err := errors.Join(startErrs...); err != nil {
-		return p, err
+		return err
 	}
 	log.Infof("Flux and Cluster API controllers ready in %s", time.Since(t0).Round(time.Millisecond))
-	if o.Restored {
+	if st.token != "" {
 		// kcm reads the Flux objects' status: it starts once Flux has
 		// reconciled them all again in this run.
 		t0 = time.Now()
-		if err := p.resynced(ctx, token); err != nil {
-			return p, fmt.Errorf("the restored plane's Flux objects: %w", err)
+		if err := p.resynced(ctx, st.token); err != nil {
+			return fmt.Errorf("the restored plane's Flux objects: %w", err)
 		}
 		log.Infof("Flux reconciled the restored HelmRepository, HelmCharts and HelmReleases in %s", time.Since(t0).Round(time.Millisecond))
-	} else if err := p.prefetch(ctx, boot); err != nil {
+	} else if err := p.prefetch(ctx, st.boot); err != nil {
 		// (Otherwise source-controller fetches the templates' charts
 		// while kcm starts.)
-		return p, err
+		return err
 	}
-	hooks, err := LoadWebhooks(o.Paths, pt.webhook, certs.CA)
+	hooks, err := LoadWebhooks(o.Paths, p.ports.webhook, p.certs.CA)
 	if err != nil {
-		return p, err
+		return err
 	}
-	if err := applyWebhooks(ctx, cs, hooks, controllers.KCM, false); err != nil {
-		return p, err
+	if err := applyWebhooks(ctx, st.cs, hooks, controllers.KCM, false); err != nil {
+		return err
 	}
 	t0 = time.Now()
 	if err := p.sup.Start(ctx, kcm, time.Minute); err != nil {
-		return p, err
+		return err
 	}
-	if err := applyWebhooks(ctx, cs, hooks, controllers.KCM, true); err != nil {
-		return p, err
+	if err := applyWebhooks(ctx, st.cs, hooks, controllers.KCM, true); err != nil {
+		return err
 	}
 	log.Infof("kcm ready in %s", time.Since(t0).Round(time.Millisecond))
-
-	t0 = time.Now()
-	if err := p.bootstrap(ctx, boot); err != nil {
-		return p, err
-	}
-	p.Started = time.Since(begin)
-	log.Infof("k0rdent %s Management ready in %s (%s since start)", o.Release.Version, time.Since(t0).Round(time.Millisecond), p.Started.Round(time.Millisecond))
-	return p, nil
+	return nil
 }
 
 // Stop stops the controllers (the last started first) and the Helm
