@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane"
-	"github.com/k0rdent/kbook/internal/supervisor"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/supervisor"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -11,13 +11,13 @@ import (
 
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/supervisor"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
+	"github.com/k0rdent/kbook/internal/supervisor"
 )
 
 // TestControllerKilledMidRunbook starts the real local k0rdent plane,
