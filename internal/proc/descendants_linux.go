@@ -22,6 +22,19 @@ func SignalDescendants(sig syscall.Signal) {
 	}
 }
 
+// Descendants maps each process below pid (its children, theirs, and so
+// on) to its parent, as /proc shows them now.
+func Descendants(pid int) map[int]int {
+	parent, _ := processTree()
+	below := map[int]int{}
+	for p, pp := range parent {
+		if descends(parent, p, pid) {
+			below[p] = pp
+		}
+	}
+	return below
+}
+
 // KillDescendantsIn kills (SIGKILL) the descendants of this process whose
 // environment holds dir or a path below it, or whose working directory is
 // there: the programs one runbook runs (testscript gives them WORK=<its

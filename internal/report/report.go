@@ -230,6 +230,10 @@ type ShellBlock struct {
 	// skipped block depends on (it uses what that block would have
 	// set, written or defined); the step's reason says what.
 	After int `json:"after,omitempty"`
+	// Interrupted names the command that runs until it is interrupted
+	// (kubectl get -w) and that kbook interrupted once the expected
+	// output's last line had appeared: "kubectl get pods -w (line 12)".
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // The results of a shell block.
@@ -268,8 +272,14 @@ func (st *Step) ShellResult() string {
 		if sh.Mode == "" {
 			return "passed (exit 0; the page shows no output for it)"
 		}
+		if sh.Interrupted != "" {
+			return fmt.Sprintf("passed (output matched: %s; then kbook interrupted %s)", sh.Mode, sh.Interrupted)
+		}
 		return fmt.Sprintf("passed (exit 0, output matched: %s)", sh.Mode)
 	case BlockRan:
+		if sh.Interrupted != "" {
+			return "ran (its output is illustrative, not compared; kbook interrupted " + sh.Interrupted + " once it had printed as many lines)"
+		}
 		return "ran (exit 0; its output is illustrative, not compared)"
 	case BlockProvided:
 		s := "provided by kbook: " + sh.Note

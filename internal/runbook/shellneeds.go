@@ -38,6 +38,24 @@ type Needs struct {
 	// Words are its literal arguments that may name files (for the
 	// files a skipped block would have written).
 	Words []string
+	// Watch is the first command it runs in the foreground that goes on
+	// until it is interrupted (kubectl get -w, kubectl logs -f, tail -f,
+	// kubectl port-forward, watch) or waits with no bound of its own
+	// (kubectl wait without --timeout); nil when it runs none. The
+	// runner stops it once the expected output's last line appears.
+	Watch *Watch
+}
+
+// Watch is a command that runs until it is interrupted.
+type Watch struct {
+	// Command is its name and literal arguments ("kubectl get pods -w"),
+	// Line its source line.
+	Command string
+	Line    int
+	// Ends is true when it ends by itself in the end (kubectl wait gives
+	// up after 30 s without --timeout): it may run with no output to
+	// wait for.
+	Ends bool
 }
 
 // Fetch is one download a block makes.
@@ -101,6 +119,8 @@ type analysis struct {
 	pathChanged bool
 	set         map[string]bool
 	defined     map[string]bool // functions and aliases of this block
+	// bg: the statement being read runs in the background.
+	bg bool
 }
 
 func (a *analysis) line(p syntax.Pos) int { return sourceLine(a.script, int(p.Line())) }
@@ -112,8 +132,18 @@ func add(list *[]string, s string) {
 }
 
 func (a *analysis) stmt(st *syntax.Stmt) {
+	if st.Background || st.Coprocess {
+		// Sent to the background: it runs on beside the blocks.
+		defer func(bg bool) { a.bg = bg }(a.bg)
+		a.bg = true
+	}
 	syntax.Walk(st, func(node syntax.Node) bool {
 		switch x := node.(type) {
+		case *syntax.Stmt:
+			if x != st && (x.Background || x.Coprocess) {
+				a.stmt(x)
+				return false
+			}
 		case *syntax.FuncDecl:
 			name := x.Name.Value
 			add(&a.n.Funcs, name)
@@ -216,7 +246,7 @@ func (a *analysis) call(c *syntax.CallExpr) {
 	for i, w := range c.Args {
 		args[i] = litWord(w)
 	}
-	i := 0
+	i, bounded := 0, false
 	for i < len(args) {
 		name := args[i]
 		if name == "" || strings.Contains(name, "/") {
@@ -228,6 +258,15 @@ func (a *analysis) call(c *syntax.CallExpr) {
 		}
 		rest := args[i+1:]
 		a.effects(name, rest, c.Args[i+1:])
+		if name == "timeout" {
+			bounded = true
+		}
+		if !bounded && !a.bg && a.inFunc == "" && a.n.Watch == nil {
+			if w := watches(name, rest); w != nil {
+				w.Line = a.line(c.Args[i].Pos())
+				a.n.Watch = w
+			}
+		}
 		if !wrappers[name] || (name == "command" && len(rest) > 0 && strings.HasPrefix(rest[0], "-")) {
 			break
 		}
@@ -416,4 +455,68 @@ func (n *Needs) UsesFile(written []string) (word, file string) {
 		}
 	}
 	return "", ""
+}
+
+// valueFlags are the global flags before a kubectl-like command's verb
+// that take the next word as their value.
+var valueFlags = []string{"-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server"}
+
+// watches returns the Watch a command is when it runs until interrupted
+// (or waits with no bound of its own), else nil.
+func watches(name string, args []string) *Watch {
+	has := func(flags ...string) bool {
+		for _, a := range args {
+			for _, f := range flags {
+				if a == f || strings.HasPrefix(f, "--") && strings.HasPrefix(a, f+"=") && !strings.HasSuffix(a, "=false") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var sub string // the first word that is neither a flag nor its value
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case slices.Contains(valueFlags, a):
+			i++
+		case a != "" && !strings.HasPrefix(a, "-"):
+			sub = a
+		}
+		if sub != "" {
+			break
+		}
+	}
+	w := &Watch{Command: strings.TrimSpace(name + " " + strings.Join(args, " "))}
+	if len(w.Command) > 80 {
+		w.Command = w.Command[:77] + "..."
+	}
+	switch name {
+	case "kubectl", "oc":
+		switch {
+		case (sub == "get" || sub == "events") && has("-w", "--watch", "--watch-only"):
+		case (sub == "logs" || sub == "attach") && has("-f", "--follow"):
+		case sub == "port-forward" || sub == "proxy":
+		case sub == "wait" && !has("--timeout"):
+			w.Ends = true
+		case sub == "wait" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--timeout=-") }):
+		default:
+			return nil
+		}
+	case "flux":
+		if !has("-w", "--watch", "-f", "--follow") {
+			return nil
+		}
+	case "tail", "journalctl":
+		if !has("-f", "-F", "--follow") {
+			return nil
+		}
+	case "docker", "podman", "nerdctl":
+		if !(sub == "events" || sub == "logs" && has("-f", "--follow")) {
+			return nil
+		}
+	case "watch", "stern":
+	default:
+		return nil
+	}
+	return w
 }

@@ -167,7 +167,7 @@ func (x *execution) shellBlock(st *runbook.Step, sr *report.Step) *report.ShellB
 		b.Mode, b.ExpectedLine = string(st.Shell.Mode), e.Line
 	}
 	if o, ok := x.shellRes[st]; ok {
-		b.Result, b.ExitCode, b.Note, b.By, b.After = o.result, o.exit, o.note, o.by, o.after
+		b.Result, b.ExitCode, b.Note, b.By, b.After, b.Interrupted = o.result, o.exit, o.note, o.by, o.after, o.interrupted
 	} else if sr.Status == report.Failed {
 		b.Result = report.BlockFailed
 	}

@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/outmatch"
+	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -147,14 +149,25 @@ type blockResult struct {
 	// missing is what the probe found missing (c:NAME, v:NAME,
 	// f:PATH): the block did not run.
 	missing []string
+	// interrupted is set when the block's commands were interrupted
+	// because until held: the output it held for then.
+	interrupted *string
 }
+
+// interruptGrace is how long the commands of a block interrupted with
+// SIGINT (as a reader's Ctrl-C) get to end before they are killed.
+const interruptGrace = 5 * time.Second
 
 // run runs one block's text (its first line on the page's line first) in
 // dir, and returns its output, exit status and working directory after it.
 // pre runs first, on the file's first line (a blank line's place): the
 // block's variables; then, when probe holds words, the block runs only
-// if __kbook_probe finds nothing of them missing.
-func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir string) (blockResult, error) {
+// if __kbook_probe finds nothing of them missing. When until is not nil,
+// it is asked about the block's output so far (its complete lines) as it
+// comes: once it holds, the processes the block started are interrupted
+// (SIGINT, then SIGKILL after interruptGrace), not what earlier blocks
+// left running, nor the session.
+func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir string, until func(string) bool) (blockResult, error) {
 	s.seq++
 	file := filepath.Join(s.dir, fmt.Sprintf("block-%d.sh", s.seq))
 	probeFile := filepath.Join(s.dir, fmt.Sprintf("probe-%d", s.seq))
@@ -175,6 +188,11 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 	s.mu.Lock()
 	s.out.Reset()
 	s.mu.Unlock()
+	var before map[int]int // what runs in the session before the block
+	var got chan struct{}  // nil unless until watches the output
+	if until != nil {
+		before, got = proc.Descendants(s.cmd.Process.Pid), s.got
+	}
 	line := fmt.Sprintf("__kbook_step %s %s </dev/null 3>&- 4>&-; printf '%%s %%s\\n' \"$?\" \"$PWD\" >&3; printf '%%s' %s >&4\n",
 		shellQuote(file), shellQuote(dir), shellQuote(s.mark))
 	if _, err := s.stdin.WriteString(line); err != nil {
@@ -190,11 +208,27 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 		stc <- status{l, err}
 	}()
 	var st status
-	select {
-	case st = <-stc:
-	case <-ctx.Done():
-		s.close()
-		return blockResult{output: s.output()}, context.Cause(ctx)
+	var interrupted *string
+	var kill <-chan time.Time
+wait:
+	for {
+		select {
+		case st = <-stc:
+			break wait
+		case <-got:
+			out := s.output()
+			if i := strings.LastIndexByte(out, '\n'); i >= 0 && until(out[:i+1]) {
+				matched := out[:i+1]
+				interrupted, got = &matched, nil
+				s.interrupt(before, syscall.SIGINT)
+				kill = time.After(interruptGrace)
+			}
+		case <-kill:
+			s.interrupt(before, syscall.SIGKILL)
+		case <-ctx.Done():
+			s.close()
+			return blockResult{output: s.output()}, context.Cause(ctx)
+		}
 	}
 	if st.err != nil {
 		<-s.exited
@@ -218,7 +252,7 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 		return blockResult{}, fmt.Errorf("bash session: bad status line %q", st.line)
 	}
 	out, _, _ := strings.Cut(s.output(), s.mark)
-	res := blockResult{output: out, exit: exit, pwd: pwd}
+	res := blockResult{output: out, exit: exit, pwd: pwd, interrupted: interrupted}
 	if data, err := os.ReadFile(probeFile); err == nil {
 		res.missing = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	}
@@ -229,6 +263,23 @@ func (s *shellSession) output() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.out.String()
+}
+
+// interrupt sends sig to the processes below the session that were not
+// there before the block (nor started by those that were): what the
+// block runs in the foreground, and what it sent to the background.
+func (s *shellSession) interrupt(before map[int]int, sig syscall.Signal) {
+	bash := s.cmd.Process.Pid
+	now := proc.Descendants(bash)
+	for pid := range now {
+		old := false
+		for p := pid; p != bash && p > 1 && !old; p = now[p] {
+			_, old = before[p]
+		}
+		if !old {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
 }
 
 // gone says how the session ended under a block.
@@ -275,16 +326,36 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		x.didNotRun(st, o)
 		return
 	}
+	w := sh.Needs.Watch
+	if w != nil && sh.Expected == nil && !w.Ends {
+		x.shellOutcome(st, shellRes{result: report.BlockFailed})
+		ts.Fatalf("%s (line %d) runs until it is interrupted, and the page shows no output for the block: kbook interrupts such a command once the expected output's last line appears; give the block the output a reader sees, or an overlay rule (run: a command that ends, or skip: the reason)", w.Command, w.Line)
+	}
 	s, err := x.shell(ts)
 	if err != nil {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed})
 		ts.Fatalf("%v", err)
 	}
-	res, err := s.run(x.cmdCtx, exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."))
+	var until func(string) bool
+	if w != nil {
+		until = x.until(sh)
+	}
+	res, err := s.run(x.cmdCtx, exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), until)
 	fmt.Fprint(ts.Stdout(), res.output)
 	if err != nil {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
+		if w != nil && x.cmdCtx.Err() != nil && x.ctx.Err() == nil && sh.Expected != nil {
+			ts.Fatalf("%s (line %d) still ran at the runbook's time limit, and the expected output's last line (%s:%d) had not appeared: %v", w.Command, w.Line, x.rb.Path, sh.Expected.Line+strings.Count(strings.TrimRight(sh.Expected.Text, "\n"), "\n"), err)
+		}
 		ts.Fatalf("%v", err)
+	}
+	var stopped string
+	if res.interrupted != nil && res.exit != 0 {
+		// kbook interrupted it, as a reader's Ctrl-C would: what it
+		// printed until then is its output, and its status is not
+		// the block's failure.
+		stopped = fmt.Sprintf("%s (line %d)", w.Command, w.Line)
+		res.output, res.exit = *res.interrupted, 0
 	}
 	if len(res.missing) > 0 {
 		o := x.missing(st, res.missing)
@@ -305,11 +376,11 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
 		ts.Fatalf("%s block exited with status %d", sh.Lang, res.exit)
 	}
-	pass := shellRes{result: report.BlockPassed, by: sh.By}
+	pass := shellRes{result: report.BlockPassed, by: sh.By, interrupted: stopped}
 	if sh.Provided != "" {
 		// A stand-in passed: what the page's block does, kbook
 		// provides; it is not the page's block that ran.
-		pass = shellRes{result: report.BlockProvided, note: sh.Provided, by: sh.By}
+		pass = shellRes{result: report.BlockProvided, note: sh.Provided, by: sh.By, interrupted: stopped}
 	}
 	if sh.Expected == nil || sh.Mode == outmatch.Illustrative {
 		if sh.Expected != nil && pass.result == report.BlockPassed {
@@ -337,6 +408,34 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("output differs from the expected output (%s) at %s:%d: %s", sh.Mode, x.rb.Path, at, m.Why)
 	}
 	x.shellOutcome(st, pass)
+}
+
+// until is when a block that runs a command until it is interrupted has
+// printed enough: its output matches the expected output (its last line
+// has appeared), or, illustrative, has as many lines. nil when the page
+// shows no output for it (kubectl wait without --timeout ends by itself).
+func (x *execution) until(sh *runbook.Shell) func(string) bool {
+	if sh.Expected == nil {
+		return nil
+	}
+	if sh.Mode == outmatch.Illustrative {
+		want := textLines(sh.Expected.Text)
+		return func(out string) bool { return textLines(out) >= want }
+	}
+	return func(out string) bool {
+		return outmatch.Compare(sh.Mode, sh.Expected.Text, x.masker.Mask(out)) == nil
+	}
+}
+
+// textLines counts the lines of s that are not blank.
+func textLines(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // shell returns the page's bash session, started on its first block.
@@ -391,4 +490,7 @@ type shellRes struct {
 	// block depends on.
 	reason, note, by string
 	after            int
+	// interrupted names the command kbook interrupted once the
+	// expected output had appeared ("kubectl get pods -w (line 12)").
+	interrupted string
 }
