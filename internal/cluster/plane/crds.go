@@ -15,10 +15,9 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/crdapply"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -264,18 +263,8 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []CRD) error {
 	jobs := make([]func() error, len(crds))
 	for i, c := range crds {
 		jobs[i] = func() error {
-			obj := c.Object.DeepCopy()
-			_, err := api.Create(ctx, obj, metav1.CreateOptions{})
-			if apierrors.IsAlreadyExists(err) {
-				cur, gerr := api.Get(ctx, obj.Name, metav1.GetOptions{})
-				if gerr != nil {
-					return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, gerr)
-				}
-				obj.ResourceVersion = cur.ResourceVersion
-				_, err = api.Update(ctx, obj, metav1.UpdateOptions{})
-			}
-			if err != nil {
-				return fmt.Errorf("CRD %s (%s): %w", obj.Name, c.Source, err)
+			if _, err := crdapply.Apply(ctx, api, c.Object); err != nil {
+				return fmt.Errorf("CRD %s (%s): %w", c.Object.Name, c.Source, err)
 			}
 			return nil
 		}
@@ -284,29 +273,9 @@ func installCRDs(ctx context.Context, cfg *rest.Config, crds []CRD) error {
 		return err
 	}
 	for _, c := range crds {
-		for {
-			cur, err := api.Get(ctx, c.Object.Name, metav1.GetOptions{})
-			if err != nil {
-				return fmt.Errorf("CRD %s: %w", c.Object.Name, err)
-			}
-			if established(cur) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("CRD %s not established: %w", c.Object.Name, ctx.Err())
-			case <-time.After(50 * time.Millisecond):
-			}
+		if err := crdapply.AwaitEstablished(ctx, api, c.Object.Name, 50*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-func established(c *apiextv1.CustomResourceDefinition) bool {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == apiextv1.Established && cond.Status == apiextv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }

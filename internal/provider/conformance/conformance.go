@@ -7,13 +7,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/log"
-	"github.com/k0rdent/kbook/internal/plural"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/crdapply"
+	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/plural"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -184,46 +186,25 @@ func (r *runner) cleanup() {
 // they are established.
 func (r *runner) installCRDs(ctx context.Context) error {
 	r.created = map[string]bool{}
+	cli := r.ext.ApiextensionsV1().CustomResourceDefinitions()
 	for _, o := range r.set.CRDs() {
 		crd, err := o.CRD()
 		if err != nil {
 			return err
 		}
-		crd.ResourceVersion = ""
-		cli := r.ext.ApiextensionsV1().CustomResourceDefinitions()
-		_, err = cli.Create(ctx, crd, metav1.CreateOptions{})
-		switch {
-		case apierrors.IsAlreadyExists(err):
-			cur, gerr := cli.Get(ctx, crd.Name, metav1.GetOptions{})
-			if gerr != nil {
-				return gerr
-			}
-			crd.ResourceVersion = cur.ResourceVersion
-			if _, err = cli.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
-				return fmt.Errorf("%s:%d: update CRD %s: %w", o.File, o.Root.Line, crd.Name, err)
-			}
-		case err != nil:
+		created, err := crdapply.Apply(ctx, cli, crd)
+		if err != nil {
 			return fmt.Errorf("%s:%d: the API server rejects CRD %s: %w", o.File, o.Root.Line, crd.Name, err)
-		default:
+		}
+		if created {
 			r.created[crd.Name] = true
 		}
 	}
+	wait, cancel := context.WithTimeoutCause(ctx, time.Minute, errors.New("a minute passed"))
+	defer cancel()
 	for _, o := range r.set.CRDs() {
-		name := o.Name
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			crd, err := r.ext.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-			if err != nil {
-				return false, nil
-			}
-			for _, c := range crd.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("CRD %s is not established after a minute: %w", name, err)
+		if err := crdapply.AwaitEstablished(wait, cli, o.Name, 100*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	r.o.Logger.Infof("installed %s (%d new; CRDs stay installed)", plural.Count(len(r.set.CRDs()), "CRD"), len(r.created))
