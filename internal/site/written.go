@@ -16,9 +16,10 @@ import (
 	sitelinks "github.com/k0rdent/kbook/internal/site/links"
 )
 
-// urlAttr is an href or src attribute of an element that loads or links
-// something. Code blocks never match: their < and " are escaped.
-var urlAttr = regexp.MustCompile(`(?i)(<(?:a|img|source|link|script|iframe|video|audio|track|embed)\b[^>]*?\s(?:href|src))="([^"]*)"`)
+// linkingTags are the elements whose href or src loads or links
+// something (nextURLAttr finds their attribute).
+var linkingTags = map[string]bool{"a": true, "img": true, "source": true, "link": true, "script": true,
+	"iframe": true, "video": true, "audio": true, "track": true, "embed": true}
 
 var idOf = regexp.MustCompile(`\sid="([^"]+)"`)
 
@@ -37,7 +38,13 @@ type writtenSite struct {
 	pages map[string]*Page
 	files map[string]*Page
 	ids   map[string]map[string]bool
+	// stats caches what exists found below dir: every page links every
+	// other (the sidebar), so one stat per path, not per link.
+	stats map[string]statResult
 }
+
+// statResult is what stat said of a path below the publish folder.
+type statResult struct{ exists, dir, index bool }
 
 // fixWritten makes every relative href and src of the written pages of v
 // resolve where the page is written: a link that does not resolve as the
@@ -49,7 +56,7 @@ type writtenSite struct {
 // at the page's source file and the line the link is on.
 func fixWritten(publish string, v *Version, others []string, policy LinkPolicy) ([]findings.Finding, error) {
 	w := &writtenSite{dir: publish, version: v.Name, names: map[string]bool{v.Name: true}, others: map[string]bool{},
-		pages: map[string]*Page{}, files: map[string]*Page{}, ids: map[string]map[string]bool{}}
+		pages: map[string]*Page{}, files: map[string]*Page{}, ids: map[string]map[string]bool{}, stats: map[string]statResult{}}
 	for _, a := range v.Aliases {
 		w.names[a] = true
 	}
@@ -107,26 +114,82 @@ func (w *writtenSite) fixPage(file, rel string) ([]findings.Finding, error) {
 	if changed {
 		data = bytes.ReplaceAll(data, shortcodeBreak, nil)
 	}
-	fixed := urlAttr.ReplaceAllFunc(data, func(m []byte) []byte {
-		sm := urlAttr.FindSubmatch(m)
-		dest := string(sm[2])
+	var fixed []byte // nil until a link is rewritten
+	last := 0
+	for i := 0; ; {
+		vs, ve, ok := nextURLAttr(data, i)
+		if !ok {
+			break
+		}
+		i = ve + 1
+		dest := string(data[vs:ve])
 		href, why := w.resolve(pageURL, src, htmlUnescape(dest))
 		if why != "" {
 			out = append(out, w.finding(rel, src, dest, why))
-			return m
+			continue
 		}
 		if href == "" || href == dest {
-			return m
+			continue
 		}
+		fixed = append(append(fixed, data[last:vs]...), href...)
+		last = ve
+	}
+	if fixed != nil {
+		fixed = append(fixed, data[last:]...)
 		changed = true
-		return append(append(append([]byte{}, sm[1]...), `="`...), append([]byte(href), '"')...)
-	})
+	} else {
+		fixed = data
+	}
 	if changed {
 		if err := os.WriteFile(file, fixed, 0o644); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// nextURLAttr finds, from i on, the next href or src attribute (its
+// name in any case, its value in double quotes) of an element that loads
+// or links something (linkingTags), as the regular expression
+// (?i)<(a|img|...)\b[^>]*?\s(href|src)="([^"]*)" would, without its cost
+// on every byte of every page: it returns the value's [vs, ve). Code
+// blocks never match: their < and " are escaped.
+func nextURLAttr(data []byte, i int) (vs, ve int, ok bool) {
+	for i < len(data) {
+		k := bytes.IndexByte(data[i:], '<')
+		if k < 0 {
+			return 0, 0, false
+		}
+		i += k + 1
+		j := i
+		for j < len(data) && (data[j]|0x20 >= 'a' && data[j]|0x20 <= 'z') {
+			j++
+		}
+		if j == i || j-i > 6 || !linkingTags[strings.ToLower(string(data[i:j]))] {
+			continue
+		}
+		if j < len(data) && (data[j] == '_' || data[j] >= '0' && data[j] <= '9') {
+			continue // not a word boundary: another element
+		}
+		for p := j; p < len(data) && data[p] != '>'; p++ {
+			switch data[p] {
+			case ' ', '\t', '\n', '\r', '\f':
+			default:
+				continue
+			}
+			for _, attr := range []string{`href="`, `src="`} {
+				rest := data[p+1:]
+				if len(rest) < len(attr) || !bytes.EqualFold(rest[:len(attr)], []byte(attr)) {
+					continue
+				}
+				start := p + 1 + len(attr)
+				if end := bytes.IndexByte(data[start:], '"'); end >= 0 {
+					return start, start + end, true
+				}
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // resolve returns the href dest should be written as ("" to keep it) or
@@ -229,7 +292,7 @@ func (w *writtenSite) check(inner, frag, dest string) string {
 		return ""
 	}
 	html := filepath.Join(w.dir, rel)
-	if fi, err := os.Stat(html); err == nil && fi.IsDir() {
+	if w.stat(rel).dir {
 		html = filepath.Join(html, "index.html")
 	}
 	if !strings.HasSuffix(html, ".html") {
@@ -253,15 +316,26 @@ func (w *writtenSite) check(inner, frag, dest string) string {
 // exists reports whether rel (below the publish folder) is a written file,
 // or a folder with an index.html.
 func (w *writtenSite) exists(rel string, folderIndex bool) bool {
-	fi, err := os.Stat(filepath.Join(w.dir, rel))
-	if err != nil {
-		return false
+	st := w.stat(rel)
+	return st.exists && (!st.dir || st.index || !folderIndex)
+}
+
+// stat says whether rel (below the publish folder) exists, is a folder,
+// and, a folder, holds an index.html; once per path.
+func (w *writtenSite) stat(rel string) statResult {
+	if st, ok := w.stats[rel]; ok {
+		return st
 	}
-	if !fi.IsDir() {
-		return true
+	var st statResult
+	if fi, err := os.Stat(filepath.Join(w.dir, rel)); err == nil {
+		st.exists, st.dir = true, fi.IsDir()
+		if st.dir {
+			_, err := os.Stat(filepath.Join(w.dir, rel, "index.html"))
+			st.index = err == nil
+		}
 	}
-	_, err = os.Stat(filepath.Join(w.dir, rel, "index.html"))
-	return err == nil || !folderIndex
+	w.stats[rel] = st
+	return st
 }
 
 // finding places a link of a written page at its source line: the first
@@ -283,8 +357,13 @@ func (w *writtenSite) finding(rel string, src *Page, dest, why string) findings.
 	return f
 }
 
+var htmlEntities = strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'")
+
 func htmlUnescape(s string) string {
-	return strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'").Replace(s)
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	return htmlEntities.Replace(s)
 }
 
 // applyPolicy sets each link finding's severity from the policy (dropping

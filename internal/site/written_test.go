@@ -183,3 +183,35 @@ func (l *recordLog) Warn(m string) { l.warn = append(l.warn, m) }
 func (l *recordLog) Infof(format string, args ...any) {
 	l.info = append(l.info, fmt.Sprintf(format, args...))
 }
+
+// TestNextURLAttr: the scanner finds the values the regular expression
+// it replaced finds, on the HTML that tells them apart (case, word
+// boundaries, attributes of other elements, a value holding >, an
+// unclosed quote).
+func TestNextURLAttr(t *testing.T) {
+	re := regexp.MustCompile(`(?i)<(?:a|img|source|link|script|iframe|video|audio|track|embed)\b[^>]*?\s(?:href|src)="([^"]*)"`)
+	for _, in := range []string{
+		`<p><a href="x/">x</a> <IMG class=i SRC="i.png"> <abbr title="t" href="no"> <a1 href="no"></p>`,
+		`<link rel=stylesheet href="a.css"><script src="s.js"></script><div href="no"><span src="no">`,
+		"<a\tclass=\"c\"\nhref=\"multi\nline\">x</a><a data-href=\"no\" href=\"yes\">",
+		`<a title="a > b" href="after-gt">`, `<a href="unclosed>`, `<a href=unquoted>`,
+		`<video><source src="v.mp4"><track src="t.vtt"></video><iframe src="f.html"></iframe><embed src="e.svg"><audio src="a.ogg">`,
+		`&lt;a href="code"&gt;`, `<a_b href="no">`, `<` , `<a`, `<a href="`, `<img src="one" src="two">`,
+	} {
+		var want, got []string
+		for _, m := range re.FindAllStringSubmatch(in, -1) {
+			want = append(want, m[1])
+		}
+		for i := 0; ; {
+			vs, ve, ok := nextURLAttr([]byte(in), i)
+			if !ok {
+				break
+			}
+			got = append(got, in[vs:ve])
+			i = ve + 1
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: found %q, the regular expression %q", in, got, want)
+		}
+	}
+}
