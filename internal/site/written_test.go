@@ -196,7 +196,7 @@ func TestNextURLAttr(t *testing.T) {
 		"<a\tclass=\"c\"\nhref=\"multi\nline\">x</a><a data-href=\"no\" href=\"yes\">",
 		`<a title="a > b" href="after-gt">`, `<a href="unclosed>`, `<a href=unquoted>`,
 		`<video><source src="v.mp4"><track src="t.vtt"></video><iframe src="f.html"></iframe><embed src="e.svg"><audio src="a.ogg">`,
-		`&lt;a href="code"&gt;`, `<a_b href="no">`, `<` , `<a`, `<a href="`, `<img src="one" src="two">`,
+		`&lt;a href="code"&gt;`, `<a_b href="no">`, `<`, `<a`, `<a href="`, `<img src="one" src="two">`,
 	} {
 		var want, got []string
 		for _, m := range re.FindAllStringSubmatch(in, -1) {
