@@ -62,11 +62,20 @@ func TestShellBlockMarks(t *testing.T) {
 		`<span class="kb-ps" aria-hidden="true">$ </span>NAME=world</span>`,
 		`<details class="kb-step-why"><summary>Passed</summary>`)
 	mustContain(t, "all: passed, output compared", block(all, 2),
-		`data-result="passed"`, `exit 0, output matched the page&#39;s (shape)`,
-		`<span class="kb-out">hello world</span>`)
+		`data-result="passed"`, `exit 0, output matched the page&#39;s (shape)`)
 	mustContain(t, "all: ran", block(all, 3),
-		`data-result="ran"`, `kb-mark-ran`, `>Ran</span>`, `exit 0; its output is illustrative, not compared`,
-		`<span class="kb-out">example</span>`)
+		`data-result="ran"`, `kb-mark-ran`, `>Ran</span>`, `exit 0; its output is illustrative, not compared`)
+	// The page shows their output in the block after them: the run's is
+	// not shown a second time.
+	for _, n := range []int{2, 3} {
+		if b := block(all, n); strings.Contains(b, `kb-out`) {
+			t.Errorf("block %d shows the run's output above the page's own: %s", n, b)
+		}
+	}
+	mustContain(t, "all: the page's own output", all, `<span class="go">hello world`)
+	if strings.Contains(all, `<span class="kb-out">hello world`) {
+		t.Error("the page shows hello world twice: the run's output above its own console block")
+	}
 	mustContain(t, "all: provided", block(all, 4),
 		`data-result="provided"`, `kb-mark-provided`, `>Provided by kbook</span>`,
 		`<details class="kb-step-why" open><summary>Provided by kbook</summary><p>the run&#39;s cluster (its provided= attribute)</p></details>`,

@@ -279,7 +279,9 @@ func buildSteps(rb *runbook.Runbook, res *report.Runbook, dir string) []Step {
 // it, a heredoc's body, without one), what the run captured after the
 // last, and its mark. A block that did not run (skipped, or provided
 // with or without a stand-in) shows no output: what a stand-in printed
-// is not the page's block's.
+// is not the page's block's; nor does one that passed or ran and whose
+// output the page shows in the block after it (the reader would see it
+// twice).
 func shellStep(s Step, sh *runbook.Shell, rs *report.Step, dir string) Step {
 	var copyLines []string
 	starts := commandStarts(sh.Script)
@@ -327,7 +329,11 @@ func shellStep(s Step, sh *runbook.Shell, rs *report.Step, dir string) Step {
 			last = i
 		}
 	}
-	if last >= 0 && outcome != OutcomeNotRun && len(rs.Commands) > 0 {
+	// The page shows the output in a block of its own after this one:
+	// unless it failed (what differs is then worth seeing), the run's
+	// output is not shown a second time above it.
+	ownOutput := sh.Expected != nil && sh.Expected.Block != nil && sh.Expected.Block.Line != s.Line && outcome == OutcomePassed
+	if last >= 0 && outcome != OutcomeNotRun && len(rs.Commands) > 0 && !ownOutput {
 		c := rs.Commands[0]
 		l := &s.Lines[last]
 		l.Stdout, l.Stderr, l.Exit = strings.TrimRight(c.Stdout, "\n"), strings.TrimRight(c.Stderr, "\n"), c.ExitCode
