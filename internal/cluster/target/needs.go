@@ -1,6 +1,8 @@
 package target
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -28,9 +30,23 @@ func shellUsesCluster(sh *runbook.Shell) bool {
 	return false
 }
 
+// onPath reports whether a page's shell block finds the command: on
+// PATH, kbook itself (the runner puts its folder first on the scripts'
+// PATH), or kubectl (the local backend brings its own where PATH has
+// none).
+func onPath(c string) bool {
+	if c == "kbook" || c == "kubectl" {
+		return true
+	}
+	_, err := exec.LookPath(c)
+	return err == nil
+}
+
 // Needs reports whether a runbook uses a cluster: in its requires or crds,
 // in a [condition], with a Kubernetes command (await, assert, error), or
-// with a shell block that runs kubectl, helm, clusterctl or kbook.
+// with a shell block that runs kubectl, helm, clusterctl or kbook and
+// may run (runbook.ShellMayRun: not skipped or provided by the page or
+// its overlay, nor missing a command or what only such a block makes).
 // Only such runbooks get a namespace, and a run starts a cluster only if
 // one of its runbooks needs it.
 func Needs(rb *runbook.Runbook) bool {
@@ -43,9 +59,19 @@ func Needs(rb *runbook.Runbook) bool {
 		}
 	}
 	cmds := kubecmd.Commands()
+	var may map[*runbook.Step]bool
 	for _, st := range rb.Steps {
-		if st.Shell != nil && shellUsesCluster(st.Shell) {
-			return true
+		if st.Shell != nil {
+			if may == nil {
+				// A block that will not run needs nothing: a page
+				// whose kubectl blocks are all skipped starts no
+				// cluster.
+				may = rb.ShellMayRun(onPath, func(v string) bool { _, ok := os.LookupEnv(v); return ok })
+			}
+			if may[st] && shellUsesCluster(st.Shell) {
+				return true
+			}
+			continue
 		}
 		for _, l := range st.Script {
 			for _, w := range strings.Fields(l.Text) {

@@ -112,6 +112,17 @@ func TestNeeds(t *testing.T) {
 		{"```testscript\n! assert x.yaml\n```\n", true},
 		{"```testscript\nawait --for=create ns/x\n```\n", true},
 		{"```testscript\nexec echo await\n```\n", false},
+		// A page's shell blocks need the cluster only when they may run.
+		{"---\nrun: shell\n---\n```bash\nkubectl get pods\n```\n", true},
+		{"---\nrun: shell\n---\n```bash skip=\"needs EKS\"\nkubectl get nodes\n```\n", false},
+		{"---\nrun: shell\n---\n```bash provided=\"the run's cluster\"\nhelm install kcm x\n```\n", false},
+		{"---\nrun: shell\n---\n```bash\nkbook-no-such-cloud-cli get-kubeconfig | kubectl apply -f -\n```\n", false},
+		{"---\nrun: shell\n---\n```bash skip=\"needs AWS\"\naws eks get-token > token\n```\n\n```bash\nkubectl --token \"$(cat token)\" get pods\n```\n", false},
+		{"---\nrun: shell\n---\n```bash skip=\"needs AWS\"\nexport KBOOK_NO_SUCH_T=$(aws eks get-token)\n```\n\n```bash\nkubectl --token \"$KBOOK_NO_SUCH_T\" get pods\n```\n", false},
+		// ... unless the run's environment has it.
+		{"---\nrun: shell\n---\n```bash skip=\"needs AWS\"\nexport PATH=$(aws path)\n```\n\n```bash\necho \"$PATH\"; kubectl get pods\n```\n", true},
+		{"---\nrun: shell\n---\n```bash skip=\"needs AWS\"\nk() { aws eks get-token; }\n```\n\n```bash\nk | kubectl apply -f -\n```\n", false},
+		{"---\nrun: shell\n---\n```bash\ncd /tmp\nkubectl get pods\n```\n", true},
 	}
 	for _, tc := range tests {
 		rb, err := runbook.Parse("x.md", []byte(tc.src))
