@@ -182,6 +182,15 @@ func TestMkDocsLenient(t *testing.T) {
 				`<span class="md-attr md-button"><a href="../next/guide/">Guide</a></span>`}},
 			unwanted: []string{"{ .md-button", "{: .md-button"},
 		},
+		{
+			// Custom delimiters where the block's and the comment's start
+			// with the variable's ([[%, [[#, [[): the longest is the tag,
+			// as in Jinja's lexer, and an include in a raw block is text.
+			name: "macros-brackets",
+			want: map[string][]string{"index.html": {
+				"Product Widget.</p>", "[[% include &#39;snippets/&lt;name&gt;.yaml&#39; %]] shows [[ product ]]", "kind: FromSnippet"}},
+			unwanted: []string{"[[% raw", "[[% endraw", "a comment", "[[% include &#39;example.yaml"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)

@@ -199,10 +199,14 @@ func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw 
 			s, *inRaw, anyTag = s[k+e+len(j.blockEnd):], false, true
 			continue
 		}
-		kv, kb, kc := strings.Index(s, j.varStart), strings.Index(s, j.blockStart), strings.Index(s, j.commentStart)
+		// The first delimiter; where two start at the same place
+		// ([[ and [[% of custom delimiters), the longest, as Jinja's
+		// lexer tries them.
+		delims := []string{j.varStart, j.blockStart, j.commentStart}
 		k, which := -1, 0
-		for w, x := range []int{kv, kb, kc} {
-			if x >= 0 && (k < 0 || x < k || (x == k && w == 0 && len(j.varStart) > len(j.blockStart))) {
+		for w, d := range delims {
+			x := strings.Index(s, d)
+			if x >= 0 && (k < 0 || x < k || (x == k && len(d) > len(delims[which]))) {
 				k, which = x, w
 			}
 		}
@@ -355,10 +359,11 @@ func (t *translator) macroIncludes(j *jinja, ls []line, depth int) ([]line, erro
 		return nil, t.errorf(firstSrc(ls), "macros: includes nested deeper than %d (does a file include itself?)", maxIncludeDepth)
 	}
 	re := regexp.MustCompile(regexp.QuoteMeta(j.blockStart) + `[-+]?\s*include\s+(?:"([^"]*)"|'([^']*)')((?:\s+(?:ignore\s+missing|with\s+context|without\s+context))*)\s*[-+]?` + regexp.QuoteMeta(j.blockEnd))
+	raw := regexp.MustCompile(regexp.QuoteMeta(j.blockStart) + `[-+]?\s*(end)?raw\s*[-+]?` + regexp.QuoteMeta(j.blockEnd))
 	var out []line
-	changed := false
+	changed, inRaw := false, false
 	for _, l := range ls {
-		m := re.FindStringSubmatchIndex(l.s)
+		m := outsideRaw(l.s, re, raw, &inRaw)
 		if m == nil {
 			out = append(out, l)
 			continue
@@ -397,6 +402,35 @@ func (t *translator) macroIncludes(j *jinja, ls []line, depth int) ([]line, erro
 		return ls, nil
 	}
 	return t.macroIncludes(j, out, depth+1)
+}
+
+// outsideRaw returns the first match of re in s that is not in a
+// {% raw %} block (raw matches its raw and endraw tags); *inRaw carries
+// whether one is open from line to line, and is updated for all of s.
+func outsideRaw(s string, re, raw *regexp.Regexp, inRaw *bool) []int {
+	var found []int
+	for pos := 0; ; {
+		r := raw.FindStringSubmatchIndex(s[pos:])
+		end := len(s)
+		if r != nil {
+			end = pos + r[0]
+		}
+		if !*inRaw && found == nil {
+			if m := re.FindStringSubmatchIndex(s[pos:end]); m != nil {
+				for i := range m {
+					if m[i] >= 0 {
+						m[i] += pos
+					}
+				}
+				found = m
+			}
+		}
+		if r == nil {
+			return found
+		}
+		*inRaw = r[2] < 0 // raw opens a block, endraw closes it
+		pos += r[1]
+	}
 }
 
 // shownDirs names folders relative to the project folder.
