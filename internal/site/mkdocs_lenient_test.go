@@ -191,6 +191,15 @@ func TestMkDocsLenient(t *testing.T) {
 				"Product Widget.</p>", "[[% include &#39;snippets/&lt;name&gt;.yaml&#39; %]] shows [[ product ]]", "kind: FromSnippet"}},
 			unwanted: []string{"[[% raw", "[[% endraw", "a comment", "[[% include &#39;example.yaml"},
 		},
+		{
+			// A {% filter %} block (indent, to include a file into an
+			// indented code block of an admonition) applies its filter
+			// to the block's rendered lines.
+			name: "macros-filter",
+			want: map[string][]string{"index.html": {
+				`<div class="admonition note">`, "\nkind: ClusterPolicy\nspec:\n  rules: []\" aria-label", "<p>After the note.</p>"}},
+			unwanted: []string{"filter indent", "endfilter", "{% include"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), tc.name)

@@ -108,15 +108,30 @@ func (t *translator) macros(ls []line) ([]line, error) {
 	if err != nil {
 		return nil, err
 	}
+	return t.renderLines(j, ls)
+}
+
+// renderLines renders lines of a page (or of a filter block).
+func (t *translator) renderLines(j *jinja, ls []line) ([]line, error) {
 	var out []line
 	inComment, inRaw := false, false
 	fence := ""
+	filterTag := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(j.blockStart) + `[-+]?\s*(filter|endfilter)\b\s*(.*?)\s*[-+]?` + regexp.QuoteMeta(j.blockEnd) + `\s*$`)
 	for i := 0; i < len(ls); i++ {
 		l := ls[i]
 		// an expression or statement may go on over the next lines
 		for k := 0; k < 5 && i+1 < len(ls) && (unclosed(l.s, j.varStart, j.varEnd) || unclosed(l.s, j.blockStart, j.blockEnd)); k++ {
 			i++
 			l.s += "\n" + ls[i].s
+		}
+		if m := filterTag.FindStringSubmatch(l.s); m != nil && m[1] == "filter" && !inComment && !inRaw {
+			if got, end, ok, err := t.filterBlock(j, ls, i, m[2], filterTag); err != nil {
+				return nil, err
+			} else if ok {
+				out = append(out, got...)
+				i = end
+				continue
+			}
 		}
 		trimmed := strings.TrimLeft(l.s, " \t")
 		inCode := fence != ""
@@ -137,6 +152,55 @@ func (t *translator) macros(ls []line) ([]line, error) {
 		}
 	}
 	return out, nil
+}
+
+// filterBlock renders a {% filter f %} block whose tags are alone on
+// their lines, ls[open] and the matching {% endfilter %}: its lines
+// rendered, then the filter applied to them as Jinja applies it to the
+// text after the tag's line end (indent(4) then indents each of them).
+// The tags' lines are left empty, as a line of tags alone is. ok is false
+// without an endfilter or with a filter kbook cannot apply: the lines
+// are then rendered one by one, the tags left as text with a warning.
+func (t *translator) filterBlock(j *jinja, ls []line, open int, filter string, tag *regexp.Regexp) (out []line, end int, ok bool, err error) {
+	depth := 0
+	for end = open + 1; end < len(ls); end++ {
+		if m := tag.FindStringSubmatch(ls[end].s); m != nil {
+			if m[1] == "filter" {
+				depth++
+			} else if depth--; depth < 0 {
+				break
+			}
+		}
+	}
+	if end >= len(ls) {
+		return nil, 0, false, nil
+	}
+	inner, err := t.renderLines(j, ls[open+1:end])
+	if err != nil {
+		return nil, 0, false, err
+	}
+	texts := make([]string, len(inner))
+	for i, l := range inner {
+		texts[i] = l.s
+	}
+	const body = "kbook_filter_body_"
+	j.vars[body] = "\n" + strings.Join(texts, "\n")
+	v, err := j.eval(body + " | " + filter)
+	delete(j.vars, body)
+	s, isText := v.(string)
+	if err != nil || !isText {
+		return nil, 0, false, nil
+	}
+	parts := strings.Split(strings.TrimPrefix(s, "\n"), "\n")
+	out = append(out, line{s: "", src: ls[open].src})
+	for i, p := range parts {
+		src := ls[open].src
+		if len(parts) == len(inner) {
+			src = inner[i].src
+		}
+		out = append(out, line{s: p, src: src})
+	}
+	return append(out, line{s: "", src: ls[end].src}), end, true, nil
 }
 
 // unclosed reports whether s opens a delimiter it does not close.
