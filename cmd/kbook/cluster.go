@@ -8,9 +8,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/spf13/cobra"
 )
@@ -92,34 +93,32 @@ func newClusterKubeconfigCmd() *cobra.Command {
 }
 
 func newClusterAssetsCmd() *cobra.Command {
-	var k0rdent, assetsFrom string
+	var k0rdent string
+	var assetsFrom assetsfrom.Source
 	var apiOnly, inCluster bool
 	cmd := &cobra.Command{
 		Use:  "assets",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			src, err := binaries.ParseSource(assetsFrom)
-			if err != nil {
-				return usageError(err)
-			}
 			release := ""
 			if cmd.Flags().Changed("k0rdent") || apiOnly || inCluster {
 				release = k0rdent
 			}
-			return to{cmd}.line(cluster.Assets(cmd.Context(), cluster.AssetsOptions{K0rdent: release, APIOnly: apiOnly, InCluster: inCluster, From: src, Logger: stderrLog}))
+			return to{cmd}.line(cluster.Assets(cmd.Context(), cluster.AssetsOptions{K0rdent: release, APIOnly: apiOnly, InCluster: inCluster, From: assetsFrom, Logger: stderrLog}))
 		},
 	}
 	cmd.Flags().StringVar(&k0rdent, "k0rdent", controllers.DefaultK0rdentVersion, "prepare the local k0rdent plane of this `version` instead (known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
-	cmd.Flags().StringVar(&assetsFrom, "assets-from", string(binaries.Auto), "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
+	cmd.Flags().Var(&assetsFrom, "assets-from", "download, build or auto: where kube-apiserver and etcd (with --k0rdent: the controllers, from their released images) come from")
 	cli.Choose(cmd.Flags(), "k0rdent", controllers.K0rdentVersions()...)
-	cli.Choose(cmd.Flags(), "assets-from", binaries.Sources...)
+	cli.Choose(cmd.Flags(), "assets-from", assetsfrom.Names...)
 	cmd.Flags().BoolVar(&apiOnly, "api-only", false, "with --k0rdent: fetch the CRDs and charts, build no controller")
 	cmd.Flags().BoolVar(&inCluster, "in-cluster", false, "with --k0rdent: also build what k0rdent inside kind runs besides the plane's controllers (cert-manager, the Cluster API operator)")
 	return cmd
 }
 
 func newClusterServeCmd() *cobra.Command {
-	var name, assetsDir, k0rdent, backend, kindName, kindImage, assetsFrom string
+	var name, assetsDir, k0rdent, backend, kindName, kindImage string
+	var assetsFrom assetsfrom.Source
 	var crds []string
 	var apiOnly bool
 	var kindWorkers int
@@ -146,6 +145,6 @@ func newClusterServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&kindName, "kind-name", "", "kind cluster name")
 	cmd.Flags().StringVar(&kindImage, "kind-image", "", "kind node image")
 	cmd.Flags().IntVar(&kindWorkers, "kind-workers", 0, "kind worker nodes")
-	cmd.Flags().StringVar(&assetsFrom, "assets-from", "", "where the controllers come from")
+	cmd.Flags().Var(&assetsFrom, "assets-from", "where the binaries and controllers come from")
 	return cmd
 }

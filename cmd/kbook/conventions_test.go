@@ -11,12 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/k0rdent/kbook/internal/cli"
-	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
@@ -271,8 +272,8 @@ func TestCompleteFlagValues(t *testing.T) {
 		"run --k0rdent":                controllers.K0rdentVersions(),
 		"cluster assets --k0rdent":     controllers.K0rdentVersions(),
 		"template validate --k0rdent":  append(controllers.K0rdentVersions(), "none"),
-		"serve --assets-from":          binaries.Sources,
-		"cluster assets --assets-from": binaries.Sources,
+		"serve --assets-from":          assetsfrom.Names,
+		"cluster assets --assets-from": assetsfrom.Names,
 		"provider validate --target":   {"k0rdent", "capi"},
 	}
 	for path, flags := range outputs {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
@@ -14,7 +16,6 @@ import (
 	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
-	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/overlay"
@@ -92,10 +93,10 @@ func clusterFlags(fl *pflag.FlagSet, backend *string, o *cluster.Options, forRun
 	fl.StringVar(&o.K0rdent, "k0rdent", "", "run the real k0rdent management plane of this `version`: on the local backend kcm, Flux and Cluster API controllers as local processes; with --cluster kind, kcm installed into the cluster from its own chart (built once; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	fl.BoolVar(&o.K0rdentAPIOnly, "k0rdent-api-only", false, "with --k0rdent: serve that release's k0rdent, Flux, Sveltos and Cluster API APIs (CRDs) without starting controllers")
 	fl.BoolVar(&o.NoSnapshot, "no-snapshot", false, "local backend: install the CRDs on an empty server instead of starting from the etcd snapshot kbook saved the first time the same CRDs were installed")
-	fl.StringVar(&o.AssetsFrom, "assets-from", string(binaries.Auto), "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
+	fl.Var(&o.AssetsFrom, "assets-from", "local backend: where kube-apiserver and etcd (unless KUBEBUILDER_ASSETS names them) and the --k0rdent controllers come from: download (setup-envtest's released archive, sha512-checked; the controllers' released images, digest-checked), build (from pinned Go modules, minutes, once) or auto (what the cache has, else download, else build)")
 	cli.Choose(fl, "kind-image", cluster.KindImageAuto, cluster.KindImageBuild)
 	cli.Choose(fl, "k0rdent", controllers.K0rdentVersions()...)
-	cli.Choose(fl, "assets-from", binaries.Sources...)
+	cli.Choose(fl, "assets-from", assetsfrom.Names...)
 }
 
 // changed names the flags given on cmd's command line.

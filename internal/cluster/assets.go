@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
@@ -21,7 +23,7 @@ type AssetsOptions struct {
 	// (cert-manager, the Cluster API operator).
 	InCluster bool
 	// From says where binaries not yet cached come from (--assets-from).
-	From binaries.Source
+	From assetsfrom.Source
 	// Logger hears progress.
 	Logger log.Logger
 }
@@ -43,7 +45,7 @@ func Assets(ctx context.Context, o AssetsOptions) (string, error) {
 		return "", &findings.InputError{Err: err}
 	}
 	p, err := controllers.K0rdentDir(ctx, r, controllers.APIOnly(o.APIOnly), controllers.WithInCluster(o.InCluster),
-		controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(string(o.From)))
+		controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.From))
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/findings"
 )
@@ -50,7 +52,7 @@ func TestAssets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(binaries.EnvAssets, tc.env)
 			t.Setenv("KBOOK_CACHE_DIR", t.TempDir()) // nothing of the real cache is used
-			got, err := Assets(context.Background(), AssetsOptions{K0rdent: tc.k0rdent, From: binaries.Auto})
+			got, err := Assets(context.Background(), AssetsOptions{K0rdent: tc.k0rdent, From: assetsfrom.Auto})
 			if tc.want != "" {
 				if err != nil || got != tc.want {
 					t.Fatalf("Assets = %q, %v; want %q", got, err, tc.want)

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/local/download"
@@ -65,7 +67,7 @@ func BenchmarkFirstStartDownload(b *testing.B) {
 			b.StopTimer()
 			b.Setenv(cache.EnvDir, b.TempDir())
 			b.StartTimer()
-			benchUp(b, Options{Backend: Local, AssetsFrom: string(binaries.Download)})
+			benchUp(b, Options{Backend: Local, AssetsFrom: assetsfrom.Download})
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/apitest"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
@@ -68,7 +70,7 @@ func BenchmarkLocalColdStart(b *testing.B) {
 	b.Setenv(binaries.EnvAssets, "")
 	for b.Loop() {
 		root := b.TempDir()
-		dir, err := binaries.Dir(context.Background(), binaries.WithCacheDir(root), binaries.WithKubectl(false))
+		dir, err := binaries.Dir(context.Background(), binaries.WithCacheDir(root), binaries.WithSource(assetsfrom.Build), binaries.WithKubectl(false))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 
-	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 )
 
@@ -41,9 +40,6 @@ func Choose(backend string, kubeGiven bool, o Options) (Options, error) {
 	}
 	if o.KindWorkers < 0 {
 		return Options{}, fmt.Errorf("--kind-workers %d: want 0 or more", o.KindWorkers)
-	}
-	if _, err := binaries.ParseSource(o.AssetsFrom); err != nil {
-		return Options{}, err
 	}
 	if o.K0rdentAPIOnly && o.K0rdent == "" {
 		return Options{}, fmt.Errorf("--k0rdent-api-only needs --k0rdent VERSION")

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/log"
-	"github.com/k0rdent/kbook/internal/plural"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/plural"
 
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/discovery"
@@ -59,8 +61,8 @@ type Options struct {
 	AssetsDir string
 	// AssetsFrom says where the local backend takes kube-apiserver and
 	// etcd from when neither AssetsDir nor KUBEBUILDER_ASSETS names them:
-	// "auto", "download" or "build" (see binaries.Source); empty: build.
-	AssetsFrom string
+	// the controllers too, with K0rdent (zero: assetsfrom.Auto).
+	AssetsFrom assetsfrom.Source
 	// KindImage is the kind node image: "auto" (or empty), "build" or an
 	// image reference (see KindNodeImage).
 	KindImage string

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 )
@@ -74,15 +76,21 @@ func crdHash(paths []string) (string, error) {
 // when they come from kbook's own build, the archive (name and sha512)
 // when downloaded, else (KUBEBUILDER_ASSETS pointing elsewhere, say
 // setup-envtest's) the files themselves. Before a first download the
-// pinned versions stand for it.
-func localServers(dir, from string) string {
-	pinned := "kube-apiserver " + binaries.KubernetesVersion + " etcd " + binaries.EtcdVersion
+// pinned versions stand for it. Without dir, the binaries are where
+// KUBEBUILDER_ASSETS or, for from, kbook's cache has them.
+func localServers(dir string, from assetsfrom.Source) string {
 	if dir == "" {
 		dir = os.Getenv(binaries.EnvAssets)
 	}
-	if dir == "" && from != "" {
-		dir = binaries.Cached(binaries.WithSource(binaries.Source(from)))
+	if dir == "" {
+		dir = binaries.Cached(binaries.WithSource(from))
 	}
+	return serversIn(dir)
+}
+
+// serversIn is localServers of the binaries in dir ("": not there yet).
+func serversIn(dir string) string {
+	pinned := "kube-apiserver " + binaries.KubernetesVersion + " etcd " + binaries.EtcdVersion
 	if dir == "" {
 		return pinned
 	}

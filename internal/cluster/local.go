@@ -36,7 +36,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	dir := o.AssetsDir
 	if dir == "" {
 		var err error
-		dir, err = binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(binaries.Source(o.AssetsFrom)))
+		dir, err = binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(o.AssetsFrom))
 		if err != nil {
 			return nil, fmt.Errorf("local cluster: %w", err)
 		}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -93,7 +95,7 @@ func snapshotFor(o Options, assetsDir string, planeCRDs []plane.CRD, planeInputs
 		fmt.Fprintln(h, line)
 	}
 	add(snapshotFormat, nil)
-	add("servers "+localServers(assetsDir, ""), nil)
+	add("servers "+serversIn(cmp.Or(assetsDir, os.Getenv(binaries.EnvAssets))), nil)
 	files, err := CRDFiles(o.CRDs)
 	if err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func StartDetached(ctx context.Context, o UpOptions) (*State, error) {
 	}
 	// Build the binaries here, with progress, before the background
 	// process needs them.
-	dir, err := binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(binaries.Source(o.Cluster.AssetsFrom)))
+	dir, err := binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(o.Cluster.AssetsFrom))
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func serveDetached(ctx context.Context, o UpOptions, dir string, log log.Logger)
 	}
 	args := []string{"cluster", "serve", "--name", o.Name}
 	if o.Cluster.Backend == Kind {
-		args = append(args, "--cluster", Kind, "--kind-name", kindName(o.Name), "--kind-workers", strconv.Itoa(o.Cluster.KindWorkers), "--assets-from", o.Cluster.AssetsFrom)
+		args = append(args, "--cluster", Kind, "--kind-name", kindName(o.Name), "--kind-workers", strconv.Itoa(o.Cluster.KindWorkers), "--assets-from", o.Cluster.AssetsFrom.String())
 		if o.Cluster.KindImage != "" {
 			args = append(args, "--kind-image", o.Cluster.KindImage)
 		}

@@ -37,7 +37,6 @@ func TestClusterFlags(t *testing.T) {
 		{name: "kind gets its default name", flags: ClusterFlags{Backend: cluster.Kind},
 			want: Cluster{Options: cluster.Options{Backend: cluster.Kind, Name: cluster.DefaultKindName}}},
 		{name: "unknown backend", flags: ClusterFlags{Backend: "eks"}, wantErr: `--cluster "eks": want auto, local, kind, kubeconfig or none`},
-		{name: "bad assets-from", flags: ClusterFlags{Backend: cluster.Local, Options: cluster.Options{AssetsFrom: "ftp"}}, wantErr: `--assets-from "ftp"`},
 		{name: "api-only alone", flags: ClusterFlags{Backend: cluster.Local, Options: cluster.Options{K0rdentAPIOnly: true}}, wantErr: "--k0rdent-api-only needs --k0rdent VERSION"},
 		{name: "k0rdent on kubeconfig", flags: ClusterFlags{Backend: cluster.Kubeconfig, Options: cluster.Options{K0rdent: "v1.11.4"}}, wantErr: "--k0rdent runs the k0rdent plane on the local backend or installs it into a kind cluster, not on --cluster kubeconfig"},
 		{name: "k0rdent api-only on kind", flags: ClusterFlags{Backend: cluster.Kind, Options: cluster.Options{K0rdent: "v1.11.4", K0rdentAPIOnly: true}}, wantErr: "--k0rdent-api-only is the local backend's"},

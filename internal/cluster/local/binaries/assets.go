@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/log"
 )
@@ -56,7 +57,7 @@ type config struct {
 	cacheRoot string
 	kubectl   *bool // nil: only when no kubectl is on PATH
 	log       log.Logger
-	source    Source // "": Build
+	source    assetsfrom.Source
 	indexURL  string // "": download.IndexURL()
 }
 
@@ -122,7 +123,7 @@ func (c *config) cacheDir() (string, error) {
 // wanted, see WithKubectl), ready for KUBEBUILDER_ASSETS.
 //
 // If KUBEBUILDER_ASSETS is set, Dir checks and returns it. Otherwise the
-// source (see WithSource) decides: Build returns the cache directory, first
+// source (see WithSource; assetsfrom.Auto unless set) decides: Build returns the cache directory, first
 // building the binaries into it with the local Go toolchain if they are not
 // all there (4 to 10 minutes on two cores, once); Download returns the
 // download store's entry, fetching the released archive if needed

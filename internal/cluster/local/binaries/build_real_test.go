@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
 )
 
 // testLogger sends progress to the test log.
@@ -38,7 +40,7 @@ func TestBuildReal(t *testing.T) {
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-30*time.Second))
 		defer cancel()
 	}
-	dir, err := Dir(ctx, WithKubectl(true), WithLogger(testLogger{t}))
+	dir, err := Dir(ctx, WithSource(assetsfrom.Build), WithKubectl(true), WithLogger(testLogger{t}))
 	if err != nil {
 		t.Fatal(err)
 	}

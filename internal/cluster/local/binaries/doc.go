@@ -6,7 +6,7 @@
 // sigs.k8s.io/controller-runtime/pkg/envtest, which reads them from the
 // directory named by KUBEBUILDER_ASSETS.
 //
-// Where they come from is a Source (kbook's --assets-from): Build, Download
+// Where they come from is an assetsfrom.Source (kbook's --assets-from): Build, Download
 // or Auto (what the cache has, else a download, else a build).
 //
 // Download takes setup-envtest's released archive of KubernetesVersion

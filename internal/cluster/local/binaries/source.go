@@ -8,47 +8,15 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
 	"github.com/k0rdent/kbook/internal/cluster/local/download"
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
-// Source says where Dir takes the binaries from when KUBEBUILDER_ASSETS is
-// not set.
-type Source string
-
-const (
-	// Build builds them from the pinned modules (the default: no network
-	// but the Go module proxy).
-	Build Source = "build"
-	// Download fetches the released envtest archive of KubernetesVersion
-	// (else the newest patch of its minor) from setup-envtest's index,
-	// checked against the index's sha512, into the store under the cache
-	// root (see package download). An archive already there is used
-	// without the network.
-	Download Source = "download"
-	// Auto uses binaries already in the cache (built or downloaded), else
-	// downloads them, else, when the download fails (offline, say), builds
-	// them, saying so.
-	Auto Source = "auto"
-)
-
-// Sources are the valid values of --assets-from, the default first.
-var Sources = []string{string(Auto), string(Download), string(Build)}
-
-// ParseSource checks a --assets-from value; "" is Auto.
-func ParseSource(s string) (Source, error) {
-	switch Source(s) {
-	case "":
-		return Auto, nil
-	case Auto, Download, Build:
-		return Source(s), nil
-	}
-	return "", fmt.Errorf("--assets-from %q: want %s", s, strings.Join(Sources, ", "))
-}
-
-// WithSource sets where the binaries come from (default Build). An
-// unknown value makes Dir fail.
-func WithSource(s Source) Option {
+// WithSource sets where the binaries come from (default
+// assetsfrom.Auto). An unknown value makes Dir fail.
+func WithSource(s assetsfrom.Source) Option {
 	return func(c *config) { c.source = s }
 }
 
@@ -142,15 +110,15 @@ func (c *config) storeEntry(kubectl bool) string {
 // fromSource is Dir without KUBEBUILDER_ASSETS.
 func (c *config) fromSource(ctx context.Context) (string, error) {
 	switch c.source {
-	case "", Build:
+	case assetsfrom.Build:
 		return c.ensureCache(ctx)
-	case Download:
+	case assetsfrom.Download:
 		d, err := c.downloaded(ctx, c.wantKubectl())
 		if err != nil {
 			return "", fmt.Errorf("%w (--assets-from build builds them from pinned Go modules instead)", err)
 		}
 		return d, nil
-	case Auto:
+	case assetsfrom.Auto:
 		kubectl := c.wantKubectl()
 		if d := c.inCache(kubectl); d != "" {
 			return d, nil
@@ -165,8 +133,7 @@ func (c *config) fromSource(ctx context.Context) (string, error) {
 		c.log.Infof("could not download the local API server binaries (%v): building them from pinned Go modules instead", err)
 		return c.ensureCache(ctx)
 	}
-	_, err := ParseSource(string(c.source))
-	return "", fmt.Errorf("envtest assets: %w", err)
+	return "", fmt.Errorf("envtest assets: unknown source %v (want %s)", c.source, findings.OneOf(assetsfrom.Names))
 }
 
 // Downloaded describes a directory of the download store by the archive
@@ -199,12 +166,12 @@ func Cached(opts ...Option) string {
 	c := newConfig(opts)
 	kubectl := c.wantKubectl()
 	switch c.source {
-	case "", Build:
+	case assetsfrom.Build:
 		if d, err := c.cacheDir(); err == nil && complete(d, kubectl) {
 			return d
 		}
 		return ""
-	case Download:
+	case assetsfrom.Download:
 		return c.storeEntry(kubectl)
 	}
 	return c.inCache(kubectl)

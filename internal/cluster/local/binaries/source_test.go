@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/cluster/local/download"
 )
 
@@ -96,29 +98,13 @@ func storeEntries(t *testing.T, root string) []string {
 	return out
 }
 
-func TestParseSource(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want Source
-		err  bool
-	}{{"", Auto, false}, {"auto", Auto, false}, {"download", Download, false}, {"build", Build, false}, {"Download", "", true}, {"kind", "", true}} {
-		got, err := ParseSource(tc.in)
-		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("ParseSource(%q) = %q, %v", tc.in, got, err)
-		}
-		if err != nil && !strings.Contains(err.Error(), "want auto, download, build") {
-			t.Errorf("ParseSource(%q): %v does not list the values", tc.in, err)
-		}
-	}
-}
-
 // TestDirSources covers where each source takes the binaries from, and
 // what it says, against an in-process index.
 func TestDirSources(t *testing.T) {
 	entry := KubernetesVersion[1:] + "-" + runtime.GOOS + "-" + runtime.GOARCH
 	for _, tc := range []struct {
 		name       string
-		source     Source
+		source     assetsfrom.Source
 		version    string // the index's; "" offline
 		hash       string // the index's sha512 when not the archive's
 		cut        bool   // connection cut mid-archive
@@ -128,25 +114,25 @@ func TestDirSources(t *testing.T) {
 		wantLog    []string
 		wantErr    []string
 	}{
-		{name: "download", source: Download, version: KubernetesVersion[1:], wantEntry: entry,
+		{name: "download", source: assetsfrom.Download, version: KubernetesVersion[1:], wantEntry: entry,
 			wantLog: []string{"downloading envtest-" + KubernetesVersion, "sha512 verified"}},
-		{name: "download, newest patch of the minor", source: Download, version: "1.34.3", wantEntry: "1.34.3-" + runtime.GOOS + "-" + runtime.GOARCH,
+		{name: "download, newest patch of the minor", source: assetsfrom.Download, version: "1.34.3", wantEntry: "1.34.3-" + runtime.GOOS + "-" + runtime.GOARCH,
 			wantLog: []string{"taking v1.34.3, the newest patch of its minor"}},
-		{name: "auto downloads", source: Auto, version: KubernetesVersion[1:], wantEntry: entry, wantLog: []string{"sha512 verified"}},
-		{name: "auto takes the build cache", source: Auto, version: KubernetesVersion[1:], builtCache: true},
-		{name: "download ignores the build cache", source: Download, version: KubernetesVersion[1:], builtCache: true, wantEntry: entry},
-		{name: "build never downloads", source: Build, version: KubernetesVersion[1:], wantBuilt: core2()},
-		{name: "auto offline builds", source: Auto, wantBuilt: core2(),
+		{name: "auto downloads", source: assetsfrom.Auto, version: KubernetesVersion[1:], wantEntry: entry, wantLog: []string{"sha512 verified"}},
+		{name: "auto takes the build cache", source: assetsfrom.Auto, version: KubernetesVersion[1:], builtCache: true},
+		{name: "download ignores the build cache", source: assetsfrom.Download, version: KubernetesVersion[1:], builtCache: true, wantEntry: entry},
+		{name: "build never downloads", source: assetsfrom.Build, version: KubernetesVersion[1:], wantBuilt: core2()},
+		{name: "auto offline builds", source: assetsfrom.Auto, wantBuilt: core2(),
 			wantLog: []string{"could not download the local API server binaries", "connection refused", "building them from pinned Go modules instead"}},
-		{name: "download offline fails", source: Download,
+		{name: "download offline fails", source: assetsfrom.Download,
 			wantErr: []string{"envtest index", "connection refused", "--assets-from build"}},
-		{name: "auto, checksum mismatch, builds", source: Auto, version: KubernetesVersion[1:], hash: strings.Repeat("ab", 64), wantBuilt: core2(),
+		{name: "auto, checksum mismatch, builds", source: assetsfrom.Auto, version: KubernetesVersion[1:], hash: strings.Repeat("ab", 64), wantBuilt: core2(),
 			wantLog: []string{"the index says " + strings.Repeat("ab", 64) + ": refused, nothing cached", "building them from pinned Go modules instead"}},
-		{name: "download, checksum mismatch, fails", source: Download, version: KubernetesVersion[1:], hash: strings.Repeat("ab", 64),
+		{name: "download, checksum mismatch, fails", source: assetsfrom.Download, version: KubernetesVersion[1:], hash: strings.Repeat("ab", 64),
 			wantErr: []string{"the index says " + strings.Repeat("ab", 64) + ": refused, nothing cached"}},
-		{name: "download cut mid-way fails", source: Download, version: KubernetesVersion[1:], cut: true,
+		{name: "download cut mid-way fails", source: assetsfrom.Download, version: KubernetesVersion[1:], cut: true,
 			wantErr: []string{"download cut after", "unexpected EOF"}},
-		{name: "auto, cut mid-way, builds", source: Auto, version: KubernetesVersion[1:], cut: true, wantBuilt: core2(),
+		{name: "auto, cut mid-way, builds", source: assetsfrom.Auto, version: KubernetesVersion[1:], cut: true, wantBuilt: core2(),
 			wantLog: []string{"download cut after", "building them from pinned Go modules instead"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,7 +203,7 @@ func TestDirSources(t *testing.T) {
 					t.Errorf("Downloaded(build cache) = %q", d)
 				}
 			}
-			if ix != nil && (tc.builtCache && tc.source == Auto || tc.source == Build) && ix.requests.Load() != 0 {
+			if ix != nil && (tc.builtCache && tc.source == assetsfrom.Auto || tc.source == assetsfrom.Build) && ix.requests.Load() != 0 {
 				t.Errorf("%s asked the index (%d requests)", tc.source, ix.requests.Load())
 			}
 		})
@@ -230,18 +216,18 @@ func TestDirDownloadedOffline(t *testing.T) {
 	goLog := fakeEnv(t, true, true)
 	root := t.TempDir()
 	ix := newEnvtestIndex(t, "1.34.3", KubeAPIServer, Etcd, Kubectl)
-	first, err := Dir(context.Background(), WithCacheDir(root), WithSource(Download), WithIndexURL(ix.url()))
+	first, err := Dir(context.Background(), WithCacheDir(root), WithSource(assetsfrom.Download), WithIndexURL(ix.url()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	off := offlineIndex(t)
-	for _, s := range []Source{Download, Auto} {
+	for _, s := range []assetsfrom.Source{assetsfrom.Download, assetsfrom.Auto} {
 		log := &recLogger{}
 		got, err := Dir(context.Background(), WithCacheDir(root), WithSource(s), WithIndexURL(off), WithLogger(log))
 		if err != nil || got != first {
 			t.Fatalf("%s offline: Dir() = %s, %v; want %s", s, got, err, first)
 		}
-		if s == Download && !strings.Contains(log.String(), "downloaded before") {
+		if s == assetsfrom.Download && !strings.Contains(log.String(), "downloaded before") {
 			t.Errorf("download offline does not say it uses the earlier download:\n%s", log)
 		}
 	}
@@ -255,8 +241,8 @@ func TestDirDownloadedOffline(t *testing.T) {
 
 func TestDirUnknownSource(t *testing.T) {
 	fakeEnv(t, true, true)
-	_, err := Dir(context.Background(), WithCacheDir(t.TempDir()), WithSource("mirror"))
-	if err == nil || !strings.Contains(err.Error(), `--assets-from "mirror"`) {
+	_, err := Dir(context.Background(), WithCacheDir(t.TempDir()), WithSource(assetsfrom.Source(9)))
+	if err == nil || !strings.Contains(err.Error(), "unknown source") || !strings.Contains(err.Error(), "auto, download or build") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -9,24 +9,18 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/k0rdent/kbook/internal/atomicfile"
 	"github.com/k0rdent/kbook/internal/cluster/plane/images"
 	"sigs.k8s.io/yaml"
 )
 
-// Where K0rdentDir takes the controllers from (kbook's --assets-from).
-const (
-	// FromBuild builds them from the release's Go modules (the default).
-	FromBuild = "build"
-	// FromDownload takes each from its released image (see package images).
-	FromDownload = "download"
-	// FromAuto pulls, and builds what cannot be pulled, saying so.
-	FromAuto = "auto"
-)
-
-// K0rdentAssetsFrom sets where the controllers come from: FromBuild,
-// FromDownload or FromAuto ("": FromBuild).
-func K0rdentAssetsFrom(src string) K0rdentOption {
+// K0rdentAssetsFrom sets where the controllers come from (default
+// assetsfrom.Auto): built from the release's Go modules (Build), pulled
+// from their released images (Download, see package images), or pulled
+// with what cannot be pulled built, saying so (Auto).
+func K0rdentAssetsFrom(src assetsfrom.Source) K0rdentOption {
 	return func(c *k0rdentConfig) { c.source = src }
 }
 
@@ -140,7 +134,7 @@ type puller struct {
 }
 
 func (c *k0rdentConfig) newPuller(r *K0rdentRelease, p K0rdentPaths) *puller {
-	if c.source != FromDownload && c.source != FromAuto {
+	if c.source == assetsfrom.Build {
 		return nil
 	}
 	pl := &puller{c: c, records: map[string]images.Record{}}
@@ -161,7 +155,7 @@ func (pl *puller) pull(ctx context.Context, ctl Controller, target string) (ok b
 		return false, nil
 	}
 	fail := func(err error) (bool, error) {
-		if pl.c.source == FromDownload || ctx.Err() != nil {
+		if pl.c.source == assetsfrom.Download || ctx.Err() != nil {
 			return false, fmt.Errorf("%w (--assets-from build builds it from its Go module instead)", err)
 		}
 		pl.down = err

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -126,23 +128,23 @@ func TestK0rdentPull(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
-		source    string
+		source    assetsfrom.Source
 		skip      string // the controller the registry lacks
 		offline   bool
 		wantBuilt []string // controllers built, not pulled
 		wantLog   string
 		wantErr   string
 	}{
-		{name: "download", source: FromDownload, wantLog: "pulled kcm from "},
-		{name: "auto", source: FromAuto, wantLog: "pulled capd-controller-manager from "},
-		{name: "auto, an image missing", source: FromAuto, skip: HelmController,
+		{name: "download", source: assetsfrom.Download, wantLog: "pulled kcm from "},
+		{name: "auto", source: assetsfrom.Auto, wantLog: "pulled capd-controller-manager from "},
+		{name: "auto, an image missing", source: assetsfrom.Auto, skip: HelmController,
 			wantBuilt: []string{HelmController, CAPICore, KubeadmBootstrap, KubeadmControlPlane, CAPD},
 			wantLog:   "could not pull helm-controller"},
-		{name: "download, an image missing", source: FromDownload, skip: HelmController, wantErr: "pull helm-controller"},
-		{name: "auto offline", source: FromAuto, offline: true,
+		{name: "download, an image missing", source: assetsfrom.Download, skip: HelmController, wantErr: "pull helm-controller"},
+		{name: "auto offline", source: assetsfrom.Auto, offline: true,
 			wantBuilt: []string{KCM, SourceController, HelmController, CAPICore, KubeadmBootstrap, KubeadmControlPlane, CAPD},
 			wantLog:   "connection refused"},
-		{name: "download offline", source: FromDownload, offline: true, wantErr: "--assets-from build builds it"},
+		{name: "download offline", source: assetsfrom.Download, offline: true, wantErr: "--assets-from build builds it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, goLog, modCache := fakeK0rdent(t)

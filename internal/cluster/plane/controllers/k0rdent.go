@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"golang.org/x/mod/modfile"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
@@ -218,7 +220,7 @@ type k0rdentConfig struct {
 	log       log.Logger
 	apiOnly   bool
 	inCluster bool
-	source    string         // FromBuild, FromDownload, FromAuto; "": FromBuild
+	source    assetsfrom.Source
 	images    images.Options // how FromDownload and FromAuto pull
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/cluster/assetsfrom"
+
 	"golang.org/x/mod/semver"
 
 	"github.com/k0rdent/kbook/internal/gobuild"
@@ -157,7 +159,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	defer cancel()
 
 	// API only: trees, no builds.
-	p, err := K0rdentDir(ctx, r, APIOnly(true), K0rdentCacheDir(cacheRoot))
+	p, err := K0rdentDir(ctx, r, APIOnly(true), K0rdentCacheDir(cacheRoot), K0rdentAssetsFrom(assetsfrom.Build))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +178,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 
 	// A build that fails on helm-controller keeps what came before it.
 	t.Setenv("FAKE_GO_FAIL", "github.com/fluxcd/helm-controller")
-	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err == nil || !strings.Contains(err.Error(), "compile error") {
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), K0rdentAssetsFrom(assetsfrom.Build)); err == nil || !strings.Contains(err.Error(), "compile error") {
 		t.Fatalf("failing build: %v", err)
 	}
 	if gobuild.CheckBinary(p.Binary(KCM)) != "" || gobuild.CheckBinary(p.Binary(HelmController)) == "" {
@@ -187,7 +189,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	}
 	t.Setenv("FAKE_GO_FAIL", "")
 	os.Remove(log)
-	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err != nil {
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), K0rdentAssetsFrom(assetsfrom.Build)); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(log)
@@ -204,7 +206,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	}
 	// A complete cache builds nothing.
 	os.Remove(log)
-	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot)); err != nil {
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), K0rdentAssetsFrom(assetsfrom.Build)); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(log); err == nil {
@@ -215,7 +217,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	if _, why := K0rdentAvailable(r, false, K0rdentCacheDir(cacheRoot), WithInCluster(true)); why == "" {
 		t.Errorf("in-cluster controllers reported available before their build")
 	}
-	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), WithInCluster(true)); err != nil {
+	if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), K0rdentAssetsFrom(assetsfrom.Build), WithInCluster(true)); err != nil {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(log)
@@ -229,7 +231,7 @@ func TestK0rdentBuildSteps(t *testing.T) {
 	}
 	os.Remove(log)
 	for _, opt := range []K0rdentOption{WithInCluster(false), WithInCluster(true)} {
-		if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), opt); err != nil {
+		if _, err := K0rdentDir(ctx, r, K0rdentCacheDir(cacheRoot), K0rdentAssetsFrom(assetsfrom.Build), opt); err != nil {
 			t.Fatal(err)
 		}
 	}
