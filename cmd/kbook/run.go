@@ -31,7 +31,7 @@ func newRunCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Run, "run", "", "run only runbooks (and steps) matching `RUNBOOK[/STEP]` regular expressions")
-	fl.BoolVarP(&o.Update, "update", "u", false, "rewrite expected-output blocks (compared with cmp) with the actual output")
+	fl.BoolVarP(&o.Update, "update", "u", false, "rewrite expected-output blocks with the actual output: testscript's cmp targets, and the expected output of exact-mode shell blocks")
 	fl.BoolVar(&o.FailFast, "fail-fast", false, "start no more runbooks after the first failure")
 	fl.StringVar(&o.Shard, "shard", "", "run only shard `K/N` of the runbooks, balanced by recorded durations")
 	fl.StringVar(&o.Timings, "timings", "", "balance shards with the durations in this JSON `report` (default: the cache's)")
