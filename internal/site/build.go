@@ -358,6 +358,50 @@ func installMermaid(ctx context.Context, vs []*Version, out string, logger log.L
 	return atomicfile.Write(filepath.Join(out, "js", "mermaid.min.js"), data)
 }
 
+// iconsNotInstalled is the kind of MkDocs syntax Translate leaves as text
+// when no icon set is installed.
+const iconsNotInstalled = "emoji icon (not installed)"
+
+// icons are the emoji extension's icon sets: those `make site-tools`
+// installed, else (unless SiteTools is off) those in kbook's sitetools
+// store; nil when neither has them.
+func icons() markdown.IconSource {
+	mode, err := SiteTools()
+	if err != nil {
+		return nil
+	}
+	if mode != "download" {
+		if src := markdown.NPMIcons(markdown.DefaultNPMDir()); src != nil || mode == "off" {
+			return src
+		}
+	}
+	if dirs, ok := (&sitetools.Client{}).CachedIcons(); ok {
+		return markdown.PackageIcons(dirs)
+	}
+	return nil
+}
+
+// NeedsIcons reports whether p's pages use icons of the emoji extension
+// that no installed icon set gave them (FetchIcons can get them).
+func NeedsIcons(p *Project) bool {
+	return p.MkDocs != nil && p.MkDocs.Unknown[iconsNotInstalled] > 0
+}
+
+// FetchIcons fetches the icon sets into kbook's sitetools store, as
+// mermaid is fetched, reporting progress to logger; false (and a warning)
+// when SiteTools is off or the fetch failed: the icons then stay as text.
+func FetchIcons(ctx context.Context, logger log.Logger) bool {
+	mode, err := SiteTools()
+	if err != nil || mode == "off" {
+		return false
+	}
+	if _, err := (&sitetools.Client{Log: logger}).Icons(ctx); err != nil {
+		log.Warnf(logger, "icons: %v", err)
+		return false
+	}
+	return true
+}
+
 // mermaidJS is mermaid's browser bundle, as installMermaid says, or "" and
 // why not.
 func mermaidJS(ctx context.Context, logger log.Logger) (string, string) {

@@ -140,7 +140,7 @@ func loadMkDocs(dir string) (*Project, error) {
 		Extensions: mk.Extensions,
 		Plugins:    mk.Plugins,
 		Variables:  variables(mk.Extra, cfg.Variables),
-		Icons:      markdown.NPMIcons(markdown.DefaultNPMDir()),
+		Icons:      icons(),
 	}
 	if _, on := mk.Plugins["macros"]; on {
 		opts.Config = mk.Raw

@@ -54,6 +54,50 @@ var Mermaid = Package{
 	Otherwise: "to get it otherwise: `make site-tools` in kbook's repository (npm install mermaid@" + MermaidVersion + " into ~/.cache/kbook/npm), or a mirror of the npm registry in npm_config_registry; without it diagrams show as their source",
 }
 
+// IconPackages are the icon sets of Material's emoji extension
+// (:material-check:, :fontawesome-brands-github:, :octicons-mark-github-16:,
+// :simple-kubernetes:), at the versions `make site-tools` installs; only
+// their SVG folders are kept.
+var IconPackages = []Package{
+	iconPackage("@mdi/svg", "7.4.47", "svg/", "sha512-WQ2gDll12T9WD34fdRFgQVgO8bag3gavrAgJ0frN4phlwdJARpE6gO1YvLEMJR0KKgoc+/Ea/A0Pp11I00xBvw=="),
+	iconPackage("@fortawesome/fontawesome-free", "7.3.1", "svgs/", "sha512-wmglKKPDIkgV3aWlZzWECCPoGIkYCulzBwxG9+w7rc5BGapZ6cPMpoPOT8k36J0Ni7PPX6c/rsoMWfS4d1MUMg=="),
+	iconPackage("@primer/octicons", "19.42.0", "build/svg/", "sha512-MEcHxVxNHu1I2Ndk5Mcwp7tfBiDk/EpytDJgKOfE2ldqIczWucVrZNeNU4wtEN5mnNudZ0YL5G0spax3bSMT4w=="),
+	iconPackage("simple-icons", "16.37.0", "icons/", "sha512-8mCJIhpMYOL9g13GW59EiL3sVXJnTEKGCTZFaekl9UQ3Qo0SwVjnLaJ82QiaH8BKBdouEDzrHMXIWh8cBIy48A=="),
+}
+
+func iconPackage(name, version, svgs, integrity string) Package {
+	return Package{Name: name, Version: version, Keep: []string{svgs}, Integrity: integrity,
+		Otherwise: "to get it otherwise: `make site-tools` in kbook's repository (npm install " + name + "@" + version + " into ~/.cache/kbook/npm), or a mirror of the npm registry in npm_config_registry; without it icons show as their shortcode"}
+}
+
+// Icons returns the folder of each icon package (by npm name), fetching
+// those not in the store; the first failure stops it.
+func (c *Client) Icons(ctx context.Context) (map[string]string, error) {
+	dirs := map[string]string{}
+	for _, p := range IconPackages {
+		dir, err := c.Fetch(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		dirs[p.Name] = dir
+	}
+	return dirs, nil
+}
+
+// CachedIcons returns the folders of the icon packages in the store
+// (by npm name), fetching nothing; false unless all are there.
+func (c *Client) CachedIcons() (map[string]string, bool) {
+	dirs := map[string]string{}
+	for _, p := range IconPackages {
+		dir, ok := c.Cached(p)
+		if !ok {
+			return nil, false
+		}
+		dirs[p.Name] = dir
+	}
+	return dirs, true
+}
+
 // MermaidJS is mermaid's browser bundle in its package.
 const MermaidJS = "dist/mermaid.min.js"
 

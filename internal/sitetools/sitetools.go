@@ -59,7 +59,8 @@ type Package struct {
 	// npm's package-lock.json and the registry's dist.integrity write it.
 	Integrity string
 	// Keep, when set, are the only files (slash paths below the package's
-	// root) extracted; nil: every file.
+	// root) extracted, a path ending in "/" every file below that folder;
+	// nil: every file.
 	Keep []string
 	// Otherwise says how to get the package without kbook fetching it.
 	Otherwise string
@@ -415,7 +416,7 @@ func extract(file, dir string, keep []string) error {
 		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
 			return fmt.Errorf("%s: a path outside the package", hdr.Name)
 		}
-		if rel == StampName || (keep != nil && !want[rel]) {
+		if rel == StampName || (keep != nil && !want[rel] && !keptBelow(keep, rel)) {
 			return nil
 		}
 		if total += hdr.Size; hdr.Size < 0 || total > maxUnpacked {
@@ -426,6 +427,11 @@ func extract(file, dir string, keep []string) error {
 			return err
 		}
 		delete(want, rel)
+		for _, k := range keep {
+			if strings.HasSuffix(k, "/") && strings.HasPrefix(rel, k) {
+				delete(want, k)
+			}
+		}
 		return targz.WriteFile(hdr, content, target, os.FileMode(hdr.Mode).Perm()&0o755|0o644)
 	})
 	if err != nil {
@@ -441,4 +447,14 @@ func extract(file, dir string, keep []string) error {
 		return fmt.Errorf("the package has no %s", strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// keptBelow reports whether rel is below a folder of keep ("svg/").
+func keptBelow(keep []string, rel string) bool {
+	for _, k := range keep {
+		if strings.HasSuffix(k, "/") && strings.HasPrefix(rel, k) {
+			return true
+		}
+	}
+	return false
 }

@@ -201,6 +201,31 @@ func TestFetchKeep(t *testing.T) {
 	nothingCached(t, c2)
 }
 
+// TestFetchKeepFolder: a kept path ending in "/" keeps every file below
+// that folder (an icon package's svg/), and one that holds nothing is
+// refused as a missing file is.
+func TestFetchKeepFolder(t *testing.T) {
+	icons := map[string]string{"package.json": "{}", "svg/check.svg": "<svg/>", "svg/sub/x.svg": "<svg/>", "fonts/a.woff": "font"}
+	r := newRegistry(t, "@mdi/svg", tgz(t, icons))
+	dir, err := r.client(t).Fetch(context.Background(), r.pkg("svg/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"svg/check.svg", "svg/sub/x.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f))); err != nil {
+			t.Errorf("%s not kept: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fonts", "a.woff")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("fonts/a.woff extracted without being kept: %v", err)
+	}
+	c2 := r.client(t)
+	if _, err := c2.Fetch(context.Background(), r.pkg("icons/")); err == nil || !strings.Contains(err.Error(), "has no icons/") {
+		t.Errorf("err = %v, want the missing folder named", err)
+	}
+	nothingCached(t, c2)
+}
+
 func TestFetchRegistryIntegrityRefused(t *testing.T) {
 	r := newRegistry(t, "@scope/tool", tgz(t, files))
 	r.meta = integrity([]byte("something else"))

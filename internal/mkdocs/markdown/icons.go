@@ -42,14 +42,28 @@ func DefaultNPMDir() string {
 // then leaves shortcodes as text, with a warning) when none is installed.
 func NPMIcons(dir string) IconSource {
 	nm := filepath.Join(dir, "node_modules")
-	roots := map[string]string{
-		"material":            filepath.Join(nm, "@mdi", "svg", "svg"),
-		"fontawesome/brands":  filepath.Join(nm, "@fortawesome", "fontawesome-free", "svgs", "brands"),
-		"fontawesome/solid":   filepath.Join(nm, "@fortawesome", "fontawesome-free", "svgs", "solid"),
-		"fontawesome/regular": filepath.Join(nm, "@fortawesome", "fontawesome-free", "svgs", "regular"),
-		"octicons":            filepath.Join(nm, "@primer", "octicons", "build", "svg"),
-		"simple":              filepath.Join(nm, "simple-icons", "icons"),
+	pkgs := map[string]string{}
+	for _, name := range []string{"@mdi/svg", "@fortawesome/fontawesome-free", "@primer/octicons", "simple-icons"} {
+		pkgs[name] = filepath.Join(nm, filepath.FromSlash(name))
 	}
+	return PackageIcons(pkgs)
+}
+
+// PackageIcons reads icons from the icon packages' folders, by npm name
+// ("@mdi/svg": its folder holding svg/); nil when none has its icons.
+func PackageIcons(pkgs map[string]string) IconSource {
+	roots := map[string]string{}
+	add := func(set, pkg string, elem ...string) {
+		if d, ok := pkgs[pkg]; ok && d != "" {
+			roots[set] = filepath.Join(append([]string{d}, elem...)...)
+		}
+	}
+	add("material", "@mdi/svg", "svg")
+	add("fontawesome/brands", "@fortawesome/fontawesome-free", "svgs", "brands")
+	add("fontawesome/solid", "@fortawesome/fontawesome-free", "svgs", "solid")
+	add("fontawesome/regular", "@fortawesome/fontawesome-free", "svgs", "regular")
+	add("octicons", "@primer/octicons", "build", "svg")
+	add("simple", "simple-icons", "icons")
 	found := false
 	for _, r := range roots {
 		if st, err := os.Stat(r); err == nil && st.IsDir() {

@@ -249,7 +249,7 @@ func (t *translator) text(s string, src int) string {
 			code := m[1 : len(m)-1]
 			if set, name, ok := iconSet(code); ok {
 				if t.opts.Icons == nil {
-					t.warnOnce("icons", src, "emoji: no icon packages installed (make site-tools puts them in %s): %s and other icons stay as text", DefaultNPMDir(), m)
+					t.warnOnce("icons", src, "emoji: no icon packages installed (kbook build fetches them from the npm registry unless KBOOK_SITE_TOOLS=off; make site-tools puts them in %s): %s and other icons stay as text", DefaultNPMDir(), m)
 					t.unknown("emoji icon (not installed)")
 					return m
 				}

@@ -85,6 +85,13 @@ func Build(ctx context.Context, o Options) error {
 	if err != nil {
 		return findings.Input(site.ErrorUnder(o.Dir, err))
 	}
+	if site.NeedsIcons(proj) && site.FetchIcons(ctx, o.Logger) {
+		// The pages use the emoji extension's icons: fetched once into
+		// kbook's cache, as mermaid is, and the pages translated again.
+		if proj, err = site.Load(o.Dir); err != nil {
+			return findings.Input(site.ErrorUnder(o.Dir, err))
+		}
+	}
 	if o.AllVersions {
 		return buildAll(ctx, proj, o)
 	}
