@@ -215,3 +215,21 @@ func TestNextURLAttr(t *testing.T) {
 		}
 	}
 }
+
+// TestIDsOf: the scanner finds the ids the regular expression it
+// replaced finds.
+func TestIDsOf(t *testing.T) {
+	re := regexp.MustCompile(`\sid="([^"]+)"`)
+	for _, in := range []string{
+		`<h2 id="install">Install</h2><p data-id="no" id="">x</p><span\tid="tab">`,
+		`id="first" <a id="a"id="b" pid="c" id="unclosed`, `<div id=""id="x">`, ``, `id="`,
+	} {
+		var want []string
+		for _, m := range re.FindAllStringSubmatch(in, -1) {
+			want = append(want, m[1])
+		}
+		if got := idsOf([]byte(in)); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: found %q, the regular expression %q", in, got, want)
+		}
+	}
+}
