@@ -33,8 +33,25 @@ const (
 // Overlay is one overlay file.
 type Overlay struct {
 	// File is the overlay's path, as given.
-	File  string
-	Rules []*Rule
+	File string
+	// Pages are globs of the pages, relative to the docs root, that run
+	// their shell blocks because the overlay lists them (as kbook.yaml's
+	// run.pages): docs kbook does not own opt in from kbook's side,
+	// without a kbook.yaml in their tree. PagesLine is the key's line.
+	Pages     []string
+	PagesLine int
+	Rules     []*Rule
+}
+
+// ShellPage reports whether the overlay's pages list the page rel
+// (slash-separated, relative to the docs root).
+func (o *Overlay) ShellPage(rel string) bool {
+	for _, p := range o.Pages {
+		if pathglob.Match(p, rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // Rule is one rule: which blocks it matches, and what it does to them.
@@ -118,7 +135,7 @@ func Parse(file string, data []byte) (*Overlay, error) {
 		return nil, bad(0, "empty overlay: want apiVersion: %s, kind: %s and rules", APIVersion, Kind)
 	}
 	root := doc.Content[0]
-	f, err := fields(file, root, []string{"apiVersion", "kind", "rules"}, "")
+	f, err := fields(file, root, []string{"apiVersion", "kind", "pages", "rules"}, "")
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +149,26 @@ func Parse(file string, data []byte) (*Overlay, error) {
 	if rules == nil {
 		return nil, bad(root.Line, "rules: want a list of rules (page:, then what to do: skip, provided, replace, run, env, output)")
 	}
-	return ParseRules(file, "rules", rules)
+	o, err := ParseRules(file, "rules", rules)
+	if err != nil {
+		return nil, err
+	}
+	if pn := f["pages"]; pn != nil {
+		if pn.Kind != yaml.SequenceNode || len(pn.Content) == 0 {
+			return nil, bad(pn.Line, "pages: want a list of page paths or globs, relative to the docs root, whose shell blocks run")
+		}
+		o.PagesLine = pn.Line
+		for _, g := range pn.Content {
+			if g.Kind != yaml.ScalarNode || strings.TrimSpace(g.Value) == "" {
+				return nil, bad(g.Line, "pages: want a page path or glob")
+			}
+			if _, err := path.Match(strings.ReplaceAll(g.Value, "**", "*"), ""); err != nil {
+				return nil, bad(g.Line, "pages: %v", err)
+			}
+			o.Pages = append(o.Pages, g.Value)
+		}
+	}
+	return o, nil
 }
 
 // ParseRules reads the rules of an overlay given as the value of a key
@@ -343,7 +379,37 @@ func (o *Overlay) Apply(rbs []*runbook.Runbook, root string) error {
 			return err
 		}
 	}
+	for _, p := range o.Pages {
+		if len(pagesOnDisk(absRoot, p)) == 0 {
+			return findings.Inputf(o.File, o.PagesLine, "pages: %s matches no page under %s (a page moved or was renamed?)", p, absRoot)
+		}
+	}
 	return nil
+}
+
+// pagesOnDisk lists the files under absRoot that the glob pat matches,
+// relative to it, slash-separated; hidden folders and node_modules are
+// not searched.
+func pagesOnDisk(absRoot, pat string) []string {
+	var onDisk []string
+	_ = filepath.WalkDir(absRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != absRoot && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(absRoot, p)
+		if err == nil && pathglob.Match(pat, filepath.ToSlash(rel)) {
+			onDisk = append(onDisk, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return onDisk
 }
 
 // applyRule applies r to the matching shell blocks of rb.
@@ -386,7 +452,7 @@ func (o *Overlay) applyRule(r *Rule, rb *runbook.Runbook) error {
 			for i, l := range strings.Split(strings.TrimSuffix(r.Run, "\n"), "\n") {
 				script = append(script, runbook.Line{Text: l, Num: sh.Script[0].Num + min(i, len(sh.Script)-1)})
 			}
-			if err := sh.SetScript(o.File, script); err != nil {
+			if err := sh.SetScript(rb.Path, script); err != nil {
 				return findings.Inputf(o.File, r.Line, "run: for %s:%d: %v", rb.Path, st.Line, err)
 			}
 			sh.Standin = true
@@ -401,7 +467,7 @@ func (o *Overlay) applyRule(r *Rule, rb *runbook.Runbook) error {
 			for i, l := range lines {
 				script[i] = runbook.Line{Text: l, Num: sh.Script[min(i, len(sh.Script)-1)].Num}
 			}
-			if err := sh.SetScript(o.File, script); err != nil {
+			if err := sh.SetScript(rb.Path, script); err != nil {
 				return findings.Inputf(o.File, rp.Line, "replace: the block at %s:%d then does not parse: %v", rb.Path, st.Line, err)
 			}
 			sh.Standin = true
@@ -413,25 +479,7 @@ func (o *Overlay) applyRule(r *Rule, rb *runbook.Runbook) error {
 // unmatched is the error of a rule that matched no block, or nil when
 // its pages are not in this run.
 func (o *Overlay) unmatched(r *Rule, absRoot string, loaded map[string]*runbook.Runbook) error {
-	pat := r.Page
-	var onDisk []string
-	_ = filepath.WalkDir(absRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != absRoot && (strings.HasPrefix(name, ".") || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, err := filepath.Rel(absRoot, p)
-		if err == nil && pathglob.Match(pat, filepath.ToSlash(rel)) {
-			onDisk = append(onDisk, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	onDisk := pagesOnDisk(absRoot, r.Page)
 	if len(onDisk) == 0 {
 		return findings.Inputf(o.File, r.Line, "the rule matches nothing: no page under %s is %s (a page moved or was renamed?)", absRoot, r.Page)
 	}

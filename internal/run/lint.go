@@ -66,12 +66,16 @@ func lint(paths []string, l *site.Loader, overlays ...string) (*findings.Report,
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, shell)
+	ovs, err := loadOverlays(root, runCfg, overlays)
+	if err != nil {
+		return nil, findings.Input(err)
+	}
+	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, overlayPages(root, shell, ovs))
 	empty = append(emptyProjects, empty...)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	if err := applyOverlays(root, runCfg, overlays, rbs); err != nil {
+	if err := applyOverlays(root, ovs, rbs); err != nil {
 		return nil, findings.Input(err)
 	}
 	r, err := runner.New(runner.Options{Cmds: kubecmd.Commands()})

@@ -115,11 +115,15 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	rbs, err := runbook.LoadShell(paths, shell)
+	ovs, err := loadOverlays(root, runCfg, o.Overlays)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	if err := applyOverlays(root, runCfg, o.Overlays, rbs); err != nil {
+	rbs, err := runbook.LoadShell(paths, overlayPages(root, shell, ovs))
+	if err != nil {
+		return nil, findings.Input(err)
+	}
+	if err := applyOverlays(root, ovs, rbs); err != nil {
 		return nil, findings.Input(err)
 	}
 	if err := chk.filter.Check(rbs); err != nil {
@@ -316,19 +320,18 @@ func ProjectCRDs(dir string, crds []string) []string {
 	return ps
 }
 
-// applyOverlays applies the overlays of a run of the docs repository at
-// root to the pages' shell blocks, in this order: kbook.yaml's
-// run.overlay (cfg, nil without a kbook.yaml), the root's
-// kbook.overlay.yaml when there is one, then files (--overlay). Page
-// globs are relative to the docs root (else the current folder). A bad
-// overlay, or a rule that matches nothing, is bad input at its line.
-// kbook run and kbook check both read the overlays through it.
-func applyOverlays(root string, cfg *site.RunConfig, files []string, rbs []*runbook.Runbook) error {
+// loadOverlays reads the overlays of a run of the docs repository at
+// root, in the order they apply: kbook.yaml's run.overlay (cfg, nil
+// without a kbook.yaml), the root's kbook.overlay.yaml when there is one,
+// then files (--overlay). A bad overlay is bad input at its line. kbook
+// run and kbook check both read the overlays through it, before the
+// pages: an overlay's pages opt pages in.
+func loadOverlays(root string, cfg *site.RunConfig, files []string) ([]*overlay.Overlay, error) {
 	var ovs []*overlay.Overlay
 	if cfg != nil {
 		ov, err := cfg.OverlayRules(root)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ov != nil {
 			ovs = append(ovs, ov)
@@ -342,12 +345,71 @@ func applyOverlays(root string, cfg *site.RunConfig, files []string, rbs []*runb
 	for _, f := range files {
 		ov, err := overlay.Load(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ovs = append(ovs, ov)
 	}
+	return ovs, nil
+}
+
+// overlayPages is shell (kbook.yaml's run.pages), and the pages the
+// overlays list (their pages:, relative to the docs root, else the
+// current folder).
+func overlayPages(root string, shell runbook.ShellPages, ovs []*overlay.Overlay) runbook.ShellPages {
+	var listed []*overlay.Overlay
+	for _, ov := range ovs {
+		if len(ov.Pages) > 0 {
+			listed = append(listed, ov)
+		}
+	}
+	if len(listed) == 0 {
+		return shell
+	}
+	if root == "" {
+		root = "."
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return shell
+	}
+	return func(p string) string {
+		if shell != nil {
+			if why := shell(p); why != "" {
+				return why
+			}
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return ""
+		}
+		rel, err := filepath.Rel(absRoot, abs)
+		if err != nil {
+			return ""
+		}
+		for _, ov := range listed {
+			if ov.ShellPage(filepath.ToSlash(rel)) {
+				return ov.File + " pages"
+			}
+		}
+		return ""
+	}
+}
+
+// applyOverlays applies the overlays of a run (loadOverlays) to the
+// pages' shell blocks, in order. Page globs are relative to the docs root
+// (else the current folder). A rule that matches nothing is bad input at
+// its line; so is then a shell block that is to run and does not parse
+// as bash.
+func applyOverlays(root string, ovs []*overlay.Overlay, rbs []*runbook.Runbook) error {
 	for _, ov := range ovs {
 		if err := ov.Apply(rbs, root); err != nil {
+			return err
+		}
+	}
+	// Only now is a block's syntax error an error: a rule may have
+	// skipped the block, provided it or given it a stand-in.
+	for _, rb := range rbs {
+		if err := rb.ShellSyntax(); err != nil {
 			return err
 		}
 	}

@@ -279,3 +279,34 @@ func TestRunOverlay(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOverlayPages: docs kbook does not own (no kbook.yaml, no front
+// matter saying run: shell) run their shell blocks when an --overlay kept
+// elsewhere lists them under pages; a block that does not parse is then
+// no error when a rule skips it, and one at its line when none does.
+func TestRunOverlayPages(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "mkdocs.yml", "site_name: theirs\n")
+	page := write(t, dir, "docs/guide.md", "# Guide\n\n```bash\necho 'never closed\n```\n\n```bash\necho ok\n```\n\n```bash\ncat <credentialsFile>\n```\n")
+	ours := t.TempDir()
+	head := "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\npages: [docs/guide.md]\nrules:\n"
+	var out bytes.Buffer
+	o := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out,
+		Overlays: []string{write(t, ours, "skip.yaml", head+"  - page: docs/guide.md\n    block: 1\n    skip: broken on the page\n")}}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "guide.md:11: bash block skipped: needs a human: fill in <credentialsFile>\n") ||
+		rep.Runbooks[0].Shell == nil || rep.Runbooks[0].Shell.String() != "partially verified: 1 of 3 ran; 0 provided by kbook; 2 skipped; 0 failed" {
+		t.Errorf("the overlay's pages and skip, and the placeholder:\n%s", out.String())
+	}
+	o.Overlays = []string{write(t, ours, "env.yaml", head+"  - page: docs/guide.md\n    block: 2\n    env: {A: b}\n")}
+	if rep, err := Run(context.Background(), o); rep != nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "guide.md:4: bash syntax") {
+		t.Errorf("a syntax error no rule skips: %v", err)
+	}
+	o.Overlays = []string{write(t, ours, "gone.yaml", strings.Replace(head, "docs/guide.md]", "docs/guide.md, docs/moved.md]", 1)+"  - page: docs/guide.md\n    block: 1\n    skip: x\n")}
+	if rep, err := Run(context.Background(), o); rep != nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "gone.yaml:3: pages: docs/moved.md matches no page") {
+		t.Errorf("a page the overlay lists that is gone: %v", err)
+	}
+}

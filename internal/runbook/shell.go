@@ -2,6 +2,7 @@ package runbook
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -51,6 +52,17 @@ type Shell struct {
 	// By says where Skip, Provided, Env or a stand-in were declared
 	// ("overlay.yaml:12", "its skip= attribute"); "" for none.
 	By string
+	// Syntax is why the commands do not parse as bash (a located
+	// *findings.InputError), nil when they parse. It is no error yet: an
+	// overlay may still skip the block, provide it or give it a stand-in
+	// that parses; (*Runbook).ShellSyntax reports it for a block that is
+	// to run. Run is empty while it is set.
+	Syntax error
+	// Fill are the placeholders (<clusterName>: angle-bracket names a
+	// reader fills in) without which the commands parse: the block needs
+	// a human, and is skipped saying so (Skip), unless an overlay
+	// provides it or fills them in.
+	Fill []string
 }
 
 // SkipAttr and ProvidedAttr are the info-string attributes that declare a
@@ -61,13 +73,79 @@ const (
 )
 
 // SetScript replaces the block's commands (an overlay's stand-in): they
-// are parsed again, a syntax error a located *findings.InputError.
+// are parsed again, a syntax error a located *findings.InputError. Commands
+// that parse only once their placeholders are filled in (Fill) are no
+// error: the block is skipped as needing a human (its Needs read from
+// them filled in, for the blocks that depend on it).
 func (sh *Shell) SetScript(file string, script []Line) error {
+	if len(sh.Fill) > 0 && sh.Skip == fillReason(sh.Fill) {
+		sh.Skip = "" // the placeholders' skip, not one declared
+	}
+	sh.Fill = nil
 	run, f, err := shellRun(file, script)
 	if err != nil {
-		return err
+		fill, filled := placeholders(script)
+		if len(fill) == 0 {
+			return err
+		}
+		_, f, ferr := shellRun(file, filled)
+		if ferr != nil {
+			// A real syntax error: the one that is left once the
+			// placeholders are filled in, not theirs.
+			return ferr
+		}
+		sh.Script, sh.Run, sh.Needs, sh.Syntax, sh.Fill = script, "", analyze(f, filled), nil, fill
+		if sh.Skip == "" && sh.Provided == "" {
+			sh.Skip = fillReason(fill)
+		}
+		return nil
 	}
-	sh.Script, sh.Run, sh.Needs = script, run, analyze(f, script)
+	sh.Script, sh.Run, sh.Needs, sh.Syntax = script, run, analyze(f, script), nil
+	return nil
+}
+
+// placeholderWord is a doc placeholder: a name in angle brackets that a
+// reader replaces (<gcpJSONCredentialsFileName>, <cluster-name>, <your
+// project id>), never a redirection a block means (<<EOF, <(cmd), <&3).
+var placeholderWord = regexp.MustCompile(`<[A-Za-z][A-Za-z0-9_.:/-]*(?: [A-Za-z0-9_.:/-]+)*>`)
+
+// placeholders returns the distinct placeholders of a script, in order,
+// and the script with each replaced by a plain word of its own (the
+// same lines, so that what is read from it keeps its line numbers).
+func placeholders(script []Line) (fill []string, filled []Line) {
+	index := map[string]int{}
+	for _, l := range script {
+		text := placeholderWord.ReplaceAllStringFunc(l.Text, func(p string) string {
+			i, ok := index[p]
+			if !ok {
+				i = len(fill)
+				index[p] = i
+				fill = append(fill, p)
+			}
+			return fmt.Sprintf("kbook_placeholder_%d", i+1)
+		})
+		filled = append(filled, Line{Text: text, Num: l.Num})
+	}
+	return fill, filled
+}
+
+// fillReason is the skip reason of a block that needs its placeholders
+// filled in.
+func fillReason(fill []string) string {
+	return "needs a human: fill in " + strings.Join(fill, ", ")
+}
+
+// ShellSyntax is the syntax error of the first shell block that is to
+// run and does not parse as bash, a located *findings.InputError; nil
+// when there is none. A block skipped or provided without a stand-in
+// (by its attributes or an overlay) runs nothing, so its syntax is no
+// error: call it once the overlays have applied, before anything runs.
+func (r *Runbook) ShellSyntax() error {
+	for _, st := range r.Steps {
+		if sh := st.Shell; sh != nil && sh.Syntax != nil && sh.Skip == "" && (sh.Provided == "" || sh.Standin) {
+			return sh.Syntax
+		}
+	}
 	return nil
 }
 
@@ -89,7 +167,9 @@ func (r *Runbook) ShellPage() string { return r.shellWhy }
 
 // RunShellBlocks makes the page run its shell blocks, for the reason
 // given (kbook.yaml lists it): its steps are classified again, in
-// document order. A syntax error is a *findings.InputError at its line.
+// document order. A block's syntax error is kept on the block
+// (Shell.Syntax, reported by ShellSyntax once the overlays have applied);
+// a bad attribute is a *findings.InputError at its line.
 func (r *Runbook) RunShellBlocks(why string) error {
 	if r.Format != Markdown || r.shellWhy != "" {
 		return nil
@@ -174,8 +254,9 @@ func runsAsShell(b *Block) bool {
 
 // newShell reads a shell block; next is the block after it (nil at the
 // end), its expected output when it is a console or text block without
-// prompts and no heading stands between. It parses the commands as bash,
-// so that a syntax error stops the run before anything starts.
+// prompts and no heading stands between. It parses the commands as bash:
+// a syntax error is kept in Syntax, for ShellSyntax to report once the
+// overlays have applied and before anything starts.
 func newShell(file string, b, next *Block) (*Shell, bool, error) {
 	sh := &Shell{Lang: b.Lang}
 	consumed := false
@@ -226,8 +307,11 @@ func newShell(file string, b, next *Block) (*Shell, bool, error) {
 	} else if sh.Provided != "" {
 		sh.By = "its provided= attribute"
 	}
-	err = sh.SetScript(file, sh.Script)
-	return sh, consumed, err
+	if err := sh.SetScript(file, sh.Script); err != nil {
+		// Not an error until the overlays have applied (ShellSyntax).
+		sh.Syntax = err
+	}
+	return sh, consumed, nil
 }
 
 // shellRun parses a block's commands as bash and returns the text to run:

@@ -3,9 +3,11 @@ package runbook
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/outmatch"
 )
 
@@ -117,8 +119,6 @@ func TestShellNotOptedIn(t *testing.T) {
 
 func TestShellErrors(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
-		{"syntax error at the line of what is unclosed", "---\nrun: shell\n---\n\n```bash\necho ok\nif true; then\n  echo never closed\n```\n", "page.md:7: bash syntax:"},
-		{"console syntax error at the prompt's line", "---\nrun: shell\n---\n\n```console\n$ echo ok\nok\n$ echo (\n```\n", "page.md:8: bash syntax:"},
 		{"bad run value", "---\ntitle: x\nrun: everything\n---\n", `page.md:3: front matter: run: "everything"`},
 		{"bad page output mode", "---\nrun: shell\noutput: fuzzy\n---\n", `page.md:3: front matter: output: unknown output mode "fuzzy"`},
 		{"bad block output mode", "---\nrun: shell\n---\n\n```bash output=fuzzy\necho\n```\n", `page.md:5: unknown output mode "fuzzy"`},
@@ -130,6 +130,77 @@ func TestShellErrors(t *testing.T) {
 				t.Fatalf("error = %v, want %q...", err, c.want)
 			}
 		})
+	}
+}
+
+// TestShellSyntax: a block that does not parse is an error at its line
+// once the overlays have applied (ShellSyntax), not while the page is
+// read, so that an overlay can still skip it; a block that parses only
+// with its placeholders filled in needs a human, and is skipped saying
+// so; a real syntax error beside a placeholder stays one.
+func TestShellSyntax(t *testing.T) {
+	page := func(blocks string) string { return "---\nrun: shell\n---\n\n" + blocks }
+	for _, c := range []struct {
+		name, src string
+		// want is ShellSyntax's error ("" none); skip the first
+		// block's skip reason.
+		want, skip string
+	}{
+		{"unclosed if, at the line of what is unclosed", page("```bash\necho ok\nif true; then\n  echo never closed\n```\n"), "page.md:7: bash syntax:", ""},
+		{"console, at the prompt's line", page("```console\n$ echo ok\nok\n$ echo (\n```\n"), "page.md:8: bash syntax:", ""},
+		{"a placeholder file name", page("```bash\nkubectl create secret generic gcp --from-file=<gcpJSONCredentialsFileName>\n```\n"), "", "needs a human: fill in <gcpJSONCredentialsFileName>"},
+		{"placeholders in a console block, each once", page("```console\n$ export A=<OS_AUTH_URL> B=<OS_REGION_NAME>\n$ echo <OS_AUTH_URL>\n```\n"), "", "needs a human: fill in <OS_AUTH_URL>, <OS_REGION_NAME>"},
+		{"a placeholder with spaces", page("```bash\ngcloud config set project <your project id>\n```\n"), "", "needs a human: fill in <your project id>"},
+		{"a placeholder and a real syntax error", page("```bash\necho <name>\nif true; then\n```\n"), "page.md:7: bash syntax:", ""},
+		{"a skip= attribute hides a syntax error", page("```bash skip=\"broken on purpose\"\necho 'never closed\n```\n"), "", "broken on purpose"},
+		{"a provided= attribute hides one", page("```bash provided=\"kbook does it\"\nfi\n```\n"), "", ""},
+		{"redirections are no placeholders", page("```bash\ncat <<EOF >out\nhi\nEOF\nwc -l <out >count\n```\n"), "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rb, err := Parse("page.md", []byte(c.src))
+			if err != nil {
+				t.Fatalf("Parse: %v (a syntax error is no error until ShellSyntax)", err)
+			}
+			err = rb.ShellSyntax()
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("ShellSyntax: %v, want none", err)
+			case c.want != "" && (err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want)):
+				t.Fatalf("ShellSyntax: %v, want bad input starting %q", err, c.want)
+			}
+			sh := rb.Steps[0].Shell
+			if sh.Skip != c.skip {
+				t.Errorf("skip %q, want %q", sh.Skip, c.skip)
+			}
+			if c.want == "" && sh.Skip == "" && sh.Provided == "" && sh.Run == "" {
+				t.Errorf("a block that parses has nothing to run")
+			}
+		})
+	}
+}
+
+// TestPlaceholderDependants: a block that needs a human still says what
+// it would set and write (read with its placeholders filled in), so that
+// the blocks that use it are skipped after it, not failed; an overlay
+// stand-in that fills the placeholder in makes it run.
+func TestPlaceholderDependants(t *testing.T) {
+	rb, err := Parse("page.md", []byte("---\nrun: shell\n---\n\n```bash\nexport PROJECT=<project-id>\necho x > creds.json\n```\n\n```bash\necho $PROJECT\ncat creds.json\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := rb.Steps[0].Shell
+	if !slices.Contains(sh.Needs.Sets, "PROJECT") || !slices.Contains(sh.Needs.Writes, "creds.json") {
+		t.Errorf("needs of the block that needs a human: sets %v, writes %v", sh.Needs.Sets, sh.Needs.Writes)
+	}
+	may := rb.ShellMayRun(func(string) bool { return true }, func(string) bool { return false })
+	if may[rb.Steps[0]] || may[rb.Steps[1]] {
+		t.Errorf("may run: %v, want neither (the first needs a human, the second uses what it makes)", may)
+	}
+	if err := sh.SetScript("overlay.yaml", []Line{{Text: "export PROJECT=demo", Num: 6}, {Text: "echo x > creds.json", Num: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	if sh.Skip != "" || sh.Fill != nil || sh.Run == "" {
+		t.Errorf("filled in by a stand-in: skip %q, fill %v, run %q", sh.Skip, sh.Fill, sh.Run)
 	}
 }
 

@@ -326,6 +326,13 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		x.didNotRun(st, o)
 		return
 	}
+	if sh.Syntax != nil {
+		// A run checks every block's syntax before it starts
+		// (runbook.ShellSyntax); a caller that did not still runs
+		// nothing that does not parse.
+		x.shellOutcome(st, shellRes{result: report.BlockFailed})
+		ts.Fatalf("%v", sh.Syntax)
+	}
 	w := sh.Needs.Watch
 	if w != nil && sh.Expected == nil && !w.Ends {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed})

@@ -32,6 +32,8 @@ var isRoot = os.Geteuid() == 0
 func (x *execution) notHere(st *runbook.Step) (shellRes, bool) {
 	sh := st.Shell
 	switch {
+	case sh.Skip != "" && sh.By == "":
+		return shellRes{result: report.BlockSkipped, reason: sh.Skip}, true
 	case sh.Skip != "":
 		return shellRes{result: report.BlockSkipped, reason: sh.Skip + " (" + sh.By + ")", by: sh.By}, true
 	case sh.Provided != "" && !sh.Standin:
