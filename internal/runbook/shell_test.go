@@ -204,6 +204,28 @@ func TestPlaceholderDependants(t *testing.T) {
 	}
 }
 
+// TestMayRunAfter: a block that uses what only a block that does not run
+// would make may not run either, whether it names the file as an
+// argument or gives it to the command in a variable.
+func TestMayRunAfter(t *testing.T) {
+	for _, c := range []struct{ name, use string }{
+		{"argument", "kubectl --kubeconfig child.kubeconfig get pods"},
+		{"variable given to the command", `KUBECONFIG="child.kubeconfig" kubectl get pods -A`},
+		{"variable the block reads", "echo $CHILD"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rb, err := Parse("page.md", []byte("---\nrun: shell\n---\n\n```bash skip=\"needs a cloud\"\nCHILD=x\nkubectl get secret k -o name > child.kubeconfig\n```\n\n```bash\n"+c.use+"\n```\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			may := rb.ShellMayRun(func(string) bool { return true }, func(string) bool { return false })
+			if may[rb.Steps[1]] {
+				t.Errorf("%q may run after the block that writes child.kubeconfig was skipped", c.use)
+			}
+		})
+	}
+}
+
 func TestLoadShell(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "page.md")

@@ -246,6 +246,13 @@ func (a *analysis) call(c *syntax.CallExpr) {
 	for i, w := range c.Args {
 		args[i] = litWord(w)
 	}
+	// A variable given to the command alone (KUBECONFIG=x kubectl ...)
+	// may name a file it reads, as an argument does.
+	for _, as := range c.Assigns {
+		if as.Value != nil {
+			a.word(litWord(as.Value))
+		}
+	}
 	i, bounded := 0, false
 	for i < len(args) {
 		name := args[i]
