@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/proc"
 )
 
 // The test binary doubles as the supervised program: KBOOK_SUPERVISOR_HELPER
@@ -83,21 +85,10 @@ func readPID(t *testing.T, path string) int {
 	return 0
 }
 
+// alive says whether pid runs (a zombie does not).
 func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil {
-		return false
-	}
-	// A zombie is not running.
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+	_, err := proc.Inspect(pid)
+	return err == nil
 }
 
 // TestSupervisorOrderReadyAndStop starts two servers, the second only once

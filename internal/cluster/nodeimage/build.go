@@ -24,6 +24,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/proc"
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/yaml"
 )
@@ -564,8 +565,9 @@ func reapBuildContainers(ctx context.Context, d docker, l log.Logger) {
 	}
 }
 
+// alive says whether pid runs (a zombie does not).
 func alive(pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	_, err := proc.Inspect(pid)
 	return err == nil
 }
 
