@@ -1,6 +1,9 @@
 package runbook
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // ShellMayRun returns the page's shell steps that may run, as far as the
 // page, its overlay and the machine say before anything runs: not those
@@ -39,11 +42,15 @@ func (r *Runbook) ShellMayRun(has, env func(string) bool) map[*Step]bool {
 				runs = false
 			}
 		}
-		for _, w := range n.Words {
+		if runs {
+			var files []string
 			for k := range lost {
-				if runs && len(k) > 2 && k[:2] == "f:" && sameOrUnder(w, k[2:]) {
-					runs = false
+				if f, ok := strings.CutPrefix(k, "f:"); ok {
+					files = append(files, f)
 				}
+			}
+			if _, f := n.UsesFile(files); f != "" {
+				runs = false
 			}
 		}
 		mark := func(kind string, names []string) {

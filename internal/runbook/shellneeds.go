@@ -104,7 +104,7 @@ func analyze(f *syntax.File, script []Line) Needs {
 	// Uses of what the block sets or writes itself are no dependency.
 	n.Vars = slices.DeleteFunc(n.Vars, func(v string) bool { return slices.Contains(n.Sets, v) })
 	n.Words = slices.DeleteFunc(n.Words, func(w string) bool {
-		return slices.ContainsFunc(n.Writes, func(wr string) bool { return sameOrUnder(w, wr) })
+		return slices.ContainsFunc(n.Writes, func(wr string) bool { return SameOrUnder(w, wr) })
 	})
 	return n
 }
@@ -446,8 +446,9 @@ func literal(w *syntax.Word) (string, bool) {
 	return b.String(), true
 }
 
-// sameOrUnder reports whether the path w is p or inside it.
-func sameOrUnder(w, p string) bool {
+// SameOrUnder reports whether the path w is p or inside it (p a file or
+// folder as Needs.Writes holds them, a folder perhaps with a final /).
+func SameOrUnder(w, p string) bool {
 	return w == p || strings.HasPrefix(w, strings.TrimSuffix(p, "/")+"/")
 }
 
@@ -456,7 +457,7 @@ func sameOrUnder(w, p string) bool {
 func (n *Needs) UsesFile(written []string) (word, file string) {
 	for _, w := range n.Words {
 		for _, f := range written {
-			if sameOrUnder(w, f) {
+			if SameOrUnder(w, f) {
 				return w, f
 			}
 		}

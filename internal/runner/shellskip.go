@@ -81,7 +81,7 @@ func (x *execution) probe(st *runbook.Step) []string {
 	sort.Strings(files)
 	for _, w := range n.Words {
 		for _, f := range files {
-			if w == f || strings.HasPrefix(w, f+"/") {
+			if runbook.SameOrUnder(w, f) {
 				addWord("f:" + w)
 			}
 		}
@@ -99,7 +99,7 @@ func (x *execution) missing(st *runbook.Step, missing []string) shellRes {
 		line, ok := p.lost[m]
 		if kind == "f" {
 			for k, l := range p.lost {
-				if f, isFile := strings.CutPrefix(k, "f:"); isFile && (name == f || strings.HasPrefix(name, f+"/")) {
+				if f, isFile := strings.CutPrefix(k, "f:"); isFile && runbook.SameOrUnder(name, f) {
 					line, ok = l, true
 				}
 			}
