@@ -3,34 +3,19 @@ package supervisor
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/gobuild"
 )
 
-// lines is a Logger that keeps what it is told.
-type lines struct {
-	mu sync.Mutex
-	l  []string
-}
-
-func (l *lines) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.l = append(l.l, fmt.Sprintf(format, args...))
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.l, "\n")
-}
+// lines keeps what a Logger is told.
+type lines = gobuild.Lines
 
 func TestRestartBackoff(t *testing.T) {
 	rp := RestartPolicy{Initial: time.Second, Max: 30 * time.Second, Limit: 5}

@@ -3,14 +3,13 @@ package plane
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/gobuild"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/supervisor"
 )
@@ -21,23 +20,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// lines is a Logger that keeps what it is told.
-type lines struct {
-	mu sync.Mutex
-	l  []string
-}
-
-func (l *lines) Infof(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.l = append(l.l, fmt.Sprintf(format, args...))
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.l, "\n")
-}
+// lines keeps what a Logger is told.
+type lines = gobuild.Lines
 
 // alive says whether pid runs (a zombie does not).
 func alive(pid int) bool {
