@@ -9,11 +9,11 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/k0rdent/kbook/internal/check"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/local/download"
 	"github.com/k0rdent/kbook/internal/findings"
 	providerscaffold "github.com/k0rdent/kbook/internal/provider/scaffold"
-	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/status"
 	templatescaffold "github.com/k0rdent/kbook/internal/template/scaffold"
@@ -41,7 +41,7 @@ func helpValues() map[string]string {
 	}
 	return map[string]string{
 		"HugoVersion":               site.HugoVersion,
-		"LintRules":                 strings.TrimSuffix(findings.RuleList(run.LintRegistry), "\n"),
+		"LintRules":                 strings.TrimSuffix(findings.RuleList(check.Registry), "\n"),
 		"KubernetesVersion":         binaries.KubernetesVersion,
 		"EtcdVersion":               binaries.EtcdVersion,
 		"EnvIndexURL":               download.EnvIndexURL,

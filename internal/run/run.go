@@ -102,7 +102,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 			return nil, findings.Input(site.ErrorUnder(root, err))
 		}
 		runCfg = &cfg.Run
-		shell = shellPages(root, cfg.Run)
+		shell = ShellPages(root, cfg.Run)
 		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, root, cfg.Run.CRDs)
 	}
 	chk, err := check(ctx, &o)
@@ -115,15 +115,15 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	ovs, err := loadOverlays(root, runCfg, o.Overlays)
+	ovs, err := LoadOverlays(root, runCfg, o.Overlays)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	rbs, err := runbook.LoadShell(paths, overlayPages(root, shell, ovs))
+	rbs, err := runbook.LoadShell(paths, OverlayPages(root, shell, ovs))
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	if err := applyOverlays(root, ovs, rbs); err != nil {
+	if err := ApplyOverlays(root, ovs, rbs); err != nil {
 		return nil, findings.Input(err)
 	}
 	if err := chk.filter.Check(rbs); err != nil {
@@ -252,9 +252,9 @@ func host() string {
 	return h
 }
 
-// shellPages is kbook.yaml's run.pages of the docs repository at root:
+// ShellPages is kbook.yaml's run.pages of the docs repository at root:
 // the pages it lists run their shell blocks.
-func shellPages(root string, cfg site.RunConfig) runbook.ShellPages {
+func ShellPages(root string, cfg site.RunConfig) runbook.ShellPages {
 	if len(cfg.Pages) == 0 {
 		return nil
 	}
@@ -320,13 +320,13 @@ func ProjectCRDs(dir string, crds []string) []string {
 	return ps
 }
 
-// loadOverlays reads the overlays of a run of the docs repository at
+// LoadOverlays reads the overlays of a run of the docs repository at
 // root, in the order they apply: kbook.yaml's run.overlay (cfg, nil
 // without a kbook.yaml), the root's kbook.overlay.yaml when there is one,
 // then files (--overlay). A bad overlay is bad input at its line. kbook
 // run and kbook check both read the overlays through it, before the
 // pages: an overlay's pages opt pages in.
-func loadOverlays(root string, cfg *site.RunConfig, files []string) ([]*overlay.Overlay, error) {
+func LoadOverlays(root string, cfg *site.RunConfig, files []string) ([]*overlay.Overlay, error) {
 	var ovs []*overlay.Overlay
 	if cfg != nil {
 		ov, err := cfg.OverlayRules(root)
@@ -352,10 +352,10 @@ func loadOverlays(root string, cfg *site.RunConfig, files []string) ([]*overlay.
 	return ovs, nil
 }
 
-// overlayPages is shell (kbook.yaml's run.pages), and the pages the
+// OverlayPages is shell (kbook.yaml's run.pages), and the pages the
 // overlays list (their pages:, relative to the docs root, else the
 // current folder).
-func overlayPages(root string, shell runbook.ShellPages, ovs []*overlay.Overlay) runbook.ShellPages {
+func OverlayPages(root string, shell runbook.ShellPages, ovs []*overlay.Overlay) runbook.ShellPages {
 	var listed []*overlay.Overlay
 	for _, ov := range ovs {
 		if len(ov.Pages) > 0 {
@@ -395,12 +395,12 @@ func overlayPages(root string, shell runbook.ShellPages, ovs []*overlay.Overlay)
 	}
 }
 
-// applyOverlays applies the overlays of a run (loadOverlays) to the
+// ApplyOverlays applies the overlays of a run (LoadOverlays) to the
 // pages' shell blocks, in order. Page globs are relative to the docs root
 // (else the current folder). A rule that matches nothing is bad input at
 // its line; so is then a shell block that is to run and does not parse
 // as bash.
-func applyOverlays(root string, ovs []*overlay.Overlay, rbs []*runbook.Runbook) error {
+func ApplyOverlays(root string, ovs []*overlay.Overlay, rbs []*runbook.Runbook) error {
 	for _, ov := range ovs {
 		if err := ov.Apply(rbs, root); err != nil {
 			return err

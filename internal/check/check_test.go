@@ -1,4 +1,4 @@
-package run
+package check
 
 import (
 	"os"
@@ -11,11 +11,11 @@ import (
 	"github.com/k0rdent/kbook/internal/site"
 )
 
-// TestLint: kbook check's findings, its summary line, bad input, and
+// TestCheck: kbook check's findings, its summary line, bad input, and
 // that a docs repository is loaded once (an MkDocs project's runbook
 // pages and its links come from one Load, which translates every page).
-func TestLint(t *testing.T) {
-	docs := filepath.Join("testdata", "lint", "docs")
+func TestCheck(t *testing.T) {
+	docs := filepath.Join("testdata", "docs")
 	empty := filepath.Join(t.TempDir(), "empty")
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
@@ -32,16 +32,16 @@ func TestLint(t *testing.T) {
 			wantRules: []string{"shell-not-run", "exec-undeclared"}, wantSummary: "checked 1 runbook and the links of 3 pages: 1 error, 1 warning", wantLoads: 1},
 		{name: "clean", paths: []string{filepath.Join(docs, "runbooks", "ok.md")},
 			wantSummary: "checked 1 runbook and the links of 3 pages: 0 errors, 0 warnings", wantLoads: 1},
-		{name: "MkDocs project", paths: []string{filepath.Join("testdata", "lint", "mkdocs")},
+		{name: "MkDocs project", paths: []string{filepath.Join("testdata", "mkdocs")},
 			wantRules: []string{"link-broken"}, wantSummary: "checked 1 runbook and the links of 2 pages: 0 errors, 1 warning", wantLoads: 1},
 		{name: "folder without runbooks", paths: []string{empty},
 			wantSummary: "checked 0 runbooks (no runbooks in " + empty + "): 0 errors, 0 warnings"},
-		{name: "front matter that does not parse", paths: []string{filepath.Join("testdata", "lint", "bad-front-matter.md")},
+		{name: "front matter that does not parse", paths: []string{filepath.Join("testdata", "bad-front-matter.md")},
 			wantInput: "bad-front-matter.md:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := new(site.Loader)
-			rep, err := lint(tc.paths, l)
+			rep, err := checkWith(tc.paths, l)
 			loads := int64(l.Reads)
 			if tc.wantInput != "" {
 				if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.wantInput) {
@@ -68,4 +68,38 @@ func TestLint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckReadsKbookYAML: kbook check reads kbook.yaml as kbook run
+// does (run's TestRunReadsKbookYAML): with no path, the runbooks folder
+// it names; a misspelt key is bad input at its line.
+func TestCheckReadsKbookYAML(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\n")
+	write(t, dir, "books/a.md", "# A\n\n```testscript\nexec true\n```\n")
+	rep, err := Check(nil)
+	if err != nil || rep.Detail.Summary(0, 0, 0) != "checked 1 runbook and the links of 1 page: 0 errors, 0 warnings" {
+		t.Errorf("kbook check with no path: %v, %v", err, rep)
+	}
+
+	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\nrun:\n  crdz: [crds]\n")
+	for name, paths := range map[string][]string{"no path": nil, "a path": {filepath.Join("books", "a.md")}} {
+		if _, err := Check(paths); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
+			t.Errorf("check, %s: %v, want bad input at kbook.yaml:4", name, err)
+		}
+	}
+}
+
+// write writes a file below dir and returns its path.
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package run
+package check
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/run"
 )
 
 // TestCheckOverlays: kbook check reads the overlays as kbook run does -
@@ -60,7 +61,7 @@ func TestCheckOverlays(t *testing.T) {
 			if tc.extra != "" {
 				extra = append(extra, write(t, t.TempDir(), "extra.yaml", tc.extra))
 			}
-			_, err := Lint([]string{page}, extra...)
+			_, err := Check([]string{page}, extra...)
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("kbook check: %v", err)
@@ -71,7 +72,7 @@ func TestCheckOverlays(t *testing.T) {
 				t.Fatalf("kbook check: %v, want bad input with %q", err, tc.want)
 			}
 			// kbook run says the same, before anything runs.
-			rep, err := Run(context.Background(), Options{Paths: []string{page}, Overlays: extra, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: new(bytes.Buffer)})
+			rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Overlays: extra, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, Out: new(bytes.Buffer)})
 			if rep != nil || !findings.IsInput(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("kbook run: %v, want bad input with %q", err, tc.want)
 			}
@@ -83,7 +84,7 @@ func TestCheckOverlays(t *testing.T) {
 	write(t, dir, "kbook.yaml", kbookYAML(matches))
 	page := write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out})
+	rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}

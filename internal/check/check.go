@@ -1,4 +1,4 @@
-package run
+package check
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/plural"
+	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
@@ -17,29 +18,29 @@ import (
 	sitelinks "github.com/k0rdent/kbook/internal/site/links"
 )
 
-// LintRegistry holds every rule kbook check reports: runbook lint, the
-// checks Run makes before it runs anything, and the links.
-var LintRegistry = findings.Join(runbook.Registry, runtarget.Registry, runner.Registry, sitelinks.Registry)
+// Registry holds every rule kbook check reports: runbook lint, the
+// checks run.Run makes before it runs anything, and the links.
+var Registry = findings.Join(runbook.Registry, runtarget.Registry, runner.Registry, sitelinks.Registry)
 
-// Lint checks the runbooks of paths (default: runbooks) without running
-// them, as kbook check does: the checks Run makes before it runs anything,
+// Check is kbook check: it checks the runbooks of paths (default:
+// runbooks) without running them: the checks run.Run makes before it runs anything,
 // runbook lint, and the links of the docs repository they belong to. A
 // folder without runbooks is no error. A runbook that does not parse is a
 // findings.InputError. The overlays apply as kbook run applies them
 // (kbook.yaml's run.overlay, the docs root's kbook.overlay.yaml, then
 // overlays): a bad overlay, or a rule that matches nothing, is a
 // findings.InputError at its line.
-func Lint(paths []string, overlays ...string) (*findings.Report, error) {
-	return lint(paths, new(site.Loader), overlays...)
+func Check(paths []string, overlays ...string) (*findings.Report, error) {
+	return checkWith(paths, new(site.Loader), overlays...)
 }
 
-// lint is Lint with l reading every project once: the docs repository's
+// checkWith is Check with l reading every project once: the docs repository's
 // runbooks folder, an MkDocs project's runbook pages and the links all
 // come from one read.
-func lint(paths []string, l *site.Loader, overlays ...string) (*findings.Report, error) {
+func checkWith(paths []string, l *site.Loader, overlays ...string) (*findings.Report, error) {
 	if len(paths) == 0 {
 		var err error
-		if paths, err = DefaultPaths(); err != nil {
+		if paths, err = run.DefaultPaths(); err != nil {
 			return nil, findings.Input(err)
 		}
 	}
@@ -58,7 +59,7 @@ func lint(paths []string, l *site.Loader, overlays ...string) (*findings.Report,
 		}
 		if p, err := l.Load(root); err == nil {
 			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, p.Config.Runbooks)))
-			shell = shellPages(root, p.Config.Run)
+			shell = run.ShellPages(root, p.Config.Run)
 			runCfg = &p.Config.Run
 		}
 	}
@@ -66,16 +67,16 @@ func lint(paths []string, l *site.Loader, overlays ...string) (*findings.Report,
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	ovs, err := loadOverlays(root, runCfg, overlays)
+	ovs, err := run.LoadOverlays(root, runCfg, overlays)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, overlayPages(root, shell, ovs))
+	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, run.OverlayPages(root, shell, ovs))
 	empty = append(emptyProjects, empty...)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	if err := applyOverlays(root, ovs, rbs); err != nil {
+	if err := run.ApplyOverlays(root, ovs, rbs); err != nil {
 		return nil, findings.Input(err)
 	}
 	r, err := runner.New(runner.Options{Cmds: kubecmd.Commands()})
@@ -92,7 +93,7 @@ func lint(paths []string, l *site.Loader, overlays ...string) (*findings.Report,
 		return nil, findings.Input(err)
 	}
 	return &findings.Report{
-		Findings: LintRegistry.Finish(append(found, links...), nil),
+		Findings: Registry.Finish(append(found, links...), nil),
 		Detail:   linted{runbooks: len(rbs), empty: empty, pages: pages},
 	}, nil
 }
@@ -115,7 +116,7 @@ func docsLinks(paths []string, l *site.Loader) (fs []findings.Finding, pages str
 	return fs, " and the links of " + plural.Count(len(p.Pages), "page"), nil
 }
 
-// linted is what Lint read: its summary line counts errors and warnings
+// linted is what Check read: its summary line counts errors and warnings
 // always, "no problems" or not.
 type linted struct {
 	runbooks int
