@@ -75,7 +75,6 @@ type Project struct {
 	exclude       *matcher
 	lines         map[string]int
 	unknownPlugin int
-	navGlobWarned bool
 }
 
 // Validation is what MkDocs does with a problem of the nav or a link:
@@ -117,12 +116,14 @@ func (w Warning) String() string {
 
 // knownPlugins are the plugins kbook does what they do: search is
 // Pagefind's, macros and include-markdown are translated per page, exclude
-// and redirects are read here; the others only change how MkDocs looks or
+// and redirects are read here, the nav plugins' patterns in mkdocs.yml's
+// nav expanded (navglob.go); the others only change how MkDocs looks or
 // publishes.
 var knownPlugins = map[string]bool{
 	"search": true, "macros": true, "include-markdown": true, "exclude": true,
 	"redirects": true, "offline": true, "tags": true, "same-dir": true,
 	"gh-admonitions": true, "callouts": true, "github-admonitions": true,
+	awesomePages: true, literateNav: true,
 }
 
 // Find returns the configuration file of dir ("mkdocs.yml" or
@@ -393,6 +394,7 @@ func (p *Project) read(top *yaml.Node) error {
 	if _, ok := p.Raw["extra"].(map[string]any); !ok {
 		p.Raw["extra"] = map[string]any{}
 	}
+	p.dropNavPatterns()
 	sort.Strings(p.UnknownPlugins)
 	if len(p.UnknownPlugins) > 0 {
 		p.warnf(p.unknownPlugin, "plugins kbook does not run, skipped: %s", strings.Join(p.UnknownPlugins, ", "))

@@ -32,6 +32,8 @@ type Files struct {
 	// Warnings are files skipped with a reason (a dangling symlink, a
 	// README.md beside an index.md, a nav entry naming no page).
 	Warnings []Warning
+
+	navFileWarned bool
 }
 
 // Excluded reports whether MkDocs leaves the docs-relative file out:
@@ -100,6 +102,7 @@ func (p *Project) Files() (*Files, error) {
 			}
 			return nil
 		}
+		p.navPluginFile(rel, out)
 		if p.Excluded(rel) || p.sameDirSkips(rel) {
 			return nil
 		}
@@ -148,6 +151,9 @@ func (p *Project) Files() (*Files, error) {
 	}
 	out.Pages = pages
 	out.Pages = out.conflicts(p.DocsDir)
+	if p.Nav != nil {
+		p.expandNav(out.Pages)
+	}
 	for _, it := range p.NavPages() {
 		if !have[it.Page] && p.Validation.Nav.NotFound == "warn" {
 			out.Warnings = append(out.Warnings, Warning{File: p.File, Line: it.Line, Msg: fmt.Sprintf("nav: %s is not a page of docs_dir %s", it.Page, p.DocsDir)})

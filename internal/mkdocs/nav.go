@@ -21,10 +21,13 @@ type NavItem struct {
 	Children []*NavItem
 	// Line is where the entry is in mkdocs.yml.
 	Line int
+
+	// pattern is a nav plugin's pattern, until Files expands it.
+	pattern string
 }
 
 // IsSection reports whether the item is a section.
-func (n *NavItem) IsSection() bool { return n.Page == "" && n.URL == "" }
+func (n *NavItem) IsSection() bool { return n.Page == "" && n.URL == "" && n.pattern == "" }
 
 func (p *Project) readNav(v *yaml.Node) ([]*NavItem, error) {
 	switch {
@@ -82,14 +85,8 @@ func (p *Project) navTarget(title string, n *yaml.Node) (*NavItem, error) {
 		return nil, p.errorf(n, "nav: %v", err)
 	}
 	if isNavGlob(s) {
-		// awesome-pages' "..." and literate-nav's wildcards name pages
-		// by pattern; kbook does not expand them: said once, at the
-		// first, and left out of the nav rather than made dead links.
-		if !p.navGlobWarned {
-			p.navGlobWarned = true
-			p.warnf(n.Line, "nav: %q is a pattern of a nav plugin (awesome-pages, literate-nav), which kbook does not expand: the pages it names are not in the sidebar", s)
-		}
-		return nil, nil
+		// A nav plugin's pattern: Files expands it (navglob.go).
+		return &NavItem{Title: title, pattern: s, Line: n.Line}, nil
 	}
 	it := &NavItem{Title: title, Line: n.Line}
 	if IsExternal(s) || strings.HasPrefix(s, "/") {
@@ -111,10 +108,7 @@ func (p *Project) navTarget(title string, n *yaml.Node) (*NavItem, error) {
 // * or ? (literate-nav, awesome-pages).
 func isNavGlob(s string) bool {
 	s = strings.TrimSpace(s)
-	if s == "..." || strings.HasPrefix(s, "... ") || strings.HasPrefix(s, "...|") {
-		return true
-	}
-	return !IsExternal(s) && strings.ContainsAny(s, "*?")
+	return isRest(s) || !IsExternal(s) && strings.ContainsAny(s, "*?")
 }
 
 // IsExternal reports whether a link leaves the site (scheme or //host).

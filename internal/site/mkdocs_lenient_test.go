@@ -162,6 +162,31 @@ func TestMkDocsLenient(t *testing.T) {
 			unwanted: []string{`href="..."`, `guides/*.md`, `/.../`},
 		},
 		{
+			// With awesome-pages enabled its rest entries are expanded:
+			// "... | glob=guides/*.md" the guides not named, "..." the
+			// pages named nowhere (folders as sections); a .pages file,
+			// not read, is said once.
+			name: "nav-awesome",
+			want: map[string][]string{"index.html": {
+				`href="../next/guides/three/">Three</a>`, `href="../next/guides/two/">Two</a>`,
+				`<span class="kb-nav-label">Everything else</span>`, `href="../next/extra/">Extra</a>`,
+				`<span class="kb-nav-label">Ref</span>`, `href="../next/ref/cli/">CLI</a>`}},
+			notes:    []string{`docs/guides/.pages: awesome-pages' .pages files are not read by kbook`},
+			unwanted: []string{`href="..."`, `glob=`, `/.../`},
+		},
+		{
+			// With literate-nav enabled its wildcards are expanded: a
+			// titled wildcard is a section of the pages it matches, "*/"
+			// the folders (pages named elsewhere left out), and one that
+			// matches nothing is a warning at its line.
+			name: "nav-literate",
+			want: map[string][]string{"index.html": {
+				`<span class="kb-nav-label">Guides</span>`, `href="../next/guides/a/">Alpha</a>`, `href="../next/guides/b/">Beta</a>`,
+				`<span class="kb-nav-label">Ref</span>`, `<span class="kb-nav-label">Deep</span>`, `href="../next/ref/deep/y/">Why</a>`}},
+			notes:    []string{`mkdocs.yml:8: nav: "missing/*.md" (literate-nav) matches no page of docs_dir docs: left out`},
+			unwanted: []string{`*.md`, `href="*/"`},
+		},
+		{
 			// mkdocs.yml in a subfolder (hack/docs/, docs_dir: ../../docs),
 			// built as the project does, with mkdocs build -f from the
 			// repository's top: macros' include_dir and the snippets'
