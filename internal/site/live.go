@@ -84,7 +84,7 @@ func (l *Live) Results() *report.Report {
 // Build loads the repository, checks its links, queues the changed
 // runbooks that have no result for their source yet, and builds the site
 // with the results there are (a queued runbook's page says it changed since
-// its last result until the run is done). It is a serve.BuildFunc (internal/site/serve).
+// its last result until the run is done). It is a livereload.BuildFunc.
 func (l *Live) Build(ctx context.Context, changed []string) error {
 	p, err := Load(l.Dir)
 	if err != nil {

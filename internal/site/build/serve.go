@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/livereload"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/site/serve"
 )
 
 // ServeOptions are kbook serve's settings.
@@ -67,7 +67,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 
 	search := site.FindPagefind(o.Dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
-	live := &site.Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: serve.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
+	live := &site.Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
 	ro := run.ForProject(o.RunOptions, proj, o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
@@ -78,7 +78,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		}
 	}
 	// The port is taken before the runbooks run: a busy one fails at once.
-	srv, err := serve.New(serve.Options{
+	srv, err := livereload.New(livereload.Options{
 		Root:  o.Dir,
 		Watch: []string{proj.Config.Content, proj.Config.Runbooks, proj.Config.Site},
 		Dir:   out,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-	"github.com/k0rdent/kbook/internal/site/serve"
+	"github.com/k0rdent/kbook/internal/livereload"
 )
 
 // requests records what a page asks for while a test runs: a request
@@ -86,10 +86,10 @@ func TestBrowserAnywhere(t *testing.T) {
 	if !search {
 		t.Log("pagefind is not installed (make site-tools): search is not tried")
 	}
-	atRoot := httptest.NewServer(serve.Static(out))
+	atRoot := httptest.NewServer(livereload.Static(out))
 	defer atRoot.Close()
 	mux := http.NewServeMux()
-	mux.Handle("/project/", http.StripPrefix("/project", serve.Static(out)))
+	mux.Handle("/project/", http.StripPrefix("/project", livereload.Static(out)))
 	under := httptest.NewServer(mux) // anything outside /project/ is a 404
 	defer under.Close()
 	files := "file://" + filepath.ToSlash(out) + "/"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/site/serve"
+	"github.com/k0rdent/kbook/internal/livereload"
 )
 
 // BenchmarkServeSaveToReload: from writing a page to the open browser's
@@ -72,8 +72,8 @@ func BenchmarkServeRunSaveToResult(b *testing.B) {
 }
 
 // eventStream follows serve's reload events.
-func eventStream(b *testing.B, srv *serve.Server) <-chan string {
-	resp, err := http.Get(srv.URL() + strings.TrimPrefix(serve.EventsPath, "/"))
+func eventStream(b *testing.B, srv *livereload.Server) <-chan string {
+	resp, err := http.Get(srv.URL() + strings.TrimPrefix(livereload.EventsPath, "/"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func eventStream(b *testing.B, srv *serve.Server) <-chan string {
 
 // reloadShows waits for the next reload event and tells whether the page
 // then contains want.
-func reloadShows(b *testing.B, srv *serve.Server, events <-chan string, page, want string) bool {
+func reloadShows(b *testing.B, srv *livereload.Server, events <-chan string, page, want string) bool {
 	for ev := range events {
 		if ev == "reload" {
 			break

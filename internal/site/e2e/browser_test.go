@@ -15,10 +15,10 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/k0rdent/kbook/internal/cache"
+	"github.com/k0rdent/kbook/internal/livereload"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/site/serve"
 )
 
 // chromium finds the browser: $KBOOK_CHROMIUM, else Debian's chromium or
@@ -210,7 +210,7 @@ func TestBrowser(t *testing.T) {
 	}
 	ctx := browser(t)
 	out, search := twoVersions(t)
-	srv := httptest.NewServer(serve.Static(out))
+	srv := httptest.NewServer(livereload.Static(out))
 	defer srv.Close()
 
 	t.Run("home and sidebar to a runbook", func(t *testing.T) {

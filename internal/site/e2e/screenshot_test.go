@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/k0rdent/kbook/internal/site/serve"
+	"github.com/k0rdent/kbook/internal/livereload"
 )
 
 var (
@@ -30,7 +30,7 @@ func TestScreenshots(t *testing.T) {
 		out, _ = twoVersions(t)
 	}
 	ctx := browser(t)
-	srv := httptest.NewServer(serve.Static(out))
+	srv := httptest.NewServer(livereload.Static(out))
 	defer srv.Close()
 	run(t, ctx, "home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css("main")))
 	home := location(t, ctx)
