@@ -1,13 +1,13 @@
 package main
 
 import (
+	"github.com/k0rdent/kbook/internal/serve"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/site/build"
 	"github.com/spf13/cobra"
 )
 
 func newServeCmd() *cobra.Command {
-	var o build.ServeOptions
+	var o serve.Options
 	f := runFlags{o: &o.RunOptions}
 	cmd := &cobra.Command{
 		Use:  "serve [DIR]",
@@ -18,7 +18,7 @@ func newServeCmd() *cobra.Command {
 			}
 			o.Dir, o.CRDsGiven, o.OpenProcs = first(args), len(f.cluster.Options.CRDs) > 0, openProcs
 			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			return exit(cmd.Context(), build.Serve(cmd.Context(), o))
+			return exit(cmd.Context(), serve.Serve(cmd.Context(), o))
 		},
 	}
 	fl := cmd.Flags()

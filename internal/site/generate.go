@@ -152,7 +152,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			return nil, err
 		}
 		g.sources += len(v.Project.Pages) + 3 // home, verification, runbooks
-		results := resultsByPath(v)
+		results := ResultsByPath(v)
 		var rows []Verification
 		hasRunbookIndex := false
 		for _, pg := range v.Project.Pages {
@@ -299,8 +299,8 @@ func summarize(rows []Verification) Summary {
 	return s
 }
 
-// resultsByPath indexes a version's results by docs-relative runbook path.
-func resultsByPath(v *Version) map[string]*report.Runbook {
+// ResultsByPath indexes a version's results by docs-relative runbook path.
+func ResultsByPath(v *Version) map[string]*report.Runbook {
 	out := map[string]*report.Runbook{}
 	if v.Results == nil {
 		return out

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/log"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/log"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/plural"
@@ -70,7 +71,7 @@ func Build(ctx context.Context, o Options) error {
 	if o.OutDir == "" {
 		o.OutDir = "public"
 	}
-	if err := defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+	if err := Defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
 		return err
 	}
 	for _, a := range o.Aliases {
@@ -295,9 +296,9 @@ func VerificationLine(rows []site.Verification) string {
 		plural.Count(len(rows), "runbook"), n[site.Verified], n[site.Partial], n[site.Failed], n[site.Unverified])
 }
 
-// defaults fills in the docs folder and writers build and serve leave
-// unset, and checks the version name.
-func defaults(dir *string, stdout, stderr *io.Writer, version string) error {
+// Defaults fills in the docs folder and writers kbook build and serve
+// leave unset, and checks the version name.
+func Defaults(dir *string, stdout, stderr *io.Writer, version string) error {
 	if *dir == "" {
 		*dir = "."
 	}

@@ -11,22 +11,23 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/k0rdent/kbook/internal/livereload"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/serve"
 	"github.com/k0rdent/kbook/internal/site"
 )
 
 // startServe runs kbook serve's server on the fixture, on a free port,
-// with kbook serve's site.Live; run re-runs changed runbooks in-process,
+// with kbook serve's serve.Live; run re-runs changed runbooks in-process,
 // as kbook serve --run does.
 func startServe(t testing.TB, dir string, run bool) *livereload.Server {
 	t.Helper()
-	live := &site.Live{Dir: dir, Out: t.TempDir(), LiveReload: livereload.EventsPath}
+	live := &serve.Live{Dir: dir, Out: t.TempDir(), LiveReload: livereload.EventsPath}
 	if run {
 		p, err := site.Load(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		live.SetResults(results(t, p))
-		live.Run = site.RunInProcess(runner.Options{Parallel: 1, Version: "test"})
+		live.Run = serve.RunInProcess(runner.Options{Parallel: 1, Version: "test"})
 	}
 	srv, err := livereload.New(livereload.Options{Root: dir, Watch: []string{"content", "runbooks", "site"}, Dir: live.Out, Addr: "127.0.0.1:0", Build: live.Build})
 	if err != nil {

@@ -1,4 +1,4 @@
-package build
+package serve
 
 import (
 	"context"
@@ -16,10 +16,11 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/site/build"
 )
 
-// ServeOptions are kbook serve's settings.
-type ServeOptions struct {
+// Options are kbook serve's settings.
+type Options struct {
 	// Dir is the docs repository (default ".").
 	Dir string
 	// Version is the version name the served site shows.
@@ -44,8 +45,8 @@ type ServeOptions struct {
 // rebuilding and reloading open pages on every save, until ctx ends. Bad
 // input (a version name, a port, a busy address, a project that does not
 // load) is a findings.InputError before anything is served.
-func Serve(ctx context.Context, o ServeOptions) error {
-	if err := defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+func Serve(ctx context.Context, o Options) error {
+	if err := build.Defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
 		return err
 	}
 	procs, closeProcs := o.OpenProcs.Open(log.To{W: o.Stderr})
@@ -67,7 +68,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 
 	search := site.FindPagefind(o.Dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
-	live := &site.Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
+	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
 	ro := run.ForProject(o.RunOptions, proj, o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {

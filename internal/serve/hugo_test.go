@@ -1,4 +1,4 @@
-package livereload
+package serve
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/livereload"
 )
 
 // TestServeHugoError: with the real site build, a Hugo error (a shortcode
@@ -22,8 +22,8 @@ func TestServeHugoError(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	live := &site.Live{Dir: root, Out: out, LiveReload: EventsPath}
-	srv, err := New(Options{Root: root, Watch: []string{"content", "site"}, Dir: out, Addr: "127.0.0.1:0", Build: live.Build})
+	live := &Live{Dir: root, Out: out, LiveReload: livereload.EventsPath}
+	srv, err := livereload.New(livereload.Options{Root: root, Watch: []string{"content", "site"}, Dir: out, Addr: "127.0.0.1:0", Build: live.Build})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestServeHugoError(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	resp, err := http.Get(srv.URL() + strings.TrimPrefix(EventsPath, "/"))
+	resp, err := http.Get(srv.URL() + strings.TrimPrefix(livereload.EventsPath, "/"))
 	if err != nil {
 		t.Fatal(err)
 	}

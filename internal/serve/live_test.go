@@ -1,4 +1,4 @@
-package site
+package serve
 
 import (
 	"context"
@@ -10,14 +10,18 @@ import (
 
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/site"
 )
 
 // TestLiveRerun: a saved runbook whose source has no result is run once in
 // the background; meanwhile its page says so, afterwards it shows the new
 // result; saving it again unchanged runs nothing.
 func TestLiveRerun(t *testing.T) {
-	dir := fixture(t)
-	p, err := Load(dir)
+	dir := filepath.Join(t.TempDir(), "docs")
+	if err := os.CopyFS(dir, os.DirFS("../site/testdata/docs")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := site.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +36,11 @@ func TestLiveRerun(t *testing.T) {
 		},
 		Rebuild: func() { rebuilt <- struct{}{} },
 	}
-	live.SetResults(runAll(t, p))
+	first, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.SetResults(first)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() { cancel(); live.Wait() }()
 	page := filepath.Join(live.Out, "next", "runbooks", "hello", "index.html")
@@ -78,5 +86,23 @@ func TestLiveRerun(t *testing.T) {
 	case files := <-ran:
 		t.Errorf("an unchanged runbook ran again: %v", files)
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func read(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func mustContain(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q", what, w)
+		}
 	}
 }

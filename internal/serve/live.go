@@ -1,4 +1,4 @@
-package site
+package serve
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/site"
 )
 
 // Live is the site kbook serve shows: one version of a docs repository,
@@ -24,11 +25,11 @@ type Live struct {
 	Version string
 	// Out is the folder the site is built into.
 	Out string
-	// Search, LiveReload and Dirs are passed to Build (see Options).
-	Search     *Pagefind
+	// Search, LiveReload and Dirs are passed to site.Build (see site.Options).
+	Search     *site.Pagefind
 	LiveReload string
-	Dirs       DirTracker
-	// HugoTimeout bounds each Hugo build (see Options).
+	Dirs       site.DirTracker
+	// HugoTimeout bounds each Hugo build (see site.Options).
 	HugoTimeout time.Duration
 	// Run runs runbook files (paths as the changed list gives them) and
 	// returns their results; nil: runbooks are never run.
@@ -86,16 +87,16 @@ func (l *Live) Results() *report.Report {
 // with the results there are (a queued runbook's page says it changed since
 // its last result until the run is done). It is a livereload.BuildFunc.
 func (l *Live) Build(ctx context.Context, changed []string) error {
-	p, err := Load(l.Dir)
+	p, err := site.Load(l.Dir)
 	if err != nil {
 		return err
 	}
 	name := l.Version
 	if name == "" {
-		name = NextVersion
+		name = site.NextVersion
 	}
-	v := &Version{Name: name, Project: p, Lastmod: Lastmod(l.Dir, p.Config.Content, p.Config.Runbooks)}
-	if err := LinkError(CheckLinks(p, l.Out, v)); err != nil {
+	v := &site.Version{Name: name, Project: p, Lastmod: site.Lastmod(l.Dir, p.Config.Content, p.Config.Runbooks)}
+	if err := site.LinkError(site.CheckLinks(p, l.Out, v)); err != nil {
 		return err
 	}
 	if l.Run != nil {
@@ -107,7 +108,7 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 	l.mu.Unlock()
 	// kbook serve serves the site at its root, whatever kbook.yaml's
 	// baseURL: the 404 page's <base> says so.
-	_, err = Build(ctx, []*Version{v}, Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
+	_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
 	return err
 }
 
@@ -117,10 +118,10 @@ func (l *Live) Wait() { l.wg.Wait() }
 
 // enqueue queues the changed runbooks whose source has no result and was
 // not run yet, and starts the worker.
-func (l *Live) enqueue(ctx context.Context, p *Project, changed []string) {
+func (l *Live) enqueue(ctx context.Context, p *site.Project, changed []string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	have := resultsByPath(&Version{Project: p, Results: l.results})
+	have := site.ResultsByPath(&site.Version{Project: p, Results: l.results})
 	if l.asked == nil {
 		l.asked = map[string]bool{}
 	}
