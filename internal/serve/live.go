@@ -25,7 +25,7 @@ type Live struct {
 	Version string
 	// Out is the folder the site is built into.
 	Out string
-	// Search, LiveReload and Dirs are passed to site.Build (see site.Options).
+	// Search, LiveReload and Dirs are passed to site.Render (see site.Options).
 	Search     *site.Pagefind
 	LiveReload string
 	Dirs       site.DirTracker
@@ -108,7 +108,7 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 	l.mu.Unlock()
 	// kbook serve serves the site at its root, whatever kbook.yaml's
 	// baseURL: the 404 page's <base> says so.
-	_, err = site.Build(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
+	_, err = site.Render(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
 	return err
 }
 

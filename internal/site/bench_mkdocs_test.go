@@ -79,7 +79,7 @@ func BenchmarkMkDocs500(b *testing.B) {
 		}
 		links += time.Since(start)
 		start = time.Now()
-		res, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(b.TempDir(), "public")})
+		res, err := Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(b.TempDir(), "public")})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func BenchmarkBuildVsHugo(b *testing.B) {
 		if fs := CheckLinks(pl, ""); len(fs) > 0 {
 			b.Fatalf("broken links in the synthetic tree: %v", fs[0])
 		}
-		if _, err := Build(context.Background(), []*Version{{Name: "next", Project: pl, Results: rep}}, Options{Out: filepath.Join(b.TempDir(), "public")}); err != nil {
+		if _, err := Render(context.Background(), []*Version{{Name: "next", Project: pl, Results: rep}}, Options{Out: filepath.Join(b.TempDir(), "public")}); err != nil {
 			b.Fatal(err)
 		}
 		kb += time.Since(start)
@@ -118,7 +118,7 @@ func BenchmarkThousandPagesThreeVersions(b *testing.B) {
 	b.ResetTimer()
 	var pages int
 	for i := 0; i < b.N; i++ {
-		res, err := Build(context.Background(), vs, Options{Out: filepath.Join(b.TempDir(), "public")})
+		res, err := Render(context.Background(), vs, Options{Out: filepath.Join(b.TempDir(), "public")})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func BenchmarkPageWeight(b *testing.B) {
 	synthetic(b, dir, 10, 2)
 	p, rep := loadAndRun(b, dir)
 	out := filepath.Join(b.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
 		b.Fatal(err)
 	}
 	page, err := os.ReadFile(filepath.Join(out, "next", "runbooks", "rb000", "index.html"))
@@ -204,7 +204,7 @@ func BenchmarkHugoChild(b *testing.B) {
 			d        *time.Duration
 		}{{nil, &in}, {reg, &child}} {
 			start := time.Now()
-			if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: filepath.Join(b.TempDir(), "public"), Children: c.children}); err != nil {
+			if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: filepath.Join(b.TempDir(), "public"), Children: c.children}); err != nil {
 				b.Fatal(err)
 			}
 			*c.d += time.Since(start)

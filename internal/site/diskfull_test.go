@@ -55,7 +55,7 @@ func TestBuildDiskFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	before := tree(t, out)
@@ -100,7 +100,7 @@ func TestBuildDiskFull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Build(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p}}, Options{Out: out})
+		_, err = Render(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p}}, Options{Out: out})
 		t.Logf("%d bytes free: %v", leave, err)
 		if err == nil {
 			before = tree(t, out)

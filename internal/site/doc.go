@@ -1,8 +1,8 @@
-// Package site is `kbook build`: the docs site - runbook pages with captured
-// output and verification badges, Hugo in-process, versions, aliases,
-// search.
+// Package site renders the docs site kbook build and serve make: runbook
+// pages with captured output and verification badges, Hugo, versions,
+// aliases, search.
 //
-// It builds kbook's documentation site: it turns a docs repository
+// Render builds kbook's documentation site: it turns a docs repository
 // (kbook.yaml, content/, runbooks/, an optional site/ of layout overrides)
 // and the recorded results of its runbooks into a Hugo project in a
 // temporary directory, builds it with Hugo in-process, and installs the

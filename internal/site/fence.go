@@ -10,7 +10,7 @@ import (
 )
 
 // errFenced is what every file operation of an abandoned in-process Hugo
-// build gets once Build has returned.
+// build gets once Render has returned.
 var errFenced = errors.New("the build was stopped")
 
 // fence is the file system an in-process Hugo build writes through: once
@@ -18,7 +18,7 @@ var errFenced = errors.New("the build was stopped")
 // closing waits for the ones under way. Hugo cannot be stopped in the
 // middle of a build (it takes no context), so an interrupted or timed-out
 // build is abandoned to end on its own; the fence makes sure it writes
-// nothing after Build returned and removed its staging folder.
+// nothing after Render returned and removed its staging folder.
 type fence struct {
 	afero.Fs
 	mu     sync.RWMutex

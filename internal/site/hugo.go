@@ -276,7 +276,7 @@ var testHookHugoWrote atomic.Pointer[func(name string)]
 
 // WaitInProcessBuilds waits until every Hugo build this process ran
 // in-process has ended, those abandoned by an interrupted or timed-out
-// Build included (which then wrote nothing after Build returned). Tests
+// Build included (which then wrote nothing after Render returned). Tests
 // call it to check exactly that; a build stuck for ever makes it wait for
 // ever.
 func WaitInProcessBuilds() { inProcess.Wait() }

@@ -72,7 +72,7 @@ func TestBuildFailingInHugoReturns(t *testing.T) {
 			}
 			for i := range runs {
 				out := filepath.Join(t.TempDir(), "public")
-				_, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Children: tc.children, HugoTimeout: 5 * time.Minute})
+				_, err := Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Children: tc.children, HugoTimeout: 5 * time.Minute})
 				var se *findings.InputError
 				if !asError(err, &se) {
 					t.Fatalf("run %d: err = %v, want the shortcode's error", i+1, err)
@@ -95,7 +95,7 @@ func TestBuildFailingInHugoReturns(t *testing.T) {
 // stopped with an error that says so (a timeout shorter than any build).
 func TestBuildHugoTimeout(t *testing.T) {
 	p, reg := renderFailProject(t, 5)
-	_, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public"), Children: reg, HugoTimeout: time.Nanosecond})
+	_, err := Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public"), Children: reg, HugoTimeout: time.Nanosecond})
 	if err == nil || !strings.Contains(err.Error(), "did not end within 1ns") {
 		t.Fatalf("err = %v, want the timeout", err)
 	}
@@ -108,7 +108,7 @@ func TestBuildHugoTimeout(t *testing.T) {
 func TestThemeSectionWithoutPages(t *testing.T) {
 	p := loadCopy(t, "testdata/emptysection")
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	page := read(t, filepath.Join(out, "next", "b", "p", "index.html"))
@@ -175,16 +175,16 @@ func TestReservedFrontMatter(t *testing.T) {
 
 // TestInterruptedInProcessBuildWritesNothingAfter is the regression test
 // of an interrupted build that went on writing into its staging folder
-// (public/.kbook-build-*/public/...) after Build returned and the folder
+// (public/.kbook-build-*/public/...) after Render returned and the folder
 // was removed: Hugo, in-process, takes no context. The build is
-// interrupted at its first write into the staging folder; when Build has
+// interrupted at its first write into the staging folder; when Render has
 // returned, the output folder is as before - the published version kept,
 // no staging folder - and stays so once the abandoned Hugo build has
 // ended (WaitInProcessBuilds: an event, not a time).
 func TestInterruptedInProcessBuildWritesNothingAfter(t *testing.T) {
 	p := loadCopy(t, "testdata/emptysection")
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "v1", Project: p}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "v1", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	before := listTree(t, out)
@@ -202,7 +202,7 @@ func TestInterruptedInProcessBuildWritesNothingAfter(t *testing.T) {
 	}
 	testHookHugoWrote.Store(&hook)
 	defer testHookHugoWrote.Store(nil)
-	_, err := Build(ctx, []*Version{{Name: "v2", Project: p}}, Options{Out: out})
+	_, err := Render(ctx, []*Version{{Name: "v2", Project: p}}, Options{Out: out})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}

@@ -36,7 +36,7 @@ func TestShellBlockMarks(t *testing.T) {
 	}
 	rep := runAll(t, p)
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	page := func(name string) string { return read(t, filepath.Join(out, "next", name, "index.html")) }

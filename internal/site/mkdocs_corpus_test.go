@@ -48,7 +48,7 @@ func buildNext(t *testing.T, dir string) (*Project, string) {
 	}
 	out := t.TempDir()
 	v := &Version{Name: "next", Project: p}
-	if _, err := Build(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	return p, out

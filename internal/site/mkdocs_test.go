@@ -66,7 +66,7 @@ func TestBuildMkDocs(t *testing.T) {
 	}
 	out := t.TempDir()
 	v := &Version{Name: "next", Project: p, Results: runAll(t, p)}
-	if _, err := Build(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{v}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	root := filepath.Join(out, "next")

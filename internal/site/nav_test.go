@@ -37,7 +37,7 @@ func TestBuildNavigation(t *testing.T) {
 	}
 	out := t.TempDir()
 	v := &Version{Name: "v0.1", Aliases: []string{"latest"}, Project: p, Lastmod: Lastmod(dir, p.Config.Content, p.Config.Runbooks)}
-	if _, err := Build(context.Background(), []*Version{v}, Options{Out: out, BaseURL: "https://docs.acme.io/"}); err != nil {
+	if _, err := Render(context.Background(), []*Version{v}, Options{Out: out, BaseURL: "https://docs.acme.io/"}); err != nil {
 		t.Fatal(err)
 	}
 	page := read(t, filepath.Join(out, "v0.1", "guide", "intro", "index.html"))

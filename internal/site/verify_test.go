@@ -38,7 +38,7 @@ func TestVerifySkipAfterSteps(t *testing.T) {
 		t.Fatalf("reason = %q", v.Reason)
 	}
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, "runbook page", read(t, filepath.Join(out, "next", "runbooks", "gpu", "index.html")), "Partially verified", "2 of 4 passed")

@@ -99,7 +99,7 @@ func TestWrittenLinksResolve(t *testing.T) {
 				t.Fatalf("the fixture's links do not check: %v", fs)
 			}
 			out := filepath.Join(t.TempDir(), "public")
-			if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Aliases: tc.aliases}}, Options{Out: out, BaseURL: tc.baseURL}); err != nil {
+			if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Aliases: tc.aliases}}, Options{Out: out, BaseURL: tc.baseURL}); err != nil {
 				t.Fatal(err)
 			}
 			deploy := relRoot(strings.TrimSuffix(tc.baseURL, "/") + "/")
@@ -158,7 +158,7 @@ func TestWrittenLinkPolicy(t *testing.T) {
 			p.Config.Links = tc.policy
 			out := filepath.Join(t.TempDir(), "public")
 			log := &recordLog{}
-			_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Logger: log})
+			_, err = Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out, Logger: log})
 			var se *findings.InputError
 			switch {
 			case tc.fails && (!asError(err, &se) || se.File != "content/a/index.md" || se.Line != 10 || !strings.Contains(se.Err.Error(), "missing.png")):

@@ -206,7 +206,7 @@ func write(ctx context.Context, vs []*site.Version, o Options) (*site.Result, *s
 	if !o.NoSearch {
 		search = site.LocatePagefind(ctx, o.Dir, o.Logger)
 	}
-	res, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.procs, HugoTimeout: o.HugoTimeout})
+	res, err := site.Render(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.procs, HugoTimeout: o.HugoTimeout})
 	return res, search, buildError(ctx, o.Dir, err)
 }
 
@@ -222,11 +222,11 @@ func checkTemplates(ctx context.Context, vs []*site.Version, o Options) error {
 	if !runs || o.NoRun || len(o.Reports) > 0 {
 		return nil
 	}
-	_, err := site.Build(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Dirs: o.procs, CheckOnly: true, HugoTimeout: o.HugoTimeout})
+	_, err := site.Render(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Dirs: o.procs, CheckOnly: true, HugoTimeout: o.HugoTimeout})
 	return buildError(ctx, o.Dir, err)
 }
 
-// buildError classifies an error of site.Build: a located error (template,
+// buildError classifies an error of site.Render: a located error (template,
 // front matter) is bad input; an interrupted build is the context's cause.
 func buildError(ctx context.Context, dir string, err error) error {
 	switch {

@@ -150,7 +150,7 @@ func twoVersionsAt(t testing.TB, baseURL string) (out string, search bool) {
 		if v == "v0.2" {
 			aliases = []string{"latest"}
 		}
-		if _, err := site.Build(context.Background(), []*site.Version{{Name: v, Aliases: aliases, Project: p, Results: results(t, p)}}, site.Options{Out: out, Search: pf, BaseURL: baseURL}); err != nil {
+		if _, err := site.Render(context.Background(), []*site.Version{{Name: v, Aliases: aliases, Project: p, Results: results(t, p)}}, site.Options{Out: out, Search: pf, BaseURL: baseURL}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -40,7 +40,7 @@ func TestScaffoldBuilds(t *testing.T) {
 	if s := rep.Summary(); s.Passed != 1 {
 		t.Fatalf("first runbook: %+v", rep.Runbooks[0])
 	}
-	if _, err := site.Build(context.Background(), []*site.Version{{Name: "next", Project: p, Results: rep}}, site.Options{Out: filepath.Join(dir, "public")}); err != nil {
+	if _, err := site.Render(context.Background(), []*site.Version{{Name: "next", Project: p, Results: rep}}, site.Options{Out: filepath.Join(dir, "public")}); err != nil {
 		t.Fatal(err)
 	}
 	wf, err := os.ReadFile(filepath.Join(dir, ".github", "workflows", "docs.yml"))

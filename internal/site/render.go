@@ -38,7 +38,7 @@ type Options struct {
 	// to Out: a template error is found before the runbooks run.
 	CheckOnly bool
 	// HugoTimeout bounds the Hugo build (0: DefaultHugoTimeout); a build
-	// still running then is stopped and Build fails.
+	// still running then is stopped and Render fails.
 	HugoTimeout time.Duration
 	// Children starts the Hugo build as a child process that a stuck
 	// build can be killed with (see RunHugoChild); nil: Dirs when it can
@@ -65,11 +65,11 @@ type Result struct {
 	Hugo time.Duration
 }
 
-// Build builds the versions into opts.Out: each one replaces its folder,
+// Render builds the versions into opts.Out: each one replaces its folder,
 // versions already in Out stay, versions.json, aliases and the root
 // redirect are updated. vs[0] is the newest version; its project's
 // configuration and layout overrides apply to the build.
-func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
+func Render(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("no version to build")
 	}
@@ -183,6 +183,11 @@ func Build(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		fs, err := fixWritten(publish, v, folders(existing, vs), cfg.Links)
 		if err != nil {
 			return nil, err
+		}
+		if len(fs) > 0 {
+			// A broken link of the Markdown was reported by the link
+			// check before the build: once is enough.
+			fs = notReported(fs, CheckLinks(v.Project, "", vs...))
 		}
 		if err := linkFindingsError(fs, logger); err != nil {
 			return nil, err

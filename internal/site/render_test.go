@@ -62,7 +62,7 @@ func TestBuildRunbookPage(t *testing.T) {
 		t.Fatalf("runbook did not pass: %+v %+v", s, rep.Runbooks[0])
 	}
 	out := filepath.Join(t.TempDir(), "public")
-	res, err := Build(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p, Results: rep}}, Options{Out: out})
+	res, err := Render(context.Background(), []*Version{{Name: "v0.1", Aliases: []string{"latest"}, Project: p, Results: rep}}, Options{Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestBuildRunbookPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Build(context.Background(), []*Version{{Name: "v0.2", Aliases: []string{"latest"}, Project: p2, Results: rep}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "v0.2", Aliases: []string{"latest"}, Project: p2, Results: rep}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	vs, _ = ReadVersions(out)
@@ -140,7 +140,7 @@ func TestBuildFailedRunbook(t *testing.T) {
 	}
 	rep := runAll(t, p)
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	page := read(t, filepath.Join(out, "next", "runbooks", "hello", "index.html"))
@@ -153,7 +153,7 @@ func TestBuildNeverRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	page := read(t, filepath.Join(out, "next", "runbooks", "hello", "index.html"))
@@ -203,7 +203,7 @@ func TestHugoTemplateError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public")})
+	_, err = Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: filepath.Join(t.TempDir(), "public")})
 	var se *findings.InputError
 	if err == nil || !asError(err, &se) || !strings.Contains(se.File, "site/layouts/_partials/footer.html") || se.Line != 1 {
 		t.Fatalf("err = %#v", err)
@@ -236,7 +236,7 @@ func TestBuildK0rdentEnvironment(t *testing.T) {
 	rep.Runbooks[0].Env = &report.Environment{Kbook: "test", Backend: "local", Server: "v1.34.1",
 		APIs: []string{"cluster.x-k8s.io/v1beta2", "k0rdent.mirantis.com/v1beta1"}, K0rdent: k}
 	out := t.TempDir()
-	if _, err := Build(context.Background(), []*Version{{Name: "v0.1", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "v0.1", Project: p, Results: rep}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	mustContain(t, "runbook page", read(t, filepath.Join(out, "v0.1", "runbooks", "hello", "index.html")),
@@ -278,7 +278,7 @@ func TestPageURLIsHugos(t *testing.T) {
 		t.Errorf("links of a section page with capitals: %v", fs)
 	}
 	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Build(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p}}, Options{Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"content/Foo/_index.md": "foo/", "content/Foo/Bar/_index.md": "foo/bar/", "content/Foo/Page.md": "foo/page/", "content/Baz/index.md": "baz/"}
