@@ -100,6 +100,11 @@ func check(ctx context.Context, o *Options) (*checked, error) {
 	if o.CacheDir == "" {
 		o.CacheDir = cache.DefaultDir()
 	}
+	// Absolute: the scripts get it as KBOOK_CACHE_DIR in their own
+	// working directories.
+	if abs, err := filepath.Abs(o.CacheDir); err == nil {
+		o.CacheDir = abs
+	}
 	if !o.NoCache && o.CacheDirSet {
 		if c.cache, err = cache.Open(o.CacheDir); err != nil {
 			return nil, fmt.Errorf("--cache-dir: %w", err)

@@ -159,6 +159,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		Host:      host(),
 		Observer:  printer,
 		Env:       o.Env,
+		CacheDir:  o.CacheDir,
 		KeepWork:  o.KeepWork,
 		Offline:   o.Offline,
 		CacheOnly: o.CacheOnly,

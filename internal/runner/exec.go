@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/mask"
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
@@ -298,6 +299,9 @@ func (x *execution) setup(env *testscript.Env) error {
 	env.Setenv("RUNBOOK_DIR", dir)
 	env.Setenv("RUNBOOK", x.rb.Path)
 	env.Setenv("PATH", x.r.path)
+	if d := x.r.opts.CacheDir; d != "" {
+		env.Setenv(cache.EnvDir, d)
+	}
 	for _, kv := range x.r.opts.Env {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Setenv(k, v)

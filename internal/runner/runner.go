@@ -71,6 +71,11 @@ type Options struct {
 	NeedsTarget func(*runbook.Runbook) bool
 	// Env holds extra KEY=VALUE variables for every script.
 	Env []string
+	// CacheDir, when set, is every script's KBOOK_CACHE_DIR (before Env,
+	// which may set it too): a kbook a step runs shares the run's cache
+	// (node image, controllers, API server binaries) instead of building
+	// its own under the script's HOME. Not part of a result's cache key.
+	CacheDir string
 	// KeepWork leaves work directories in place and reports them.
 	KeepWork bool
 	// Offline says the run has no internet: a page's shell block that

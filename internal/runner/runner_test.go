@@ -219,3 +219,32 @@ func TestStartNotCounted(t *testing.T) {
 		}
 	})
 }
+
+// TestScriptsShareTheCache: a script's KBOOK_CACHE_DIR is the run's cache
+// folder, so that a kbook a step runs builds nothing the run has built;
+// --env sets another.
+func TestScriptsShareTheCache(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cache.md")
+	page := "# The cache\n\n```testscript\nexec echo cache=$KBOOK_CACHE_DIR\nstdout '^cache=' + want\n```\n"
+	for _, c := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"the run's", Options{CacheDir: "/the/cache"}, "/the/cache"},
+		{"--env", Options{CacheDir: "/the/cache", Env: []string{cache.EnvDir + "=/another"}}, "/another"},
+	} {
+		if err := os.WriteFile(path, []byte(strings.Replace(page, "' + want", c.want+"$'", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.opts.Parallel = 1
+		r, err := New(c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Run(context.Background(), load(t, path))
+		if got := rep.Runbooks[0]; got.Status != report.Passed {
+			t.Errorf("%s: %s, want passed:\n%s", c.name, got.Status, got.Log)
+		}
+	}
+}
