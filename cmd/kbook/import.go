@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/importmkdocs"
 	"github.com/spf13/cobra"
 )
 
@@ -11,7 +11,7 @@ func newImportMkDocsCmd() *cobra.Command {
 		Use:  "mkdocs DIR",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := site.Import(args[0], out)
+			rep, err := importmkdocs.Import(args[0], out)
 			if err != nil {
 				return usageError(err)
 			}

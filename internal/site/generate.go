@@ -208,7 +208,7 @@ func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*g
 			g.pages[out] = ref
 		}
 		if v.Project.MkDocs != nil {
-			if err := copyAssets(v.Project, content); err != nil {
+			if err := CopyAssets(v.Project, content); err != nil {
 				return nil, err
 			}
 			if v.Project.MkDocs.Nav != nil {

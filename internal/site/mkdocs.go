@@ -556,11 +556,11 @@ func translatedPage(pg *Page) ([]byte, int) {
 	return b.Bytes(), offset
 }
 
-// copyAssets puts an MkDocs project's images and files, and its
+// CopyAssets puts an MkDocs project's images and files, and its
 // custom_dir's static files, beside its pages in the generated content
 // (a hard link where the file system allows), so that they are served
 // at the path MkDocs serves them at.
-func copyAssets(p *Project, content string) error {
+func CopyAssets(p *Project, content string) error {
 	ms := p.MkDocs
 	for _, set := range []struct {
 		dir   string

@@ -1,4 +1,4 @@
-package site
+package importmkdocs
 
 import (
 	"bytes"
@@ -17,11 +17,12 @@ import (
 	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/plural"
+	"github.com/k0rdent/kbook/internal/site"
 	"go.yaml.in/yaml/v3"
 )
 
-// ImportReport says what kbook import mkdocs wrote and what needs a hand.
-type ImportReport struct {
+// Report says what kbook import mkdocs wrote and what needs a hand.
+type Report struct {
 	// Out is the docs repository written.
 	Out string
 	// Pages, Runbooks and Assets count the guides (content/), runbooks
@@ -31,14 +32,14 @@ type ImportReport struct {
 	Notes []string
 }
 
-// ImportMkDocs writes the MkDocs project in dir as a kbook docs
+// importTo writes the MkDocs project in dir as a kbook docs
 // repository in out: kbook.yaml, content/ with Hugo front matter (titles
 // and weights from the nav, a folder's index.md or README.md as its
 // _index.md) and bodies translated from MkDocs's Markdown, the runbooks
 // (pages with testscript blocks) in runbooks/, and docs_dir's other files
 // beside the pages. out must not exist or be empty; it is written
 // atomically: on any error nothing is left.
-func ImportMkDocs(dir, out string) (*ImportReport, error) {
+func importTo(dir, out string) (*Report, error) {
 	if mkdocs.Find(dir) == "" {
 		return nil, &findings.InputError{File: dir, Err: errors.New("no mkdocs.yml: not an MkDocs project")}
 	}
@@ -47,7 +48,7 @@ func ImportMkDocs(dir, out string) (*ImportReport, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, &findings.InputError{File: out, Err: err}
 	}
-	p, err := Load(dir)
+	p, err := site.Load(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -77,23 +78,23 @@ func ImportMkDocs(dir, out string) (*ImportReport, error) {
 
 // importedConfig is the kbook.yaml an import writes.
 type importedConfig struct {
-	Title       string         `yaml:"title"`
-	Description string         `yaml:"description,omitempty"`
-	Repo        string         `yaml:"repo,omitempty"`
-	Links       LinkPolicy     `yaml:"links"`
-	Variables   map[string]any `yaml:"variables,omitempty"`
+	Title       string          `yaml:"title"`
+	Description string          `yaml:"description,omitempty"`
+	Repo        string          `yaml:"repo,omitempty"`
+	Links       site.LinkPolicy `yaml:"links"`
+	Variables   map[string]any  `yaml:"variables,omitempty"`
 }
 
-func writeImport(p *Project, dst string) (*ImportReport, error) {
+func writeImport(p *site.Project, dst string) (*Report, error) {
 	ms, mk := p.MkDocs, p.MkDocs.Config
-	rep := &ImportReport{Notes: ms.Notes()}
+	rep := &Report{Notes: ms.Notes()}
 	c := p.Config
 	kc, err := yaml.Marshal(importedConfig{Title: c.Title, Description: c.Description, Repo: c.Repo, Links: c.Links})
 	if err != nil {
 		return nil, err
 	}
 	head := "# Imported from " + mk.File + " by kbook import mkdocs. The macros' variables were\n# substituted into the pages; versions: and run: are kbook's own.\n"
-	if err := writeFile(filepath.Join(dst, ConfigFile), append([]byte(head), kc...)); err != nil {
+	if err := write(filepath.Join(dst, site.ConfigFile), append([]byte(head), kc...)); err != nil {
 		return nil, err
 	}
 	moved := map[string]string{} // docs-relative page → its path in the import
@@ -111,11 +112,11 @@ func writeImport(p *Project, dst string) (*ImportReport, error) {
 		} else {
 			rep.Pages++
 		}
-		if err := writeFile(filepath.Join(dst, filepath.FromSlash(target)), data); err != nil {
+		if err := write(filepath.Join(dst, filepath.FromSlash(target)), data); err != nil {
 			return nil, err
 		}
 	}
-	if err := copyAssets(p, filepath.Join(dst, "content")); err != nil {
+	if err := site.CopyAssets(p, filepath.Join(dst, "content")); err != nil {
 		return nil, err
 	}
 	rep.Assets = len(ms.Assets)
@@ -139,7 +140,7 @@ func writeImport(p *Project, dst string) (*ImportReport, error) {
 }
 
 // importedPage is a page as kbook's content/ or runbooks/ holds it.
-func importedPage(pg *Page, docsDir string) (string, []byte, error) {
+func importedPage(pg *site.Page, docsDir string) (string, []byte, error) {
 	body := frontmatter.Body(pg.Body)
 	body = bytes.TrimLeft(body, "\n")
 	front := pg.Front
@@ -168,7 +169,7 @@ func importedPage(pg *Page, docsDir string) (string, []byte, error) {
 
 // importedPath is where a page goes in the import: runbooks/ for a
 // runbook, content/ for the others.
-func importedPath(pg *Page, docsDir string) string {
+func importedPath(pg *site.Page, docsDir string) string {
 	if pg.Runbook != nil {
 		return path.Join("runbooks", strings.TrimPrefix(pg.File, docsDir+"/"))
 	}
@@ -238,10 +239,10 @@ func flatNav(items []*mkdocs.NavItem) []*mkdocs.NavItem {
 	return out
 }
 
-// Import is kbook import mkdocs: ImportMkDocs into out, by default DIR's
+// Import is kbook import mkdocs: importTo out, by default DIR's
 // name + "-kbook" beside the working directory, with a page's error
 // named under dir. Every error is bad input.
-func Import(dir, out string) (*ImportReport, error) {
+func Import(dir, out string) (*Report, error) {
 	if out == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
@@ -249,15 +250,15 @@ func Import(dir, out string) (*ImportReport, error) {
 		}
 		out = filepath.Base(abs) + "-kbook"
 	}
-	rep, err := ImportMkDocs(dir, out)
+	rep, err := importTo(dir, out)
 	if err != nil {
-		return nil, findings.Input(ErrorUnder(dir, err))
+		return nil, findings.Input(site.ErrorUnder(dir, err))
 	}
 	return rep, nil
 }
 
 // Write says what the import wrote and what needs a hand.
-func (r *ImportReport) Write(w io.Writer) error {
+func (r *Report) Write(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kbook import: wrote %s: %s, %s, %s\n", r.Out, plural.Count(r.Pages, "page"),
 		plural.Count(r.Runbooks, "runbook"), plural.Count(r.Assets, "file"))
@@ -269,4 +270,12 @@ func (r *ImportReport) Write(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// write writes a file of the import, making its folder.
+func write(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
 }

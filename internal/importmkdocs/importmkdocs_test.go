@@ -1,4 +1,4 @@
-package site
+package importmkdocs
 
 import (
 	"errors"
@@ -8,15 +8,16 @@ import (
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/site"
 )
 
-// TestImportMkDocs: the import is a kbook docs repository that loads,
+// TestImport: the import is a kbook docs repository that loads,
 // with the nav's titles and weights in front matter, _index.md section
 // pages, the runbook in runbooks/ and the image beside the pages.
-func TestImportMkDocs(t *testing.T) {
+func TestImport(t *testing.T) {
 	dir := mkdocsFixture(t, "basic")
 	out := filepath.Join(t.TempDir(), "imported")
-	rep, err := ImportMkDocs(dir, out)
+	rep, err := importTo(dir, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestImportMkDocs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "content", "img", "logo.svg")); err != nil {
 		t.Error(err)
 	}
-	p, err := Load(out)
+	p, err := site.Load(out)
 	if err != nil {
 		t.Fatalf("the import does not load as a kbook docs repository: %v", err)
 	}
@@ -39,7 +40,7 @@ func TestImportMkDocs(t *testing.T) {
 	}
 }
 
-func TestImportMkDocsErrors(t *testing.T) {
+func TestImportErrors(t *testing.T) {
 	full := t.TempDir()
 	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func TestImportMkDocsErrors(t *testing.T) {
 			if out == "" {
 				out = filepath.Join(t.TempDir(), "out")
 			}
-			_, err := ImportMkDocs(tc.dir, out)
+			_, err := importTo(tc.dir, out)
 			var se *findings.InputError
 			if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want a located %q", err, tc.want)
@@ -73,5 +74,33 @@ func TestImportMkDocsErrors(t *testing.T) {
 				t.Errorf("left behind: %v", left)
 			}
 		})
+	}
+}
+
+// mkdocsFixture copies site's MkDocs fixture name into a new folder.
+func mkdocsFixture(t *testing.T, name string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "site", "testdata", "mkdocs", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func read(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func mustContain(t *testing.T, what, s string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Errorf("%s lacks %q", what, w)
+		}
 	}
 }
