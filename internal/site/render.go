@@ -184,6 +184,11 @@ func Render(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(fs) > 0 {
+			// A broken link of the Markdown was reported by the link
+			// check before the build: once is enough.
+			fs = notReported(fs, CheckLinks(v.Project, "", vs...))
+		}
 		if err := linkFindingsError(fs, logger); err != nil {
 			return nil, err
 		}

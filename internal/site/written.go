@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -269,7 +270,7 @@ func (w *writtenSite) resolve(pageURL string, src *Page, dest string) (string, s
 			dir = ""
 		}
 		target := cleanRel(path.Join(dir, u.Path), u.Path)
-		if strings.EqualFold(path.Ext(u.Path), ".md") {
+		if sitelinks.IsMarkdownPath(u.Path) {
 			if pg := w.files[path.Clean(path.Join(path.Dir(src.File), u.Path))]; pg != nil {
 				target = pg.URL()
 			}
@@ -382,6 +383,39 @@ func (w *writtenSite) finding(rel string, src *Page, dest, why string) findings.
 		f.Line = bytes.Count(src.Source[:i], []byte("\n")) + 1
 	}
 	return f
+}
+
+// notReported leaves out of written the links of the written pages that
+// the check of the Markdown (CheckLinks: the same page, the same link)
+// reported already: a link of the source that does not resolve does not
+// resolve once written either, and is one problem, said once.
+func notReported(written, source []findings.Finding) []findings.Finding {
+	seen := map[string]bool{}
+	for _, f := range source {
+		seen[f.File+"\x00"+linkDest(f.Message)] = true
+	}
+	out := written[:0]
+	for _, f := range written {
+		if d := linkDest(f.Message); d == "" || !seen[f.File+"\x00"+d] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// linkDest is the link a link finding's message quotes (`link "a.md":
+// ...`, `written link "a.md": ...`), "" if none.
+func linkDest(msg string) string {
+	_, rest, ok := strings.Cut(msg, "link ")
+	if !ok {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return ""
+	}
+	d, _ := strconv.Unquote(q)
+	return d
 }
 
 var htmlEntities = strings.NewReplacer("&amp;", "&", "&#43;", "+", "&#34;", `"`, "&#39;", "'")

@@ -176,6 +176,13 @@ func (c *checker) version(folder string) *index {
 	return x
 }
 
+// IsMarkdownPath reports whether a link's path names a Markdown file:
+// "a.md", or "a.md/", which MkDocs normalises to a.md as it resolves it
+// (posixpath.normpath) and GitHub serves as the file.
+func IsMarkdownPath(p string) bool {
+	return strings.HasSuffix(strings.ToLower(strings.TrimSuffix(p, "/")), ".md")
+}
+
 // resolve returns why dest, a link on page p, does not resolve ("" if it does).
 func (c *checker) resolve(p *Page, dest string) string {
 	u, err := url.Parse(dest)
@@ -190,7 +197,7 @@ func (c *checker) resolve(p *Page, dest string) string {
 	x, of := c.self, ""
 	switch {
 	case u.Path == "":
-	case strings.HasSuffix(strings.ToLower(u.Path), ".md") && !strings.HasPrefix(u.Path, "/"):
+	case IsMarkdownPath(u.Path) && !strings.HasPrefix(u.Path, "/"):
 		// A path to the Markdown file, relative to the source file (as
 		// on GitHub) or to the page's place in the site (as in Hugo).
 		f := path.Clean(path.Join(path.Dir(p.File), u.Path))

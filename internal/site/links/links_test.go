@@ -20,7 +20,7 @@ func TestCheck(t *testing.T) {
 		Versions: []string{"v0.1", "latest"},
 		Files:    []string{"img/logo.png", "guide/conf.yaml"},
 		Pages: []Page{
-			{File: "content/_index.md", URL: "", Index: true, Source: []byte("---\ntitle: Home\n---\n\n[guide](guide/intro.md) [ok](guide/)\n[bad](guide/nope.md)\n")},
+			{File: "content/_index.md", URL: "", Index: true, Source: []byte("---\ntitle: Home\n---\n\n[guide](guide/intro.md) [ok](guide/)\n[bad](guide/nope.md)\n[slash](guide/intro.md/#build) [slash bad](guide/nope.md/)\n")},
 			{File: "content/guide/intro.md", URL: "guide/intro/", Source: []byte(`# Intro
 
 ## Getting started
@@ -46,6 +46,7 @@ See [start](#getting-started), [again](#getting-started-1), [custom](#build),
 	}
 	want := []string{
 		`content/_index.md:6: link "guide/nope.md": no page content/guide/nope.md`,
+		`content/_index.md:7: link "guide/nope.md/": no page content/guide/nope.md`,
 		`content/guide/intro.md:10: link "/runbooks/hello/#step-9": page runbooks/hello.md has no anchor #step-9`,
 		`content/guide/intro.md:11: link "/v0.1/guide/#nope": that page of version v0.1 has no anchor #nope`,
 		`content/guide/intro.md:11: link "/v0.1/missing/": version v0.1 has no page /missing/`,
