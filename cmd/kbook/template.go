@@ -13,6 +13,7 @@ import (
 	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/template"
+	"github.com/k0rdent/kbook/internal/template/publish"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -125,7 +126,7 @@ func newTemplatePublishCmd() *cobra.Command {
 		Use:  "publish CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := helmrepo.PublishChart(cmd.Context(), args[0], kube.connect, o)
+			res, err := publish.Publish(cmd.Context(), args[0], kube.connect, o)
 			return to{cmd}.line(res, err)
 		},
 	}

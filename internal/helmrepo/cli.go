@@ -8,7 +8,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 )
 
 // Connect reaches the cluster to publish through: its client
@@ -18,20 +17,14 @@ import (
 // so helmrepo cannot import cluster/kubeconfig without a folder loop.)
 type Connect func() (*rest.Config, string, error)
 
-// PublishChart is kbook template publish: the chart at path is packaged
-// and published through the cluster connect reaches (the namespace
-// defaults to its context's). A bad --interval, a chart that
-// does not load and a version already there with other content are
+// PublishChart packages the chart at path and publishes it through the
+// cluster connect reaches (the namespace defaults to its context's), as
+// kbook template publish does (package template/publish, which checks
+// o.Interval first: here it is taken as given). A chart that does not
+// load and a version already there with other content are
 // findings.InputErrors; the cluster or repository failing is another
 // error.
 func PublishChart(ctx context.Context, path string, connect Connect, o PublishOptions) (*Published, error) {
-	if o.Interval != "" {
-		canon, err := manifest.CanonicalInterval(o.Interval)
-		if err != nil {
-			return nil, &findings.InputError{Err: fmt.Errorf("--interval: %w", err)}
-		}
-		o.Interval = canon
-	}
 	_, archive, err := LoadForPublish(path)
 	if err != nil {
 		return nil, &findings.InputError{Err: err}

@@ -1,5 +1,6 @@
 // Package helmrepo is the in-process Helm repository beside the plane, and
-// `kbook template publish`.
+// the chart publishing `kbook template publish` (package template/publish)
+// does through it.
 //
 // It is kbook's in-process Helm chart repository: a plain HTTP Helm
 // repository (index.yaml plus chart archives) on 127.0.0.1, backed by a
