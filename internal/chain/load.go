@@ -12,8 +12,8 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/kubeversion"
+	"github.com/k0rdent/kbook/internal/template/manifest"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/k0rdent/kbook/internal/helmvalues"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
 	"github.com/k0rdent/kbook/internal/kubeversion"
 	"github.com/k0rdent/kbook/internal/template"
+	"github.com/k0rdent/kbook/internal/template/manifest"
 )
 
 // Side is one end of an upgrade: a template and the chart it installs.

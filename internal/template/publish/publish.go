@@ -6,7 +6,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
-	"github.com/k0rdent/kbook/internal/k0rdent/manifest"
+	"github.com/k0rdent/kbook/internal/template/manifest"
 )
 
 // Publish is kbook template publish: the chart at path is packaged and
