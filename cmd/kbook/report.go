@@ -1,18 +1,18 @@
 package main
 
 import (
-	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/report/merge"
 	"github.com/spf13/cobra"
 )
 
 func newReportMergeCmd() *cobra.Command {
-	var o console.MergeOptions
+	var o merge.Options
 	cmd := &cobra.Command{
 		Use:  "merge REPORT.json...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Reports, o.Stdout, o.Stderr = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
-			passed, err := console.Merge(o)
+			passed, err := merge.Merge(o)
 			if err != nil {
 				return failure(err)
 			}

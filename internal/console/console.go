@@ -2,12 +2,13 @@ package console
 
 import (
 	"fmt"
-	"github.com/k0rdent/kbook/internal/plural"
 	"io"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/k0rdent/kbook/internal/plural"
 
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/report"
@@ -289,32 +290,3 @@ func when(cond bool, color func(string) string, s string) string {
 
 // Count says "1 runbook", "2 runbooks", "0 errors".
 func Count(n int, noun string) string { return plural.Count(n, noun) }
-
-// MergeOptions are Merge's: kbook report merge.
-type MergeOptions struct {
-	// Reports are the JSON reports to merge.
-	Reports []string
-	// JSON and JUnit are where the merged reports go ("": not written;
-	// report.Stdout: stdout).
-	JSON, JUnit string
-	// Stdout and Stderr are the command's streams.
-	Stdout, Stderr io.Writer
-}
-
-// Merge is kbook report merge: the reports merged and written, and their
-// summary printed - on stderr when a report has stdout to itself. passed
-// is false when a runbook failed or was interrupted in a shard (it has no
-// result).
-func Merge(o MergeOptions) (passed bool, err error) {
-	merged, err := report.MergeInto(o.JSON, o.JUnit, o.Stdout, o.Reports...)
-	if err != nil {
-		return false, err
-	}
-	summary := o.Stdout
-	if o.JSON == report.Stdout || o.JUnit == report.Stdout {
-		summary = o.Stderr
-	}
-	fmt.Fprint(summary, Summary(merged, output.Colors(summary)))
-	s := merged.Summary()
-	return s.Failed == 0 && s.Interrupted == 0, nil
-}
