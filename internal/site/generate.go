@@ -124,7 +124,7 @@ func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) 
 		"enableRobotsTXT":               false,
 		"markup": map[string]any{
 			"goldmark":        markdown.Goldmark(),
-			"highlight":       map[string]any{"noClasses": false, "codeFences": true, "guessSyntax": false},
+			"highlight":       map[string]any{"noClasses": false, "codeFences": true, "guessSyntax": false, "style": highlightStyle},
 			"tableOfContents": map[string]any{"startLevel": 2, "endLevel": 3},
 		},
 		"params":  map[string]any{"kbook": params},

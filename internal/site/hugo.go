@@ -65,6 +65,7 @@ func RunHugoChild() {
 		return
 	}
 	os.Unsetenv(hugoChildEnv)
+	tuneHugoGC()
 	code := 0
 	if len(os.Args) != 4 {
 		fmt.Fprintln(os.Stderr, "kbook hugo child: want DIR PUBLISHDIR RESULTFILE")
