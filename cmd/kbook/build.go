@@ -3,12 +3,12 @@ package main
 import (
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/site/build"
+	"github.com/k0rdent/kbook/internal/sitebuild"
 	"github.com/spf13/cobra"
 )
 
 func newBuildCmd() *cobra.Command {
-	var o build.Options
+	var o sitebuild.Options
 	f := runFlags{o: &o.Run}
 	cmd := &cobra.Command{
 		Use:  "build [DIR]",
@@ -19,7 +19,7 @@ func newBuildCmd() *cobra.Command {
 			}
 			o.Dir, o.VersionSet, o.CRDsGiven = first(args), cmd.Flags().Changed("version"), len(f.cluster.Options.CRDs) > 0
 			o.Logger, o.Stdout, o.Stderr, o.OpenProcs = log.To{W: cmd.ErrOrStderr()}, cmd.OutOrStdout(), cmd.ErrOrStderr(), openProcs
-			return exit(cmd.Context(), build.Build(cmd.Context(), o))
+			return exit(cmd.Context(), sitebuild.Build(cmd.Context(), o))
 		},
 	}
 	fl := cmd.Flags()

@@ -16,7 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
-	"github.com/k0rdent/kbook/internal/site/build"
+	"github.com/k0rdent/kbook/internal/sitebuild"
 )
 
 // Options are kbook serve's settings.
@@ -46,7 +46,7 @@ type Options struct {
 // input (a version name, a port, a busy address, a project that does not
 // load) is a findings.InputError before anything is served.
 func Serve(ctx context.Context, o Options) error {
-	if err := build.Defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+	if err := sitebuild.Defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
 		return err
 	}
 	procs, closeProcs := o.OpenProcs.Open(log.To{W: o.Stderr})

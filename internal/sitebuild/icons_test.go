@@ -1,4 +1,4 @@
-package build
+package sitebuild
 
 import (
 	"archive/tar"
