@@ -54,7 +54,7 @@ CAPD_RUNBOOKS    := runbooks/capd-docker.md
 # nodes on the same 2 cores.
 KIND_K0RDENT_RUNBOOKS := runbooks/k0rdent-in-kind.md $(K0RDENT_RUNBOOKS) $(CAPD_RUNBOOKS)
 
-.PHONY: help all build run test test-runbooks test-kind test-kind-clusters test-capd test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
+.PHONY: help all build run test test-runbooks test-kind test-kind-clusters test-kind-k0rdent test-capd test-clusters engine-clean test-short lint docs bench bench-speed fuzz cross release clean site serve site-tools screenshots
 
 all: build
 
@@ -110,7 +110,7 @@ PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # and says nothing of a run it ends. A fresh machine's run takes about 80
 # minutes (content/reference/speed.md).
 TEST_BUDGET ?= 5100
-LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log
+LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log run-kind-k0rdent.log
 test:
 	@GO='$(GO)' BIN='$(BIN)' PKGS='$(PKGS)' PLANE_PKGS='$(PLANE_PKGS)' KIND_PKGS='$(KIND_PKGS)' K0RDENT='$(K0RDENT)' \
 	  ASSETS_FROM='$(ASSETS_FROM)' GOTESTFLAGS='$(GOTESTFLAGS)' TEST_BUDGET='$(TEST_BUDGET)' CAPD_RUNBOOKS='$(CAPD_RUNBOOKS)' \
@@ -143,46 +143,69 @@ test-kind:
 	echo "== kbook cluster image ($$(date +%T))" && \
 	$(MID) node-image ./$(BIN) cluster image
 
-# test-kind-clusters: the kind clusters, one after another (KUBEBUILDER_ASSETS
-# set by make test): every runbook on a kind cluster of a control plane and
-# a worker (those that pass on the local backend must pass here too, and the
-# ones that need real nodes run only here), which needs only the node image;
-# then, once the k0rdent controllers for inside kind are built (cluster
-# assets --in-cluster waits for make test's build of them, at normal
-# priority), the packages that need the node image and k0rdent installed
-# into kind with its runbooks. -p 1: the node image package's rebuild test
-# re-tags the image the kind tests' clusters are made from.
+# The engine's clusters (KUBEBUILDER_ASSETS set by make test; by hand,
+# after its other phases), three targets, run by test-clusters. They wait
+# mostly on real nodes (alone, one after another, they used half a core),
+# so test-clusters runs them in two chains side by side.
 KIND_CRD_FLAGS = $(if $(CRD_DIRS),$(addprefix --crds ,$(CRD_DIRS)),)
 HIGH = PHASES=$(CURDIR)/bin/phases.tsv $(shell [ "$$(id -u)" = 0 ] && command -v nice >/dev/null && echo nice -n -5) hack/phase
+NO_ENGINE = ! docker version >/dev/null 2>&1
+
+# test-kind-clusters: every runbook on a kind cluster of a control plane
+# and a worker (those that pass on the local backend must pass here too,
+# and the ones that need real nodes run only here), then the packages that
+# need the node image. -p 1: the node image package's rebuild test re-tags
+# the image the kind tests' clusters are made from.
 test-kind-clusters:
-	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the kind tests skip"; \
+	@if $(NO_ENGINE); then echo "== no container engine answers (bin/engine.log): the kind tests skip"; \
 	  $(GO) test $(GOTESTFLAGS) $(KIND_PKGS); exit; fi; \
 	status=0; \
 	echo "== kbook run --cluster kind ($$(date +%T))"; \
 	$(HIGH) run-kind ./$(BIN) run --no-cache --cluster kind --kind-image build --kind-workers 1 $(KIND_CRD_FLAGS) --junit bin/runbooks-kind.xml --json bin/runbooks-kind.json runbooks/ || status=1; \
-	echo "== the k0rdent $(K0RDENT) controllers for inside kind ($$(date +%T))"; \
-	$(PHASE) await-k0rdent ./$(BIN) cluster assets --k0rdent $(K0RDENT) --in-cluster --assets-from $(ASSETS_FROM) || exit 1; \
 	echo "== go test $(KIND_PKGS) ($$(date +%T))"; \
 	$(HIGH) go-test-kind $(GO) test $(GOTESTFLAGS) -p 1 $(KIND_PKGS) || status=1; \
-	echo "== kbook run --cluster kind --k0rdent $(K0RDENT) $(KIND_K0RDENT_RUNBOOKS) ($$(date +%T))"; \
-	$(HIGH) run-kind-k0rdent ./$(BIN) run --no-cache -p 1 --cluster kind --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS) || status=1; \
 	exit $$status
 
+# test-kind-k0rdent: k0rdent installed into a kind cluster and its
+# runbooks, once the k0rdent controllers for inside kind are built (cluster
+# assets --in-cluster waits for make test's build of them), on a kind
+# cluster of its own name: beside test-kind-clusters, both would take the
+# default name at once. The run is exec'd, with hack/phase --bg: a TERM to
+# this make (test-clusters ending early) reaches kbook, which deletes its
+# cluster.
+test-kind-k0rdent:
+	@if $(NO_ENGINE); then echo "== no container engine answers (bin/engine.log): k0rdent inside kind is not run"; exit 0; fi; \
+	echo "== the k0rdent $(K0RDENT) controllers for inside kind ($$(date +%T))"; \
+	$(PHASE) await-k0rdent ./$(BIN) cluster assets --k0rdent $(K0RDENT) --in-cluster --assets-from $(ASSETS_FROM) || exit 1; \
+	echo "== kbook run --cluster kind --k0rdent $(K0RDENT) $(KIND_K0RDENT_RUNBOOKS) ($$(date +%T))"; \
+	exec env $(HIGH) --bg run-kind-k0rdent ./$(BIN) run --no-cache -p 1 --cluster kind --name kbook-k0rdent --kind-image build --k0rdent $(K0RDENT) --junit bin/runbooks-kind-k0rdent.xml --json bin/runbooks-kind-k0rdent.json $(KIND_K0RDENT_RUNBOOKS)
+
 # test-capd: the --k0rdent runbook whose workload cluster is CAPD's docker
-# machines, on the local plane: after the plane lane (one plane at a time)
-# and the kind lane (in a fresh run CAPD's machines exited while the kind
-# tests made and deleted clusters).
+# machines, on the local plane (one plane at a time: after the plane lane).
 test-capd:
-	@if ! docker version >/dev/null 2>&1; then echo "== no container engine answers (bin/engine.log): the CAPD runbook is not run"; exit 0; fi; \
+	@if $(NO_ENGINE); then echo "== no container engine answers (bin/engine.log): the CAPD runbook is not run"; exit 0; fi; \
 	echo "== kbook run --k0rdent $(K0RDENT) $(CAPD_RUNBOOKS) ($$(date +%T))"; \
 	$(HIGH) run-capd ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-capd.xml --json bin/runbooks-capd.json $(CAPD_RUNBOOKS)
 
-# test-clusters: every phase that makes clusters of engine containers, one
-# after another, alone on the machine once make test's other phases are
-# done (KUBEBUILDER_ASSETS set by it; by hand, after them).
+# test-clusters: every phase that makes clusters of engine containers,
+# alone on the machine once make test's other phases are done:
+# test-kind-k0rdent in the background (bin/run-kind-k0rdent.log, shown
+# after it) beside test-kind-clusters, then the CAPD runbook on the plane.
+# Not beside test-kind-k0rdent: inside kind the same runbook makes docker
+# machines of the same names (and, one at a time, kbook run takes its
+# runbooks in path order: it comes first there). Nor beside the kind tests:
+# in a fresh run CAPD's machines exited while they made and deleted
+# clusters.
 test-clusters:
-	@status=0; $(MAKE) --no-print-directory test-kind-clusters || status=1; \
-	$(MAKE) --no-print-directory test-capd || status=1; exit $$status
+	@status=0; \
+	$(MAKE) --no-print-directory test-kind-k0rdent >bin/run-kind-k0rdent.log 2>&1 & k0rdent=$$!; \
+	trap 'kill $$k0rdent 2>/dev/null' EXIT; \
+	$(MAKE) --no-print-directory test-kind-clusters || status=1; \
+	echo "== waiting for k0rdent inside kind (bin/run-kind-k0rdent.log) ($$(date +%T))"; \
+	wait $$k0rdent || status=1; trap - EXIT; \
+	cat bin/run-kind-k0rdent.log; \
+	$(MAKE) --no-print-directory test-capd || status=1; \
+	exit $$status
 
 # engine-clean: after both lanes (kind clusters in the kind lane, CAPD's
 # docker machines in the plane lane's capd-docker runbook), nothing of
