@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
@@ -55,6 +56,9 @@ var ErrNoState = errors.New("no cluster is up")
 func ReadState(root, name string) (*State, error) {
 	data, err := os.ReadFile(filepath.Join(StateDir(root, name), "state.json"))
 	if errors.Is(err, os.ErrNotExist) {
+		if up := stateNames(root); len(up) > 0 {
+			return nil, fmt.Errorf("%w with name %q; up: %s (name one with --name)", ErrNoState, name, strings.Join(up, ", "))
+		}
 		return nil, fmt.Errorf("%w with name %q (start one with: kbook cluster up)", ErrNoState, name)
 	}
 	if err != nil {
@@ -65,6 +69,18 @@ func ReadState(root, name string) (*State, error) {
 		return nil, fmt.Errorf("read cluster state %s: %w", name, err)
 	}
 	return &s, nil
+}
+
+// stateNames lists the clusters brought up below root, by name.
+func stateNames(root string) []string {
+	entries, _ := os.ReadDir(filepath.Join(root, "clusters"))
+	var names []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(StateDir(root, e.Name()), "state.json")); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 // WriteState records a cluster's state and its kubeconfig; it fills in

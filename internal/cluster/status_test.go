@@ -23,6 +23,9 @@ func TestStatusOf(t *testing.T) {
 	if err := WriteState(root, s, []byte("apiVersion: v1\nkind: Config\n")); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := StatusOf(context.Background(), root, "default"); !errors.Is(err, ErrNoState) || !strings.Contains(err.Error(), `"default"; up: gone (name one with --name)`) {
+		t.Errorf("another name: %v, want ErrNoState naming the cluster that is up", err)
+	}
 	st, err := StatusOf(context.Background(), root, "gone")
 	if err != nil {
 		t.Fatal(err)
