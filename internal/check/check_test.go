@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/testfile"
+
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/site"
 )
@@ -76,30 +78,17 @@ func TestCheck(t *testing.T) {
 func TestCheckReadsKbookYAML(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\n")
-	write(t, dir, "books/a.md", "# A\n\n```testscript\nexec true\n```\n")
+	testfile.Write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\n")
+	testfile.Write(t, dir, "books/a.md", "# A\n\n```testscript\nexec true\n```\n")
 	rep, err := Check(nil)
 	if err != nil || rep.Detail.Summary(0, 0, 0) != "checked 1 runbook and the links of 1 page: 0 errors, 0 warnings" {
 		t.Errorf("kbook check with no path: %v, %v", err, rep)
 	}
 
-	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\nrun:\n  crdz: [crds]\n")
+	testfile.Write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\nrun:\n  crdz: [crds]\n")
 	for name, paths := range map[string][]string{"no path": nil, "a path": {filepath.Join("books", "a.md")}} {
 		if _, err := Check(paths); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
 			t.Errorf("check, %s: %v, want bad input at kbook.yaml:4", name, err)
 		}
 	}
-}
-
-// write writes a file below dir and returns its path.
-func write(t *testing.T, dir, name, content string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

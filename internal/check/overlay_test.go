@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/testfile"
+
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/run"
 )
@@ -52,14 +54,14 @@ func TestCheckOverlays(t *testing.T) {
 			if kb == "" {
 				kb = "run:\n  pages: [docs/*.md]\n"
 			}
-			write(t, dir, "kbook.yaml", kb)
-			page := write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
+			testfile.Write(t, dir, "kbook.yaml", kb)
+			page := testfile.Write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
 			if tc.root != "" {
-				write(t, dir, "kbook.overlay.yaml", tc.root)
+				testfile.Write(t, dir, "kbook.overlay.yaml", tc.root)
 			}
 			var extra []string
 			if tc.extra != "" {
-				extra = append(extra, write(t, t.TempDir(), "extra.yaml", tc.extra))
+				extra = append(extra, testfile.Write(t, t.TempDir(), "extra.yaml", tc.extra))
 			}
 			_, err := Check([]string{page}, extra...)
 			if tc.want == "" {
@@ -81,8 +83,8 @@ func TestCheckOverlays(t *testing.T) {
 
 	// kbook.yaml's rules apply to a run, at their line of kbook.yaml.
 	dir := t.TempDir()
-	write(t, dir, "kbook.yaml", kbookYAML(matches))
-	page := write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
+	testfile.Write(t, dir, "kbook.yaml", kbookYAML(matches))
+	page := testfile.Write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
 	var out bytes.Buffer
 	rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, Out: &out})
 	if err != nil {

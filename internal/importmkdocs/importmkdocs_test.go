@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/testfile"
+
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/site"
 )
@@ -15,7 +17,7 @@ import (
 // with the nav's titles and weights in front matter, _index.md section
 // pages, the runbook in runbooks/ and the image beside the pages.
 func TestImport(t *testing.T) {
-	dir := mkdocsFixture(t, "basic")
+	dir := testfile.Copy(t, "../site/testdata/mkdocs/basic", "basic")
 	out := filepath.Join(t.TempDir(), "imported")
 	rep, err := importTo(dir, out)
 	if err != nil {
@@ -24,10 +26,10 @@ func TestImport(t *testing.T) {
 	if rep.Pages != 4 || rep.Runbooks != 1 || rep.Assets != 1 {
 		t.Errorf("report %+v", rep)
 	}
-	mustContain(t, "notes", strings.Join(rep.Notes, "\n"), "git-revision-date-localized", "nav links to https://github.com/acme")
-	mustContain(t, "second", read(t, filepath.Join(out, "content", "guide", "second.md")), "title: Second steps\n", "weight: 3\n", "aliases:\n    - /old-guide/\n", "description: What to do next.")
-	mustContain(t, "section", read(t, filepath.Join(out, "content", "guide", "_index.md")), "title: Getting started\n", "weight: 2\n")
-	mustContain(t, "kbook.yaml", read(t, filepath.Join(out, "kbook.yaml")), "title: Acme Docs", "anchors: warn")
+	testfile.MustContain(t, "notes", strings.Join(rep.Notes, "\n"), "git-revision-date-localized", "nav links to https://github.com/acme")
+	testfile.MustContain(t, "second", testfile.Read(t, filepath.Join(out, "content", "guide", "second.md")), "title: Second steps\n", "weight: 3\n", "aliases:\n    - /old-guide/\n", "description: What to do next.")
+	testfile.MustContain(t, "section", testfile.Read(t, filepath.Join(out, "content", "guide", "_index.md")), "title: Getting started\n", "weight: 2\n")
+	testfile.MustContain(t, "kbook.yaml", testfile.Read(t, filepath.Join(out, "kbook.yaml")), "title: Acme Docs", "anchors: warn")
 	if _, err := os.Stat(filepath.Join(out, "content", "img", "logo.svg")); err != nil {
 		t.Error(err)
 	}
@@ -50,7 +52,7 @@ func TestImportErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, dir, out, want string }{
-		{"out not empty", mkdocsFixture(t, "basic"), full, "exists and is not empty"},
+		{"out not empty", testfile.Copy(t, "../site/testdata/mkdocs/basic", "basic"), full, "exists and is not empty"},
 		{"bad mkdocs.yml", bad, "", "mkdocs.yml:2:"},
 		{"no project", t.TempDir(), "", "no mkdocs.yml"},
 	} {
@@ -74,33 +76,5 @@ func TestImportErrors(t *testing.T) {
 				t.Errorf("left behind: %v", left)
 			}
 		})
-	}
-}
-
-// mkdocsFixture copies site's MkDocs fixture name into a new folder.
-func mkdocsFixture(t *testing.T, name string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), name)
-	if err := os.CopyFS(dst, os.DirFS(filepath.Join("..", "site", "testdata", "mkdocs", name))); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-func read(t *testing.T, file string) string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-func mustContain(t *testing.T, what, s string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			t.Errorf("%s lacks %q", what, w)
-		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/testfile"
+
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/report"
@@ -104,14 +106,7 @@ func TestRunShellPages(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
 		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return testfile.Write(t, dir, name, content)
 	}
 	write("kbook.yaml", "run:\n  pages: [docs/guide/**/*.md]\n")
 	page := write("docs/guide/intro/page.md", "# Intro\n\n```bash\nX=1\n```\n\n```sh\necho $((X+1))\n```\n\n```console\n2\n```\n")
@@ -151,14 +146,7 @@ func TestRunShellPages(t *testing.T) {
 // write writes a file below dir and returns its path.
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfile.Write(t, dir, name, content)
 }
 
 // TestRunReportToStdout: --json - writes the report to Stdout, alone

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/testfile"
+
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
@@ -17,10 +19,7 @@ import (
 // the background; meanwhile its page says so, afterwards it shows the new
 // result; saving it again unchanged runs nothing.
 func TestLiveRerun(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "docs")
-	if err := os.CopyFS(dir, os.DirFS("../site/testdata/docs")); err != nil {
-		t.Fatal(err)
-	}
+	dir := testfile.Copy(t, "../site/testdata/docs", "docs")
 	p, err := site.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -48,10 +47,10 @@ func TestLiveRerun(t *testing.T) {
 	if err := live.Build(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, "the first page", read(t, page), "kb-badge-verified", ">hello<")
+	testfile.MustContain(t, "the first page", testfile.Read(t, page), "kb-badge-verified", ">hello<")
 
 	file := filepath.Join(dir, "runbooks", "hello.md")
-	src := read(t, file)
+	src := testfile.Read(t, file)
 	if err := os.WriteFile(file, []byte(strings.ReplaceAll(src, "hello\n", "goodbye\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +65,7 @@ func TestLiveRerun(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the changed runbook was not run")
 	}
-	mustContain(t, "the page while it runs", read(t, page), "kb-badge-unverified", "changed since its last result", "kbook serve is running it now")
+	testfile.MustContain(t, "the page while it runs", testfile.Read(t, page), "kb-badge-unverified", "changed since its last result", "kbook serve is running it now")
 
 	close(release)
 	select {
@@ -77,8 +76,8 @@ func TestLiveRerun(t *testing.T) {
 	if err := live.Build(ctx, []string{file}); err != nil {
 		t.Fatal(err)
 	}
-	got := read(t, page)
-	mustContain(t, "the page after the run", got, "kb-badge-verified", ">goodbye<")
+	got := testfile.Read(t, page)
+	testfile.MustContain(t, "the page after the run", got, "kb-badge-verified", ">goodbye<")
 	if strings.Contains(got, "running it now") {
 		t.Error("the page still says the runbook is running")
 	}
@@ -86,23 +85,5 @@ func TestLiveRerun(t *testing.T) {
 	case files := <-ran:
 		t.Errorf("an unchanged runbook ran again: %v", files)
 	case <-time.After(200 * time.Millisecond):
-	}
-}
-
-func read(t *testing.T, file string) string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-func mustContain(t *testing.T, what, s string, wants ...string) {
-	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			t.Errorf("%s lacks %q", what, w)
-		}
 	}
 }

@@ -9,23 +9,18 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 )
 
-// TestBadInput: bad options are bad input before anything is served,
-// each naming the flag.
+// TestBadInput: a bad --version or --port is bad input naming the flag,
+// before anything is served (sitebuild's TestBadInput is kbook build's).
 func TestBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		err  error
-		want string
-	}{
-		{"--version", Serve(ctx, Options{Dir: missing, Version: "../x"}), "--version: "},
-		{"--port", Serve(ctx, Options{Dir: missing, Version: "next", Port: 70000}), "--port 70000: want 0 to 65535"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !findings.IsInput(tc.err) || !strings.Contains(tc.err.Error(), tc.want) {
-				t.Errorf("error %v, want bad input containing %q", tc.err, tc.want)
-			}
-		})
+	bad := map[string]Options{
+		"--version: ":                       {Dir: missing, Version: "../x"},
+		"--port 70000: want 0 to 65535":     {Dir: missing, Version: "next", Port: 70000},
+		"--port -1: want 0 to 65535 (0: an": {Dir: missing, Version: "next", Port: -1},
+	}
+	for want, o := range bad {
+		if err := Serve(context.Background(), o); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Serve(%+v): %v, want bad input starting %q", o, err, want)
+		}
 	}
 }

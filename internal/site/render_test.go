@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/testfile"
+
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
@@ -16,11 +18,7 @@ import (
 // fixture copies testdata/docs into a temporary directory.
 func fixture(t *testing.T) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), "docs")
-	if err := os.CopyFS(dst, os.DirFS("testdata/docs")); err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return testfile.Copy(t, "testdata/docs", "docs")
 }
 
 // runAll runs the project's runbooks for real, as kbook build does.
@@ -35,20 +33,12 @@ func runAll(t testing.TB, p *Project) *report.Report {
 
 func read(t *testing.T, file string) string {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return testfile.Read(t, file)
 }
 
 func mustContain(t *testing.T, what, s string, wants ...string) {
 	t.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			t.Errorf("%s lacks %q", what, w)
-		}
-	}
+	testfile.MustContain(t, what, s, wants...)
 }
 
 func TestBuildRunbookPage(t *testing.T) {
