@@ -71,7 +71,16 @@ func RunHugoChild() {
 		fmt.Fprintln(os.Stderr, "kbook hugo child: want DIR PUBLISHDIR RESULTFILE")
 		os.Exit(2)
 	}
+	tokens := os.Getenv(highlightCacheEnv)
+	var hc *tokenCache
+	if tokens != "" {
+		hc = loadTokenCache(tokens)
+		cacheLexers(hc)
+	}
 	rep := buildHugo(afero.NewOsFs(), os.Args[1], os.Args[2])
+	if hc != nil && rep.Failure == nil {
+		_ = hc.save(tokens) // a cache: the next build lexes again
+	}
 	data, _ := json.Marshal(rep)
 	if err := os.WriteFile(os.Args[3], data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "kbook hugo child:", err)
@@ -180,7 +189,7 @@ func runHugo(ctx context.Context, g *generated, publishDir string, children Chil
 		err error
 	)
 	if children != nil && canIsolate.Load() {
-		rep, err = hugoChild(ctx, g.dir, publishDir, children, renderWorkers(g.sources))
+		rep, err = hugoChild(ctx, g.dir, publishDir, children, renderWorkers(g.sources), highlightCacheFile(g.roots))
 	} else {
 		rep, err = hugoInProcess(ctx, g.dir, publishDir)
 	}
@@ -201,15 +210,16 @@ func runHugo(ctx context.Context, g *generated, publishDir string, children Chil
 }
 
 // hugoChild runs the build in a child process of this executable, killed
-// with its process group when ctx ends first.
-func hugoChild(ctx context.Context, dir, publishDir string, children ChildStarter, workers int) (hugoReply, error) {
+// with its process group when ctx ends first; tokens is the file it keeps
+// the code blocks' tokens in (tokenCache).
+func hugoChild(ctx context.Context, dir, publishDir string, children ChildStarter, workers int, tokens string) (hugoReply, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return hugoReply{}, fmt.Errorf("hugo: find kbook's executable: %w", err)
 	}
 	result := filepath.Join(dir, "hugo-result.json")
 	cmd := exec.Command(exe, dir, publishDir, result)
-	cmd.Env = append(os.Environ(), hugoChildEnv+"=1", fmt.Sprintf("%s=%d", workersEnv, workers))
+	cmd.Env = append(os.Environ(), hugoChildEnv+"=1", fmt.Sprintf("%s=%d", workersEnv, workers), highlightCacheEnv+"="+tokens)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	child, err := children.Start(cmd, "hugo")
