@@ -114,18 +114,10 @@ func TestTokenCache(t *testing.T) {
 func TestTokenCacheBuilds(t *testing.T) {
 	t.Setenv(cache.EnvDir, t.TempDir())
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"mkdocs.yml":    "site_name: Tokens\n",
 		"docs/index.md": "# Tokens\n\n```yaml\nkind: ConfigMap\n```\n\n```bash\necho \"hi\" | tr a-z A-Z\n```\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	reg, err := proc.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
