@@ -107,7 +107,7 @@ MID   = PHASES=$(CURDIR)/bin/phases.tsv $(shell command -v nice >/dev/null && ec
 PHASE = PHASES=$(CURDIR)/bin/phases.tsv hack/phase
 # TEST_BUDGET: past these seconds make test prints what still runs and the
 # background lanes' logs, and stops (hack/watchdog): CI allows 90 minutes
-# and says nothing of a run it ends. A fresh machine's run takes about 80
+# and says nothing of a run it ends. A fresh machine's run takes about 50
 # minutes (content/reference/speed.md).
 TEST_BUDGET ?= 5100
 LANE_LOGS := engine.log k0rdent-assets.log lint.log go-test-plane.log test-runbooks.log test-kind.log test-clusters.log run-kind-k0rdent.log
