@@ -13,7 +13,6 @@ import (
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/kubeversion"
-	"github.com/k0rdent/kbook/internal/template/manifest"
 	"github.com/k0rdent/kbook/internal/yamldoc"
 )
 
@@ -153,7 +152,7 @@ func (in *Inputs) loadChart(p string) error {
 	md := ch.Metadata
 	t := &Template{
 		Kind:         chartKind(md.Annotations),
-		Name:         manifest.TemplateName(md.Name, md.Version),
+		Name:         k0rdent.TemplateName(md.Name, md.Version),
 		ChartName:    md.Name,
 		ChartVersion: md.Version,
 		File:         filepath.ToSlash(filepath.Join(p, "Chart.yaml")),

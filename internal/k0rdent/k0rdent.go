@@ -2,6 +2,7 @@ package k0rdent
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -245,4 +246,13 @@ func CanonicalDuration(s string) (string, error) {
 		return "", fmt.Errorf("%q is not a duration such as 10m0s: %w", s, err)
 	}
 	return d.String(), nil
+}
+
+// TemplateName is kcm's name of a template of a chart version (a
+// ClusterTemplate, ServiceTemplate or ProviderTemplate): the chart name
+// and the version with dots as dashes, as kcm names its own:
+// aws-standalone-cp 1.0.20 → aws-standalone-cp-1-0-20.
+func TemplateName(chart, version string) string {
+	v := strings.NewReplacer(".", "-", "+", "-", "_", "-").Replace(version)
+	return strings.ToLower(chart + "-" + v)
 }

@@ -22,6 +22,17 @@ func TestCanonicalDuration(t *testing.T) {
 	}
 }
 
+func TestTemplateName(t *testing.T) {
+	for _, c := range [][3]string{
+		{"aws-standalone-cp", "1.0.20", "aws-standalone-cp-1-0-20"},
+		{"Acme", "0.1.0+build_7", "acme-0-1-0-build-7"},
+	} {
+		if got := TemplateName(c[0], c[1]); got != c[2] {
+			t.Errorf("TemplateName(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
+
 // The duration fields listed are exactly the ones kcm's CRDs declare with
 // Flux's duration patterns in kinds whose spec is immutable.
 func TestImmutableDurationsMatchCRDs(t *testing.T) {

@@ -45,12 +45,6 @@ type Manifest struct {
 
 var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-// TemplateName is kcm's naming of templates: chart name and version with
-// dots as dashes (cluster-api-provider-aws-1-0-7).
-func TemplateName(chart, version string) string {
-	return strings.ToLower(chart + "-" + strings.NewReplacer(".", "-", "+", "-", "_", "-").Replace(version))
-}
-
 // BuildManifest loads the chart at path and builds its manifest. Bad
 // options and a chart that does not load are errors; so are objects the
 // CRDs (Options.Schemas) reject.
@@ -75,7 +69,7 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) (*Manifest, error) {
 		return nil, fmt.Errorf("repository %q: not a valid HelmRepository name", o.Repo)
 	}
 	md := ch.Metadata
-	name := cmp.Or(o.Name, TemplateName(md.Name, md.Version))
+	name := cmp.Or(o.Name, k0rdent.TemplateName(md.Name, md.Version))
 	if len(name) > 253 || !dns1123.MatchString(name) {
 		return nil, fmt.Errorf("template name %q: not a valid object name", name)
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/kubeversion"
 	"github.com/k0rdent/kbook/internal/template"
-	"github.com/k0rdent/kbook/internal/template/manifest"
 )
 
 // Side is one end of an upgrade: a template and the chart it installs.
@@ -257,7 +256,7 @@ func (c *checker) add(f findings.Finding) {
 func (c *checker) sideReport(s Side, cd *chartData) SideReport {
 	md := cd.chart.Metadata
 	return SideReport{
-		Template:     cmp.Or(s.Template, manifest.TemplateName(md.Name, md.Version)),
+		Template:     cmp.Or(s.Template, k0rdent.TemplateName(md.Name, md.Version)),
 		Chart:        s.Chart,
 		ChartName:    md.Name,
 		ChartVersion: md.Version,

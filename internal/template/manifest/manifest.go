@@ -40,13 +40,6 @@ type Options struct {
 
 var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-// TemplateName is the conventional ClusterTemplate name of a chart version,
-// as kcm names its own: aws-standalone-cp 1.0.20 → aws-standalone-cp-1-0-20.
-func TemplateName(chartName, version string) string {
-	v := strings.NewReplacer(".", "-", "+", "-", "_", "-").Replace(version)
-	return strings.ToLower(chartName + "-" + v)
-}
-
 // CanonicalInterval is a Flux source interval as kcm stores and writes it
 // back (k0rdent.CanonicalDuration: "10m" becomes "10m0s"), which must be
 // positive.
@@ -114,7 +107,7 @@ func forChart(ch *chart.Chart, o Options) ([]byte, error) {
 	o.Interval = interval
 	md := ch.Metadata
 	if o.Name == "" {
-		o.Name = TemplateName(md.Name, md.Version)
+		o.Name = k0rdent.TemplateName(md.Name, md.Version)
 	}
 	if len(o.Name) > 253 || !dns1123.MatchString(o.Name) {
 		return nil, fmt.Errorf("template name %q: not a valid object name", o.Name)
