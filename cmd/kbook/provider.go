@@ -8,6 +8,7 @@ import (
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/provider/conformance"
+	"github.com/k0rdent/kbook/internal/provider/manifest"
 	"github.com/k0rdent/kbook/internal/provider/scaffold"
 	"github.com/spf13/cobra"
 )
@@ -62,16 +63,12 @@ func newProviderValidateCmd() *cobra.Command {
 }
 
 func newProviderManifestCmd() *cobra.Command {
-	var (
-		o      provider.ManifestOptions
-		crds   []string
-		config string
-	)
+	var o manifest.Options
 	cmd := &cobra.Command{
 		Use:  "manifest CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return to{cmd}.bytes(provider.ManifestFiles(args[0], o, crds, config))
+			return to{cmd}.bytes(manifest.Manifest(args[0], o))
 		},
 	}
 	fl := cmd.Flags()
@@ -79,8 +76,8 @@ func newProviderManifestCmd() *cobra.Command {
 	fl.StringVar(&o.Name, "name", "", "ProviderTemplate `name` (default CHART-VERSION with dots as dashes)")
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the chart, a `duration` (default 10m0s)")
 	outputFlag(fl, &o.Format, output.ManifestFormats...)
-	fl.StringArrayVar(&crds, "crds", nil, "check the objects against k0rdent's CRDs in this `file or directory` (repeatable)")
-	fl.StringVar(&config, "config", "", "values `file` for the Management entry's config")
+	fl.StringArrayVar(&o.CRDs, "crds", nil, "check the objects against k0rdent's CRDs in this `file or directory` (repeatable)")
+	fl.StringVar(&o.ConfigFile, "config", "", "values `file` for the Management entry's config")
 	return cmd
 }
 

@@ -13,6 +13,7 @@
 // block says where. The package depends on the standard library and
 // k8s.io/apimachinery's schema types only, so any package may import it.
 //
-// The objects kbook writes for kcm (a ClusterTemplate and its
-// HelmRepository) are built by the sub-package manifest.
+// The objects kbook writes for kcm are built by template/manifest (a
+// ClusterTemplate and its HelmRepository) and provider/manifest (a
+// ProviderTemplate and its Management entry).
 package k0rdent

@@ -37,7 +37,7 @@ var verbOwners = map[string]string{
 	"init docs":            "internal/site/scaffold",
 	"provider conformance": "internal/provider/conformance",
 	"provider init":        "internal/provider/scaffold",
-	"provider manifest":    "internal/provider",
+	"provider manifest":    "internal/provider/manifest",
 	"provider validate":    "internal/provider",
 	"report merge":         "internal/report/merge",
 	"run":                  "internal/run",

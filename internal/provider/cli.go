@@ -3,13 +3,9 @@ package provider
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/output"
-	"github.com/k0rdent/kbook/internal/schema"
-	"sigs.k8s.io/yaml"
 )
 
 // ContractCheck loads the providers of template validate --provider and
@@ -55,43 +51,6 @@ func WriteVariables(w io.Writer, vars []Variable) {
 	if len(opt) > 0 {
 		fmt.Fprintf(w, "clusterctl variables with defaults: %s\n", strings.Join(opt, ", "))
 	}
-}
-
-// ManifestFiles is kbook provider manifest: the YAML of the manifest of
-// chart built with o, its schemas from the CRD files crds and its config
-// from the values file config (either empty: none). Whatever stops it is
-// bad input (a findings.InputError): nothing is written.
-func ManifestFiles(chart string, o ManifestOptions, crds []string, config string) ([]byte, error) {
-	m, err := manifestFiles(chart, o, crds, config)
-	if err == nil {
-		var data []byte
-		if data, err = m.YAML(); err == nil {
-			if data, err = output.ManifestsAs(o.Format, data); err == nil {
-				return data, nil
-			}
-		}
-	}
-	return nil, &findings.InputError{Err: err}
-}
-
-func manifestFiles(chart string, o ManifestOptions, crds []string, config string) (*Manifest, error) {
-	if len(crds) > 0 {
-		v, err := schema.FromFiles(crds...)
-		if err != nil {
-			return nil, err
-		}
-		o.Schemas = v
-	}
-	if config != "" {
-		data, err := os.ReadFile(config)
-		if err != nil {
-			return nil, err
-		}
-		if err := yaml.Unmarshal(data, &o.Config); err != nil {
-			return nil, fmt.Errorf("%s: %w", config, err)
-		}
-	}
-	return BuildManifest(chart, o)
 }
 
 // Check is kbook provider validate: target is k0rdent or capi, the rules

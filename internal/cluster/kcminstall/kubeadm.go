@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/k0rdent/kbook/internal/k0rdent"
-	"github.com/k0rdent/kbook/internal/provider"
+	"github.com/k0rdent/kbook/internal/provider/manifest"
 )
 
 // KubeadmProvider is the Management's entry for Cluster API's kubeadm
@@ -59,7 +59,7 @@ func KubeadmChart(capiVersion string) (*chart.Chart, error) {
 // kubeadmTemplate is the ProviderTemplate of the kubeadm chart, published
 // in kcm's templates repository, and its Management entry.
 func kubeadmTemplate(ch *chart.Chart) (*unstructured.Unstructured, map[string]any, error) {
-	m, err := provider.ManifestFor(ch, provider.ManifestOptions{Repo: k0rdent.TemplatesRepoName})
+	m, err := manifest.ForChart(ch, manifest.Options{Repo: k0rdent.TemplatesRepoName})
 	if err != nil {
 		return nil, nil, err
 	}

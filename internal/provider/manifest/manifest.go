@@ -1,8 +1,9 @@
-package provider
+package manifest
 
 import (
 	"cmp"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 
@@ -11,12 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/schema"
 )
 
-// ManifestOptions configure Manifest.
-type ManifestOptions struct {
+// Options configure ForPath, ForChart and Manifest.
+type Options struct {
 	// Repo is the HelmRepository (in kcm's system namespace) the chart is
 	// published in.
 	Repo string
@@ -29,26 +32,69 @@ type ManifestOptions struct {
 	// Schemas, when set, checks both objects against the real CRDs
 	// (ProviderTemplate and Management of the k0rdent version).
 	Schemas *schema.Validator
-	// Format is how ManifestFiles writes the objects: yaml (also "") or
+	// Format is how Manifest writes the objects: yaml (also "") or
 	// json, a v1 List (output.ManifestsAs).
 	Format string
+	// CRDs, for Manifest, are the files or folders of k0rdent's CRDs that
+	// Schemas is read from (none: not checked).
+	CRDs []string
+	// ConfigFile, for Manifest, is the values file Config is read from
+	// (empty: none).
+	ConfigFile string
 }
 
-// Manifest is what `kbook provider manifest` prints: the ProviderTemplate
+// Objects are what `kbook provider manifest` prints: the ProviderTemplate
 // that makes kcm pull the chart, and the Management.spec.providers entry
 // that enables it.
-type Manifest struct {
+type Objects struct {
 	ProviderTemplate map[string]any
 	// Entry is one item of Management.spec.providers.
 	Entry map[string]any
 }
 
+// Manifest is kbook provider manifest: the YAML of the objects of chart
+// built with o, its schemas from the CRD files o.CRDs and its config from
+// the values file o.ConfigFile. Whatever stops it is bad input (a
+// findings.InputError): nothing is written.
+func Manifest(chart string, o Options) ([]byte, error) {
+	m, err := fromFiles(chart, o)
+	if err == nil {
+		var data []byte
+		if data, err = m.YAML(); err == nil {
+			if data, err = output.ManifestsAs(o.Format, data); err == nil {
+				return data, nil
+			}
+		}
+	}
+	return nil, &findings.InputError{Err: err}
+}
+
+func fromFiles(chart string, o Options) (*Objects, error) {
+	if len(o.CRDs) > 0 {
+		v, err := schema.FromFiles(o.CRDs...)
+		if err != nil {
+			return nil, err
+		}
+		o.Schemas = v
+	}
+	if config := o.ConfigFile; config != "" {
+		data, err := os.ReadFile(config)
+		if err != nil {
+			return nil, err
+		}
+		if err := yaml.Unmarshal(data, &o.Config); err != nil {
+			return nil, fmt.Errorf("%s: %w", config, err)
+		}
+	}
+	return ForPath(chart, o)
+}
+
 var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
-// BuildManifest loads the chart at path and builds its manifest. Bad
-// options and a chart that does not load are errors; so are objects the
-// CRDs (Options.Schemas) reject.
-func BuildManifest(path string, o ManifestOptions) (*Manifest, error) {
+// ForPath loads the chart at path and builds its objects. Bad options and
+// a chart that does not load are errors; so are objects the CRDs
+// (Options.Schemas) reject.
+func ForPath(path string, o Options) (*Objects, error) {
 	if o.Repo == "" {
 		return nil, fmt.Errorf("--repo: the name of the HelmRepository (in kcm-system) the chart is published in is required")
 	}
@@ -59,12 +105,12 @@ func BuildManifest(path string, o ManifestOptions) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the chart does not load: %w", path, err)
 	}
-	return ManifestFor(ch, o)
+	return ForChart(ch, o)
 }
 
-// ManifestFor builds the manifest of a loaded chart (BuildManifest's,
-// for a chart made in memory).
-func ManifestFor(ch *chart.Chart, o ManifestOptions) (*Manifest, error) {
+// ForChart builds the objects of a loaded chart (ForPath's, for a chart
+// made in memory).
+func ForChart(ch *chart.Chart, o Options) (*Objects, error) {
 	if o.Repo == "" || !dns1123.MatchString(o.Repo) {
 		return nil, fmt.Errorf("repository %q: not a valid HelmRepository name", o.Repo)
 	}
@@ -98,7 +144,7 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) (*Manifest, error) {
 	if len(o.Config) > 0 {
 		entry["config"] = o.Config
 	}
-	m := &Manifest{ProviderTemplate: pt, Entry: entry}
+	m := &Objects{ProviderTemplate: pt, Entry: entry}
 	if o.Schemas != nil {
 		if err := m.check(o.Schemas); err != nil {
 			return nil, err
@@ -110,7 +156,7 @@ func ManifestFor(ch *chart.Chart, o ManifestOptions) (*Manifest, error) {
 // check validates the ProviderTemplate, and a Management holding the
 // entry (with a placeholder spec.release), against the CRDs as the API
 // server would on create.
-func (m *Manifest) check(v *schema.Validator) error {
+func (m *Objects) check(v *schema.Validator) error {
 	mgmt := map[string]any{
 		"apiVersion": k0rdent.APIVersion, "kind": k0rdent.KindManagement,
 		"metadata": map[string]any{"name": "kcm"},
@@ -134,7 +180,7 @@ func deepCopy(m map[string]any) map[string]any {
 
 // YAML renders the ProviderTemplate and, as a comment-introduced second
 // document, a Management patch holding the providers entry.
-func (m *Manifest) YAML() ([]byte, error) {
+func (m *Objects) YAML() ([]byte, error) {
 	pt, err := yaml.Marshal(m.ProviderTemplate)
 	if err != nil {
 		return nil, err
