@@ -157,17 +157,17 @@ func matchItem(it *NavItem, dir, pat string, dirsOnly bool, seen map[string]bool
 // sectionDir is the folder of an AutoNav section: the folder of its
 // first page, cut to one level below parent.
 func sectionDir(sec *NavItem, parent string) string {
-	for _, pg := range flatPages(sec.Children) {
-		d := path.Dir(pg)
-		rest := strings.TrimPrefix(d, parent)
-		rest = strings.TrimPrefix(rest, "/")
-		first, _, _ := strings.Cut(rest, "/")
-		if parent == "" {
-			return first
-		}
-		return parent + "/" + first
+	pages := flatPages(sec.Children)
+	if len(pages) == 0 {
+		return ""
 	}
-	return ""
+	rest := strings.TrimPrefix(path.Dir(pages[0]), parent)
+	rest = strings.TrimPrefix(rest, "/")
+	first, _, _ := strings.Cut(rest, "/")
+	if parent == "" {
+		return first
+	}
+	return parent + "/" + first
 }
 
 func flatPages(items []*NavItem) []string {

@@ -91,10 +91,7 @@ type Replace struct {
 	Line     int
 }
 
-var (
-	ruleKeys  = []string{"page", "heading", "block", "command", "skip", "provided", "replace", "run", "env", "output"}
-	matchKeys = []string{"page", "heading", "block", "command"}
-)
+var ruleKeys = []string{"page", "heading", "block", "command", "skip", "provided", "replace", "run", "env", "output"}
 
 // Load reads an overlay file. Bad input is one error at file:line.
 func Load(file string) (*Overlay, error) {

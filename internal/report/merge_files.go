@@ -17,7 +17,7 @@ func MergeInto(jsonOut, junitOut string, stdout io.Writer, files ...string) (*Re
 		return nil, &findings.InputError{Err: errors.New("nothing to write: give --json FILE and/or --junit FILE")}
 	}
 	if jsonOut == Stdout && junitOut == Stdout {
-		return nil, &findings.InputError{Err: BothStdout}
+		return nil, &findings.InputError{Err: ErrBothStdout}
 	}
 	merged, err := MergeFiles(files...)
 	if err != nil {
@@ -36,6 +36,6 @@ func MergeInto(jsonOut, junitOut string, stdout io.Writer, files ...string) (*Re
 	return merged, nil
 }
 
-// BothStdout refuses --json - with --junit -: two reports on one stream
+// ErrBothStdout refuses --json - with --junit -: two reports on one stream
 // would be neither JSON nor XML.
-var BothStdout = errors.New("--json - and --junit - both name stdout: one report can go to stdout, give the other a file")
+var ErrBothStdout = errors.New("--json - and --junit - both name stdout: one report can go to stdout, give the other a file")

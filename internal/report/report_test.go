@@ -202,7 +202,7 @@ func TestReportsToStdout(t *testing.T) {
 	if _, err := os.Stat("m.xml"); err != nil {
 		t.Errorf("the JUnit file beside it: %v", err)
 	}
-	if _, err := MergeInto(Stdout, Stdout, &out, "r.json"); !errors.Is(err, BothStdout) || !findings.IsInput(err) {
+	if _, err := MergeInto(Stdout, Stdout, &out, "r.json"); !errors.Is(err, ErrBothStdout) || !findings.IsInput(err) {
 		t.Errorf("both to stdout: %v", err)
 	}
 }

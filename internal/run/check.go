@@ -149,7 +149,7 @@ func passEnv(env []string) ([]string, error) {
 // (stdout) for at most one of them.
 func checkReports(json, junit string) error {
 	if json == report.Stdout && junit == report.Stdout {
-		return report.BothStdout
+		return report.ErrBothStdout
 	}
 	if json != "" && junit != "" {
 		a, errA := filepath.Abs(json)

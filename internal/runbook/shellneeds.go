@@ -168,7 +168,7 @@ func (a *analysis) stmt(st *syntax.Stmt) {
 		case *syntax.Redirect:
 			w := litWord(x.Word)
 			switch x.Op {
-			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 				if w != "" && !strings.HasPrefix(w, "/dev/") {
 					a.write(w)
 				}

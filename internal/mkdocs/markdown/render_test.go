@@ -44,20 +44,6 @@ func hugoRender(t testing.TB, md []byte) string {
 	return string(res.Bytes())
 }
 
-// node finds the first element matching the selector (tag with optional
-// .class), depth first.
-func find(n *html.Node, tag, class string) *html.Node {
-	if n.Type == html.ElementNode && n.Data == tag && (class == "" || hasClass(n, class)) {
-		return n
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if f := find(c, tag, class); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
 func hasClass(n *html.Node, class string) bool {
 	for _, a := range n.Attr {
 		if a.Key == "class" {

@@ -33,8 +33,7 @@ func TestScreenshots(t *testing.T) {
 	srv := httptest.NewServer(livereload.Static(out))
 	defer srv.Close()
 	run(t, ctx, "home", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(css("main")))
-	home := location(t, ctx)
-	home = srv.URL + "/" + strings.Split(strings.TrimPrefix(location(t, ctx), srv.URL+"/"), "/")[0] + "/"
+	home := srv.URL + "/" + strings.Split(strings.TrimPrefix(location(t, ctx), srv.URL+"/"), "/")[0] + "/"
 	if err := os.MkdirAll(*screenshots, 0o755); err != nil {
 		t.Fatal(err)
 	}
