@@ -10,5 +10,7 @@
 // [api:RESOURCE.GROUP] conditions, and gives each runbook a Session: its
 // own namespace, a kubeconfig whose context defaults to it, a client for
 // kbook's Kubernetes commands (package kubecmd), diagnostics when it fails,
-// and cleanup of what it created, in and outside its namespace.
+// and cleanup of what it created, in and outside its namespace (on a
+// cluster kbook did not create, only what it can attribute to the
+// runbook: attribute.go).
 package target

@@ -25,6 +25,9 @@ type object struct {
 	Namespace string
 	Name      string
 	UID       types.UID
+	// Managers are the field managers of its managedFields entries: who
+	// wrote it (attribute.go).
+	Managers []string
 }
 
 func (o object) String() string {
@@ -164,7 +167,11 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 			}
 			for _, o := range list.Items {
 				if len(o.OwnerReferences) == 0 {
-					out[o.UID] = object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
+					obj := object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
+					for _, m := range o.ManagedFields {
+						obj.Managers = append(obj.Managers, m.Manager)
+					}
+					out[o.UID] = obj
 				}
 			}
 		}(r)

@@ -60,6 +60,9 @@ type Target struct {
 	mu       sync.Mutex
 	before   map[types.UID]object // run-level snapshot, for parallel runs
 	runbookN map[string]bool      // namespaces of runbooks, never "leftovers"
+	// runAttr ties objects to the run's runbooks on a shared cluster
+	// (parallel runs' cleanup at the end).
+	runAttr attribution
 }
 
 // Option configures a Target.
@@ -349,7 +352,14 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 			return nil, fmt.Errorf("front matter crds: %w", err)
 		}
 	}
-	s := &Session{t: t, cluster: c, cs: cs, namespace: namespaceFor(rb.Path)}
+	s := &Session{t: t, cluster: c, cs: cs, namespace: namespaceFor(rb.Path), path: rb.Path}
+	if t.shared() {
+		progs := programsOf(rb)
+		s.attr.add(s.namespace, progs)
+		t.mu.Lock()
+		t.runAttr.add(s.namespace, progs)
+		t.mu.Unlock()
+	}
 	if !t.parallel && !t.keep {
 		if s.lister, err = newLister(cfg, cluster.EtcdURL(c)); err != nil {
 			return nil, err
@@ -480,9 +490,12 @@ func (t *Target) Close(ctx context.Context) error {
 			var after map[types.UID]object
 			if after, err = l.snapshot(ctx, ""); err == nil {
 				t.mu.Lock()
-				skip := t.runbookN
+				skip, attr := t.runbookN, t.runAttr
 				t.mu.Unlock()
-				err = t.delete(ctx, l, created(t.before, after, skip))
+				var own []object
+				if own, err = t.ownObjects(ctx, &attr, created(t.before, after, skip), ""); err == nil {
+					err = t.delete(ctx, l, own)
+				}
 			}
 		}
 		if err != nil {
@@ -699,6 +712,8 @@ type Session struct {
 	cluster   cluster.Cluster
 	cs        kubernetes.Interface
 	namespace string
+	path      string      // the runbook's
+	attr      attribution // on a shared cluster: what is the runbook's
 	client    *kubecmd.Client
 	lister    *lister
 	before    map[types.UID]object
@@ -787,7 +802,9 @@ func (s *Session) Close(ctx context.Context) error {
 			errs = append(errs, err.Error())
 		} else {
 			made = created(s.before, after, map[string]bool{s.namespace: true})
-			if err := s.t.delete(ctx, l, made); err != nil {
+			if made, err = s.t.ownObjects(ctx, &s.attr, made, s.path); err != nil {
+				errs = append(errs, err.Error())
+			} else if err := s.t.delete(ctx, l, made); err != nil {
 				errs = append(errs, err.Error())
 			}
 		}
