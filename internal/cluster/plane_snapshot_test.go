@@ -14,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/template/publish"
 	"github.com/k0rdent/kbook/internal/template/scaffold"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,7 +122,7 @@ func templateValid(t *testing.T, cfg *rest.Config, repoURL string) {
 	// Published as kbook template publish does, the repository found
 	// through the Locator ConfigMap, which must name this run's.
 	connect := func() (*rest.Config, string, error) { return rest.CopyConfig(cfg), ns, nil }
-	pub, err := helmrepo.PublishChart(ctx, chartDir, connect, helmrepo.PublishOptions{})
+	pub, err := publish.Publish(ctx, chartDir, connect, helmrepo.PublishOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -84,21 +83,14 @@ type Published struct {
 	Created         bool // the HelmRepository was created (else it was there)
 }
 
-// LoadForPublish loads the chart at path (directory or .tgz) and packages
-// it; the error names the path.
-func LoadForPublish(path string) (*chart.Chart, []byte, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil, fmt.Errorf("chart %s: %w", path, errors.Unwrap(err))
+// String says what was published where, as kbook template publish
+// prints it.
+func (p *Published) String() string {
+	verb := "exists"
+	if p.Created {
+		verb = "created"
 	}
-	ch, err := loader.Load(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load chart %s: %w", path, err)
-	}
-	archive, err := Package(ch)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ch, archive, nil
+	return fmt.Sprintf("published %s %s to %s (HelmRepository %s/%s %s)", p.Chart.Name, p.Chart.Version, p.URL, p.Namespace, p.Repo, verb)
 }
 
 // Publish uploads a packaged chart to the kbook repository of the cluster
