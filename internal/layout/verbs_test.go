@@ -359,20 +359,12 @@ func (e layoutError) Error() string { return string(e) }
 
 const errNoRoot = layoutError("cmd/kbook has no newRootCmd")
 
-// knownBesides are the files that sit today beside a package folder of
-// their name (internal/cluster's backends beside the packages they use).
-// Renaming one fails TestNamesSayWhatTheyOwn until it is removed here:
-// the list only shrinks.
-var knownBesides = []string{
-	"internal/cluster/kubeconfig.go",
-	"internal/cluster/local.go",
-}
-
 // TestNamesSayWhatTheyOwn fails on a package named build (it says neither
 // what it builds nor whose command it is: kbook build is sitebuild) and on
-// a Go file X.go beside a package folder X/ (cluster/local.go beside
-// cluster/local), where a reader cannot tell from the name which holds
-// what.
+// a Go file X.go beside a package folder X/ (a cluster/local.go beside
+// cluster/local/), where a reader cannot tell from the name which holds
+// what: internal/cluster's backends are backend_local.go and
+// backend_kubeconfig.go, beside the packages they use.
 func TestNamesSayWhatTheyOwn(t *testing.T) {
 	pkgs, err := Packages("../..")
 	if err != nil {
@@ -385,7 +377,6 @@ func TestNamesSayWhatTheyOwn(t *testing.T) {
 			t.Errorf("%s: a package named build: name it for what it builds", p.Dir)
 		}
 	}
-	var besides []string
 	for _, p := range pkgs {
 		files, err := filepath.Glob(filepath.Join("../..", p.Dir, "*.go"))
 		if err != nil {
@@ -394,18 +385,8 @@ func TestNamesSayWhatTheyOwn(t *testing.T) {
 		for _, f := range files {
 			name := strings.TrimSuffix(filepath.Base(f), ".go")
 			if !strings.HasSuffix(f, "_test.go") && dirs[path.Join(p.Dir, name)] {
-				besides = append(besides, path.Join(p.Dir, name+".go"))
+				t.Errorf("%s sits beside package %s: name the file for what it holds", path.Join(p.Dir, name+".go"), path.Join(p.Dir, name))
 			}
-		}
-	}
-	for _, b := range besides {
-		if !slices.Contains(knownBesides, b) {
-			t.Errorf("%s sits beside package %s: name the file for what it holds", b, strings.TrimSuffix(b, ".go"))
-		}
-	}
-	for _, k := range knownBesides {
-		if !slices.Contains(besides, k) {
-			t.Errorf("%s no longer sits beside its namesake package: remove it from knownBesides", k)
 		}
 	}
 }
