@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/k0rdent/kbook/internal/site/scaffold"
+	"github.com/k0rdent/kbook/internal/docs/scaffold"
 	"github.com/k0rdent/kbook/internal/version"
 	"github.com/spf13/cobra"
 )

@@ -34,7 +34,7 @@ var verbOwners = map[string]string{
 	"cluster up":           "internal/cluster",
 	"gen-docs":             "internal/clidocs",
 	"import mkdocs":        "internal/importmkdocs",
-	"init docs":            "internal/site/scaffold",
+	"init docs":            "internal/docs/scaffold",
 	"provider conformance": "internal/provider/conformance",
 	"provider init":        "internal/provider/scaffold",
 	"provider manifest":    "internal/provider/manifest",

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/k0rdent/kbook/internal/site/scaffold"
+	"github.com/k0rdent/kbook/internal/docs/scaffold"
 	"go.yaml.in/yaml/v3"
 )
 
