@@ -91,40 +91,20 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		o.Paths = paths
 	}
-	// The docs repository's kbook.yaml, read as kbook check and build
-	// read it: its run.pages and run.crds.
-	var shell runbook.ShellPages
-	var runCfg *site.RunConfig
-	root := site.FindRoot(o.Paths)
-	if root != "" {
-		cfg, err := site.LoadConfig(root)
-		if err != nil {
-			return nil, findings.Input(site.ErrorUnder(root, err))
-		}
-		runCfg = &cfg.Run
-		shell = ShellPages(root, cfg.Run)
-		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, root, cfg.Run.CRDs)
+	docs, err := readDocs(o.Paths)
+	if err != nil {
+		return nil, err
+	}
+	if docs.cfg != nil {
+		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, docs.root, docs.cfg.CRDs)
 	}
 	chk, err := check(ctx, &o)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	// An MkDocs project given as a folder runs the pages of its docs_dir
-	// that hold steps.
-	paths, err := site.ExpandRunbookPaths(o.Paths)
+	rbs, err := docs.load(o.Paths, o.Overlays)
 	if err != nil {
-		return nil, findings.Input(err)
-	}
-	ovs, err := LoadOverlays(root, runCfg, o.Overlays)
-	if err != nil {
-		return nil, findings.Input(err)
-	}
-	rbs, err := runbook.LoadShell(paths, OverlayPages(root, shell, ovs))
-	if err != nil {
-		return nil, findings.Input(err)
-	}
-	if err := ApplyOverlays(root, ovs, rbs); err != nil {
-		return nil, findings.Input(err)
+		return nil, err
 	}
 	if err := chk.filter.Check(rbs); err != nil {
 		return nil, findings.Input(err)
@@ -251,6 +231,66 @@ func host() string {
 		h += ", CI"
 	}
 	return h
+}
+
+// docs is the docs repository a run's paths belong to, its kbook.yaml
+// read as kbook check and build read it: run.pages, run.crds and
+// run.overlay.
+type docs struct {
+	root  string
+	cfg   *site.RunConfig // nil without a docs repository
+	shell runbook.ShellPages
+}
+
+func readDocs(paths []string) (docs, error) {
+	d := docs{root: site.FindRoot(paths)}
+	if d.root == "" {
+		return d, nil
+	}
+	cfg, err := site.LoadConfig(d.root)
+	if err != nil {
+		return d, findings.Input(site.ErrorUnder(d.root, err))
+	}
+	d.cfg = &cfg.Run
+	d.shell = ShellPages(d.root, cfg.Run)
+	return d, nil
+}
+
+// load reads the runbooks of paths (an MkDocs project given as a folder:
+// the pages of its docs_dir that hold steps) and applies the overlays;
+// bad input, a shell block that is to run and does not parse included, is
+// a findings.InputError at its line.
+func (d docs) load(paths, overlays []string) ([]*runbook.Runbook, error) {
+	paths, err := site.ExpandRunbookPaths(paths)
+	if err != nil {
+		return nil, findings.Input(err)
+	}
+	ovs, err := LoadOverlays(d.root, d.cfg, overlays)
+	if err != nil {
+		return nil, findings.Input(err)
+	}
+	rbs, err := runbook.LoadShell(paths, OverlayPages(d.root, d.shell, ovs))
+	if err != nil {
+		return nil, findings.Input(err)
+	}
+	if err := ApplyOverlays(d.root, ovs, rbs); err != nil {
+		return nil, findings.Input(err)
+	}
+	return rbs, nil
+}
+
+// Load reads the runbooks of paths as Run does before it runs anything:
+// the docs repository's kbook.yaml, its pages that run their shell
+// blocks, the overlays (kbook.yaml's, kbook.overlay.yaml, then overlays)
+// and each shell block's bash syntax. Bad input is a findings.InputError
+// at its line. kbook build calls it before any work, whether its results
+// come from a run or from --report files.
+func Load(paths, overlays []string) ([]*runbook.Runbook, error) {
+	d, err := readDocs(paths)
+	if err != nil {
+		return nil, err
+	}
+	return d.load(paths, overlays)
 }
 
 // ShellPages is kbook.yaml's run.pages of the docs repository at root:

@@ -86,6 +86,15 @@ func Build(ctx context.Context, o Options) error {
 	if err != nil {
 		return findings.Input(site.ErrorUnder(o.Dir, err))
 	}
+	if len(proj.Runbooks) > 0 {
+		// The runbooks read as kbook run reads them, overlays applied
+		// and each shell block's syntax checked, before any work:
+		// --report takes the results from files and runs nothing that
+		// would check them later.
+		if _, err := run.Load(proj.RunbookPaths(), o.Run.Overlays); err != nil {
+			return err
+		}
+	}
 	if site.NeedsIcons(proj) && site.FetchIcons(ctx, o.Logger) {
 		// The pages use the emoji extension's icons: fetched once into
 		// kbook's cache, as mermaid is, and the pages translated again.

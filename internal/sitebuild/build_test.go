@@ -2,12 +2,14 @@ package sitebuild
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/testfile"
 )
 
 // TestBadInput: bad options are bad input before anything is built,
@@ -29,6 +31,30 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("error %v, want bad input containing %q", tc.err, tc.want)
 			}
 		})
+	}
+}
+
+// TestShellSyntaxBeforeWork: a shell block that does not parse is bad
+// input at its line before anything is built, with --report too (which
+// runs nothing that would find it later), as kbook run and check say it.
+func TestShellSyntaxBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	testfile.Write(t, dir, "mkdocs.yml", "site_name: Syn\ndocs_dir: docs\n")
+	page := testfile.Write(t, dir, "docs/index.md", "---\nrun: shell\n---\n# Syn\n\n```bash\necho hi\n```\n\n```bash\nif true; then echo x\n```\n")
+	rep := testfile.Write(t, dir, "report.json", `{"formatVersion": 1, "runbooks": []}`)
+	out := filepath.Join(dir, "public")
+	for _, o := range []Options{
+		{Dir: dir, OutDir: out, Version: "next", Reports: []string{rep}},
+		{Dir: dir, OutDir: out, Version: "next", NoRun: true},
+	} {
+		err := Build(context.Background(), o)
+		want := page + ":11: bash syntax: `if` statement must end with `fi`"
+		if !findings.IsInput(err) || err.Error() != want {
+			t.Errorf("reports %v, no-run %v: error %v, want bad input %q", o.Reports, o.NoRun, err, want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("reports %v, no-run %v: %s written (err %v)", o.Reports, o.NoRun, out, err)
+		}
 	}
 }
 
