@@ -288,6 +288,9 @@ func (st *Step) ShellResult() string {
 		}
 		return s
 	case BlockFailed:
+		if st.Status == Interrupted {
+			return "interrupted (the run was stopped while it ran)"
+		}
 		return "failed"
 	}
 	if st.Reason != "" {

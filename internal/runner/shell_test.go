@@ -233,6 +233,9 @@ func TestShellInterrupt(t *testing.T) {
 	if res.Status != report.Interrupted || !strings.HasPrefix(res.Reason, "interrupted") {
 		t.Errorf("result %s %q, want interrupted", res.Status, res.Reason)
 	}
+	if got := res.Steps[0].ShellResult(); got != "interrupted (the run was stopped while it ran)" {
+		t.Errorf("the block's result in words: %q", got)
+	}
 	for i, ch := range exited {
 		select {
 		case <-ch:

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/report"
 )
 
 // TestShellBlockMarks: on a built page that runs its shell blocks, each
@@ -40,16 +42,7 @@ func TestShellBlockMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := func(name string) string { return read(t, filepath.Join(out, "next", name, "index.html")) }
-	// block returns the HTML of step n of a page.
-	block := func(html string, n int) string {
-		t.Helper()
-		start := strings.Index(html, `id="step-`+strconv.Itoa(n)+`"`)
-		if start < 0 {
-			t.Fatalf("no step %d", n)
-		}
-		end := strings.Index(html[start:], "</figure>")
-		return html[start : start+end]
-	}
+	block := func(html string, n int) string { t.Helper(); return stepHTML(t, html, n) }
 
 	all := page("all")
 	mustContain(t, "all: the verdict", all,
@@ -117,5 +110,65 @@ func TestShellBlockMarks(t *testing.T) {
 echo two"`)
 	if strings.Contains(verified, `kb-verify-reason`) {
 		t.Error("a verified page gives a reason")
+	}
+}
+
+// stepHTML returns the HTML of step n of a built page.
+func stepHTML(t *testing.T, html string, n int) string {
+	t.Helper()
+	start := strings.Index(html, `id="step-`+strconv.Itoa(n)+`"`)
+	if start < 0 {
+		t.Fatalf("no step %d", n)
+	}
+	end := strings.Index(html[start:], "</figure>")
+	return html[start : start+end]
+}
+
+// TestInterruptedBlockNotes: a block whose command kbook interrupted once
+// the expected output's last row appeared (a bounded watch), or that the
+// run's Ctrl-C stopped, says so on the site, not "exit 0".
+func TestInterruptedBlockNotes(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"mkdocs.yml":    "site_name: Watch\n",
+		"kbook.yaml":    "run:\n  pages: [docs/watch.md, docs/stopped.md]\n",
+		"docs/index.md": "# Home\n",
+		"docs/watch.md": "# Watch\n\n```bash\nprintf 'a\\nb\\n' > f.txt\n```\n\n" +
+			"```bash\ntail -f f.txt\n```\n\n```console\na\nb\n```\n\n" +
+			"```bash\ntail -f f.txt\n```\n\n```text output=illustrative\na\nb\n```\n",
+		"docs/stopped.md": "# Stopped\n\n```bash\necho start\n```\n",
+	})
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	// What the runner reports of a block the run's Ctrl-C stopped
+	// (markInterrupted): the step interrupted, the block failed, with
+	// no exit status of its own.
+	for _, rb := range rep.Runbooks {
+		if strings.HasSuffix(rb.Path, "stopped.md") {
+			rb.Status, rb.Reason = report.Interrupted, "interrupted"
+			st := rb.Steps[0]
+			st.Status, st.Reason, st.Failure = report.Interrupted, "interrupted", nil
+			st.Shell.Result, st.Shell.ExitCode = report.BlockFailed, 0
+		}
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	watch := read(t, filepath.Join(out, "next", "watch", "index.html"))
+	mustContain(t, "watch: passed", stepHTML(t, watch, 2), `data-result="passed"`,
+		`title="output matched the page&#39;s (shape); kbook then interrupted tail -f f.txt (line 8), as a reader&#39;s Ctrl-C would, after its expected output&#39;s last row">Passed</span>`)
+	mustContain(t, "watch: ran", stepHTML(t, watch, 3), `data-result="ran"`,
+		`<p>its output is illustrative, not compared; kbook interrupted tail -f f.txt (line 17), as a reader&#39;s Ctrl-C would, once it had printed as many lines as the page shows</p>`)
+	stopped := stepHTML(t, read(t, filepath.Join(out, "next", "stopped", "index.html")), 1)
+	mustContain(t, "stopped", stopped, `>Interrupted</span>`,
+		`<details class="kb-step-why" open><summary>Interrupted</summary><p>interrupted: the run was stopped while the block ran, so it did not finish</p></details>`)
+	for _, html := range []string{stepHTML(t, watch, 2), stepHTML(t, watch, 3), stopped} {
+		if strings.Contains(html, "exit 0") {
+			t.Errorf("an interrupted block says exit 0: %s", html)
+		}
 	}
 }

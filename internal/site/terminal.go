@@ -315,6 +315,9 @@ func shellStep(s Step, sh *runbook.Shell, rs *report.Step, dir string) Step {
 	}
 	b := rs.Shell
 	s.Result, s.ResultLabel, s.ResultDetail = b.Result, resultLabels[b.Result], resultDetail(rs, dir)
+	if rs.Status == report.Interrupted {
+		s.ResultLabel = "Interrupted"
+	}
 	outcome := OutcomeNotRun
 	switch b.Result {
 	case report.BlockPassed, report.BlockRan:
@@ -364,20 +367,37 @@ func resultDetail(rs *report.Step, dir string) string {
 	if b.By != "" && by != b.By {
 		reason = strings.ReplaceAll(reason, b.By, by)
 	}
-	switch b.Result {
-	case report.BlockPassed:
+	// A command that runs until it is interrupted (kubectl get -w) was,
+	// by kbook, once the expected output's last row had appeared: its
+	// exit status is no word on the block.
+	stopped := ""
+	if b.Interrupted != "" {
+		stopped = "; kbook then interrupted " + b.Interrupted + ", as a reader's Ctrl-C would, after its expected output's last row"
+	}
+	switch {
+	case rs.Status == report.Interrupted:
+		// The run was stopped (Ctrl-C, SIGTERM) while the block ran.
+		return "interrupted: the run was stopped while the block ran, so it did not finish"
+	case b.Result == report.BlockPassed:
 		if b.Mode == "" {
 			return "exit 0; the page shows no output for it"
 		}
-		return "exit 0, output matched the page's (" + b.Mode + ")"
-	case report.BlockRan:
-		return "exit 0; its output is illustrative, not compared"
-	case report.BlockProvided:
-		if by != "" {
-			return b.Note + " (" + by + ")"
+		if stopped != "" {
+			return "output matched the page's (" + b.Mode + ")" + stopped
 		}
-		return b.Note
-	case report.BlockFailed:
+		return "exit 0, output matched the page's (" + b.Mode + ")"
+	case b.Result == report.BlockRan:
+		if stopped != "" {
+			return "its output is illustrative, not compared; kbook interrupted " + b.Interrupted + ", as a reader's Ctrl-C would, once it had printed as many lines as the page shows"
+		}
+		return "exit 0; its output is illustrative, not compared"
+	case b.Result == report.BlockProvided:
+		note := b.Note
+		if by != "" {
+			note += " (" + by + ")"
+		}
+		return note + stopped
+	case b.Result == report.BlockFailed:
 		if rs.Failure != nil {
 			return rs.Failure.Message
 		}
