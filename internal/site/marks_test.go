@@ -32,15 +32,7 @@ func TestShellBlockMarks(t *testing.T) {
 		"docs/failed.md":   "# Failed\n\n```bash\necho before\nfalse\n```\n",
 		"docs/verified.md": "# Verified\n\n```console\n$ echo one\none\n$ echo two\ntwo\n```\n",
 	})
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := runAll(t, p)
-	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
-		t.Fatal(err)
-	}
+	out := runAndRender(t, dir, nil)
 	page := func(name string) string { return read(t, filepath.Join(out, "next", name, "index.html")) }
 	block := func(html string, n int) string { t.Helper(); return stepHTML(t, html, n) }
 
@@ -113,6 +105,25 @@ echo two"`)
 	}
 }
 
+// runAndRender runs the runbooks of the project in dir, lets edit change
+// the report (nil: none) and renders the site; it returns the folder.
+func runAndRender(t *testing.T, dir string, edit func(*report.Report)) string {
+	t.Helper()
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runAll(t, p)
+	if edit != nil {
+		edit(rep)
+	}
+	out := filepath.Join(t.TempDir(), "public")
+	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // stepHTML returns the HTML of step n of a built page.
 func stepHTML(t *testing.T, html string, n int) string {
 	t.Helper()
@@ -138,26 +149,19 @@ func TestInterruptedBlockNotes(t *testing.T) {
 			"```bash\ntail -f f.txt\n```\n\n```text output=illustrative\na\nb\n```\n",
 		"docs/stopped.md": "# Stopped\n\n```bash\necho start\n```\n",
 	})
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := runAll(t, p)
-	// What the runner reports of a block the run's Ctrl-C stopped
-	// (markInterrupted): the step interrupted, the block failed, with
-	// no exit status of its own.
-	for _, rb := range rep.Runbooks {
-		if strings.HasSuffix(rb.Path, "stopped.md") {
-			rb.Status, rb.Reason = report.Interrupted, "interrupted"
-			st := rb.Steps[0]
-			st.Status, st.Reason, st.Failure = report.Interrupted, "interrupted", nil
-			st.Shell.Result, st.Shell.ExitCode = report.BlockFailed, 0
+	out := runAndRender(t, dir, func(rep *report.Report) {
+		// What the runner reports of a block the run's Ctrl-C stopped
+		// (markInterrupted): the step interrupted, the block failed,
+		// with no exit status of its own.
+		for _, rb := range rep.Runbooks {
+			if strings.HasSuffix(rb.Path, "stopped.md") {
+				rb.Status, rb.Reason = report.Interrupted, "interrupted"
+				st := rb.Steps[0]
+				st.Status, st.Reason, st.Failure = report.Interrupted, "interrupted", nil
+				st.Shell.Result, st.Shell.ExitCode = report.BlockFailed, 0
+			}
 		}
-	}
-	out := filepath.Join(t.TempDir(), "public")
-	if _, err := Render(context.Background(), []*Version{{Name: "next", Project: p, Results: rep}}, Options{Out: out}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	watch := read(t, filepath.Join(out, "next", "watch", "index.html"))
 	mustContain(t, "watch: passed", stepHTML(t, watch, 2), `data-result="passed"`,
 		`title="output matched the page&#39;s (shape); kbook then interrupted tail -f f.txt (line 8), as a reader&#39;s Ctrl-C would, after its expected output&#39;s last row">Passed</span>`)
