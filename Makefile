@@ -238,11 +238,15 @@ serve: build
 test-short:
 	$(GO) test -short -ldflags=-w $(PKGS)
 
-## lint: gofmt and go vet
+## lint: gofmt, go vet and staticcheck (its checks: staticcheck.conf)
+# STATICCHECK: a pinned release, built from the module proxy on first use.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	@echo "== gofmt, go vet ($$(date +%T))"
 	@fmt=$$(gofmt -l cmd internal site); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@echo "== staticcheck ($$(date +%T))"
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 ## docs: regenerate the CLI reference pages from the commands, and README.md's package table from the doc comments
 docs: build

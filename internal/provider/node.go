@@ -29,9 +29,6 @@ func str(n *yaml.Node, p ...any) string {
 	return v.Value
 }
 
-// entry finds key in a mapping node (the last one wins, as in decoders).
-func entry(n *yaml.Node, key string) (k, v *yaml.Node) { return yamldoc.Entry(n, key) }
-
 // pairs calls fn for each key/value of a mapping node, in order.
 func pairs(n *yaml.Node, fn func(k, v *yaml.Node)) {
 	n = deref(n)
@@ -52,17 +49,6 @@ func items(n *yaml.Node) []*yaml.Node {
 	out := make([]*yaml.Node, len(n.Content))
 	for i, c := range n.Content {
 		out[i] = deref(c)
-	}
-	return out
-}
-
-// strings returns the string items of a sequence node.
-func stringList(n *yaml.Node) []string {
-	var out []string
-	for _, it := range items(n) {
-		if it.Kind == yaml.ScalarNode {
-			out = append(out, it.Value)
-		}
 	}
 	return out
 }

@@ -449,7 +449,7 @@ func (c *checker) checkKCMRole(ch *Chart, providers []string) {
 			if group == "" {
 				continue // core Secrets: kcm's own role covers them
 			}
-			plural := strings.ToLower(kind) + "s"
+			var plural string
 			if d, ok := c.byGK[group+"/"+kind]; ok {
 				plural = d.plural
 			} else {

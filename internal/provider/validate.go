@@ -146,11 +146,3 @@ func (c *checker) providerGroups() []string {
 	}
 	return out
 }
-
-func joinQuoted(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = "`" + s + "`"
-	}
-	return strings.Join(q, ", ")
-}
