@@ -134,10 +134,31 @@ func nameByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '.'
 }
 
+// runbookNamespace matches the namespaces kbook makes for runbooks
+// (namespaceFor): kb-<runbook>-<6 hex digits>.
+var runbookNamespace = regexp.MustCompile(`^kb-[a-z0-9-]+-[0-9a-f]{6}$`)
+
+// othersRunbook reports whether o is another runbook's: its namespace, or
+// an object in it, of a runbook this run did not start (another kbook on
+// the same cluster, the outer run of a kbook run inside a runbook). Its
+// own kbook deletes it, and objects there written by the same program
+// (kubectl) would otherwise count as this runbook's.
+func (a *attribution) othersRunbook(o object) bool {
+	ns := o.Namespace
+	if ns == "" && o.GVR.Group == "" && o.GVR.Resource == "namespaces" {
+		ns = o.Name
+	}
+	return ns != "" && runbookNamespace.MatchString(ns) && !a.namespaces[ns]
+}
+
 // split parts objs into those the runbooks made (to delete) and those it
-// cannot tell (to leave); objects gone meanwhile are neither.
+// cannot tell (to leave); objects gone meanwhile, and another runbook's
+// namespace and what is in it, are neither.
 func (a *attribution) split(ctx context.Context, dyn dynamic.Interface, objs []object) (own, left []object, err error) {
 	for _, o := range objs {
+		if a.othersRunbook(o) {
+			continue // that runbook's kbook cleans it up
+		}
 		if a.byManager(o.Managers) {
 			own = append(own, o)
 			continue

@@ -43,6 +43,24 @@ func TestAttribution(t *testing.T) {
 			t.Errorf("byManager(%q) = %v, want %v", tc.managers, got, tc.want)
 		}
 	}
+	nsGVR := corev1.SchemeGroupVersion.WithResource("namespaces")
+	cmGVR := corev1.SchemeGroupVersion.WithResource("configmaps")
+	for _, tc := range []struct {
+		o    object
+		want bool
+	}{
+		{object{GVR: nsGVR, Name: "kb-proprietary-provider-31d4c9"}, true},
+		{object{GVR: cmGVR, Namespace: "kb-proprietary-provider-31d4c9", Name: "c"}, true},
+		{object{GVR: nsGVR, Name: "kb-x-0a1b2c"}, false}, // this runbook's
+		{object{GVR: cmGVR, Namespace: "kb-x-0a1b2c", Name: "c"}, false},
+		{object{GVR: nsGVR, Name: "team-a"}, false},
+		{object{GVR: cmGVR, Namespace: "default", Name: "c"}, false},
+		{object{GVR: crdGVR.GroupVersion().WithResource("clusterroles"), Name: "kb-x-0a1b2d"}, false},
+	} {
+		if got := a.othersRunbook(tc.o); got != tc.want {
+			t.Errorf("othersRunbook(%s) = %v, want %v", tc.o, got, tc.want)
+		}
+	}
 	for _, tc := range []struct {
 		text string
 		want bool
