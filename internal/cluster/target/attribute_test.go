@@ -43,6 +43,12 @@ func TestAttribution(t *testing.T) {
 			t.Errorf("byManager(%q) = %v, want %v", tc.managers, got, tc.want)
 		}
 	}
+	// The pattern is namespaceFor's names, whatever the runbook's.
+	for _, path := range []string{"x.md", "runbooks/Some Weird_Name.md", "docs/" + strings.Repeat("long-", 12) + "page.md"} {
+		if ns := namespaceFor(path); !runbookNamespace.MatchString(ns) {
+			t.Errorf("namespaceFor(%q) = %s, which runbookNamespace does not match", path, ns)
+		}
+	}
 	nsGVR := corev1.SchemeGroupVersion.WithResource("namespaces")
 	cmGVR := corev1.SchemeGroupVersion.WithResource("configmaps")
 	for _, tc := range []struct {
