@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"path/filepath"
 	"strings"
@@ -49,13 +50,13 @@ func checkWith(paths []string, l *site.Loader, overlays ...string) (*findings.Re
 	// does not load is reported with the links, after the runbooks.
 	var runbookDirs []string
 	var shell runbook.ShellPages
-	var runCfg *site.RunConfig
-	root := site.FindRoot(paths)
+	var runCfg *docsrepo.RunConfig
+	root := docsrepo.FindRoot(paths)
 	if root != "" {
 		// kbook.yaml first, as kbook run reads it: which pages run
 		// their shell blocks, and the overlay, depend on it.
-		if _, err := site.LoadConfig(root); err != nil {
-			return nil, findings.Input(site.ErrorUnder(root, err))
+		if _, err := docsrepo.LoadConfig(root); err != nil {
+			return nil, findings.Input(docsrepo.ErrorUnder(root, err))
 		}
 		if p, err := l.Load(root); err == nil {
 			runbookDirs = append(runbookDirs, filepath.Clean(filepath.Join(root, p.Config.Runbooks)))
@@ -101,7 +102,7 @@ func checkWith(paths []string, l *site.Loader, overlays ...string) (*findings.Re
 // docsLinks checks the links of the docs repository the paths belong to;
 // pages describes what was checked for the summary line.
 func docsLinks(paths []string, l *site.Loader) (fs []findings.Finding, pages string, err error) {
-	root := site.FindRoot(paths)
+	root := docsrepo.FindRoot(paths)
 	if root == "" {
 		return nil, "", nil
 	}
@@ -111,7 +112,7 @@ func docsLinks(paths []string, l *site.Loader) (fs []findings.Finding, pages str
 	}
 	fs = site.CheckLinks(p, "")
 	for i := range fs {
-		fs[i].File = site.UnderDir(root, fs[i].File)
+		fs[i].File = docsrepo.UnderDir(root, fs[i].File)
 	}
 	return fs, " and the links of " + plural.Count(len(p.Pages), "page"), nil
 }

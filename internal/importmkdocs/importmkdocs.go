@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"io/fs"
 	"os"
@@ -78,11 +79,11 @@ func importTo(dir, out string) (*Report, error) {
 
 // importedConfig is the kbook.yaml an import writes.
 type importedConfig struct {
-	Title       string          `yaml:"title"`
-	Description string          `yaml:"description,omitempty"`
-	Repo        string          `yaml:"repo,omitempty"`
-	Links       site.LinkPolicy `yaml:"links"`
-	Variables   map[string]any  `yaml:"variables,omitempty"`
+	Title       string              `yaml:"title"`
+	Description string              `yaml:"description,omitempty"`
+	Repo        string              `yaml:"repo,omitempty"`
+	Links       docsrepo.LinkPolicy `yaml:"links"`
+	Variables   map[string]any      `yaml:"variables,omitempty"`
 }
 
 func writeImport(p *site.Project, dst string) (*Report, error) {
@@ -94,7 +95,7 @@ func writeImport(p *site.Project, dst string) (*Report, error) {
 		return nil, err
 	}
 	head := "# Imported from " + mk.File + " by kbook import mkdocs. The macros' variables were\n# substituted into the pages; versions: and run: are kbook's own.\n"
-	if err := write(filepath.Join(dst, site.ConfigFile), append([]byte(head), kc...)); err != nil {
+	if err := write(filepath.Join(dst, docsrepo.ConfigFile), append([]byte(head), kc...)); err != nil {
 		return nil, err
 	}
 	moved := map[string]string{} // docs-relative page → its path in the import
@@ -252,7 +253,7 @@ func Import(dir, out string) (*Report, error) {
 	}
 	rep, err := importTo(dir, out)
 	if err != nil {
-		return nil, findings.Input(site.ErrorUnder(dir, err))
+		return nil, findings.Input(docsrepo.ErrorUnder(dir, err))
 	}
 	return rep, nil
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"os"
 	"path/filepath"
@@ -238,18 +239,18 @@ func host() string {
 // run.overlay.
 type docs struct {
 	root  string
-	cfg   *site.RunConfig // nil without a docs repository
+	cfg   *docsrepo.RunConfig // nil without a docs repository
 	shell runbook.ShellPages
 }
 
 func readDocs(paths []string) (docs, error) {
-	d := docs{root: site.FindRoot(paths)}
+	d := docs{root: docsrepo.FindRoot(paths)}
 	if d.root == "" {
 		return d, nil
 	}
-	cfg, err := site.LoadConfig(d.root)
+	cfg, err := docsrepo.LoadConfig(d.root)
 	if err != nil {
-		return d, findings.Input(site.ErrorUnder(d.root, err))
+		return d, findings.Input(docsrepo.ErrorUnder(d.root, err))
 	}
 	d.cfg = &cfg.Run
 	d.shell = ShellPages(d.root, cfg.Run)
@@ -295,7 +296,7 @@ func Load(paths, overlays []string) ([]*runbook.Runbook, error) {
 
 // ShellPages is kbook.yaml's run.pages of the docs repository at root:
 // the pages it lists run their shell blocks.
-func ShellPages(root string, cfg site.RunConfig) runbook.ShellPages {
+func ShellPages(root string, cfg docsrepo.RunConfig) runbook.ShellPages {
 	if len(cfg.Pages) == 0 {
 		return nil
 	}
@@ -325,10 +326,10 @@ func DefaultPaths() ([]string, error) {
 	if mkdocs.Find(".") != "" {
 		return []string{"."}, nil
 	}
-	if _, err := os.Stat(site.ConfigFile); err != nil {
+	if _, err := os.Stat(docsrepo.ConfigFile); err != nil {
 		return []string{"runbooks"}, nil
 	}
-	cfg, err := site.LoadConfig(".")
+	cfg, err := docsrepo.LoadConfig(".")
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +368,7 @@ func ProjectCRDs(dir string, crds []string) []string {
 // then files (--overlay). A bad overlay is bad input at its line. kbook
 // run and kbook check both read the overlays through it, before the
 // pages: an overlay's pages opt pages in.
-func LoadOverlays(root string, cfg *site.RunConfig, files []string) ([]*overlay.Overlay, error) {
+func LoadOverlays(root string, cfg *docsrepo.RunConfig, files []string) ([]*overlay.Overlay, error) {
 	var ovs []*overlay.Overlay
 	if cfg != nil {
 		ov, err := cfg.OverlayRules(root)

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,8 +27,8 @@ func TestForProjectCRDs(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, crd), []byte("# a CRD file\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return &site.Project{Dir: dir, Config: &site.Config{Runbooks: "runbooks",
-			Run: site.RunConfig{CRDs: []string{crd, "crds/missing.yaml"}}}}
+		return &site.Project{Dir: dir, Config: &docsrepo.Config{Runbooks: "runbooks",
+			Run: docsrepo.RunConfig{CRDs: []string{crd, "crds/missing.yaml"}}}}
 	}
 	a, b := project("crds/a.yaml"), project("crds/b.yaml")
 	given := filepath.Join(t.TempDir(), "given.yaml")

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"net"
 	"os"
@@ -56,7 +57,7 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	proj, err := site.Load(o.Dir)
 	if err != nil {
-		return findings.Input(site.ErrorUnder(o.Dir, err))
+		return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 	}
 	// The served folder lives in kbook's process registry: the next kbook
 	// removes it if this one is killed.
@@ -85,7 +86,7 @@ func Serve(ctx context.Context, o Options) error {
 		Dir:   out,
 		Addr:  net.JoinHostPort(o.Bind, strconv.Itoa(o.Port)),
 		Build: func(ctx context.Context, changed []string) error {
-			return site.ErrorUnder(o.Dir, live.Build(ctx, changed))
+			return docsrepo.ErrorUnder(o.Dir, live.Build(ctx, changed))
 		},
 		Log: logf,
 	})

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/log"
-	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/site/links"
 )
 
@@ -85,30 +83,6 @@ func filesBelow(dir string, resources bool) []string {
 		return nil
 	})
 	return out
-}
-
-// FindRoot returns the docs root for the given paths: the nearest
-// directory at or above one of them holding kbook.yaml or mkdocs.yml, else the current
-// directory when it has a content/ folder, else "".
-func FindRoot(paths []string) string {
-	for _, p := range paths {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			continue
-		}
-		for d := abs; ; d = filepath.Dir(d) {
-			if _, err := os.Stat(filepath.Join(d, ConfigFile)); err == nil || mkdocs.Find(d) != "" {
-				return d
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if fi, err := os.Stat("content"); err == nil && fi.IsDir() {
-		return "."
-	}
-	return ""
 }
 
 // linkFindingsError logs the findings below error severity and returns

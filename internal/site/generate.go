@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func (r sourceRef) line(n int) int {
 }
 
 // hugoConfig is the generated hugo.json.
-func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) map[string]any {
+func hugoConfig(dir string, vs []*Version, base *docsrepo.Config, params map[string]any) map[string]any {
 	versions := map[string]any{}
 	for i, v := range vs {
 		versions[v.Name] = map[string]any{"weight": i + 1}
@@ -137,7 +138,7 @@ func hugoConfig(dir string, vs []*Version, base *Config, params map[string]any) 
 }
 
 // generate writes the Hugo project for the versions into dir.
-func generate(dir string, vs []*Version, cfg *Config, params map[string]any) (*generated, error) {
+func generate(dir string, vs []*Version, cfg *docsrepo.Config, params map[string]any) (*generated, error) {
 	g := &generated{dir: dir, pages: map[string]sourceRef{}, verification: map[string][]Verification{}, byURL: map[string]string{}}
 	if err := writeTheme(filepath.Join(dir, "themes", "kbook")); err != nil {
 		return nil, err

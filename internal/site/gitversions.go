@@ -3,6 +3,7 @@ package site
 import (
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 	"os"
 	"os/exec"
@@ -12,7 +13,7 @@ import (
 
 // Checkout is one version of kbook.yaml's list, ready to build.
 type Checkout struct {
-	Spec VersionSpec
+	Spec docsrepo.VersionSpec
 	// Dir is the docs root to build it from: the working tree for next
 	// (or an empty ref), else a git worktree of the ref.
 	Dir string
@@ -26,9 +27,9 @@ type Checkout struct {
 // tagged versions already built into out. The worktrees live in a folder
 // of out that the returned cleanup removes; dirs records it meanwhile, so
 // that the next kbook removes it if this one is killed (nil: untracked).
-func CheckoutVersions(dir, out string, cfg *Config, dirs DirTracker) ([]Checkout, func(), error) {
+func CheckoutVersions(dir, out string, cfg *docsrepo.Config, dirs DirTracker) ([]Checkout, func(), error) {
 	if len(cfg.Versions) == 0 {
-		return nil, func() {}, &findings.InputError{File: ConfigFile, Err: errors.New("--all-versions: kbook.yaml lists no versions (versions: [{name: v0.1, ref: v0.1}, {name: next}])")}
+		return nil, func() {}, &findings.InputError{File: docsrepo.ConfigFile, Err: errors.New("--all-versions: kbook.yaml lists no versions (versions: [{name: v0.1, ref: v0.1}, {name: next}])")}
 	}
 	top, err := git(dir, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -65,7 +66,7 @@ func CheckoutVersions(dir, out string, cfg *Config, dirs DirTracker) ([]Checkout
 		v.Ref = ref
 		if _, err := git(root, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 			cleanup()
-			return nil, func() {}, findings.Inputf(ConfigFile, v.Line, "version %s: git ref %q does not exist", v.Name, ref)
+			return nil, func() {}, findings.Inputf(docsrepo.ConfigFile, v.Line, "version %s: git ref %q does not exist", v.Name, ref)
 		}
 		_, tagErr := git(root, "show-ref", "--verify", "--quiet", "refs/tags/"+ref)
 		if _, err := os.Stat(filepath.Join(out, v.Name, "index.html")); err == nil && tagErr == nil {

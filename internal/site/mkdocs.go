@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"maps"
 	"os"
 	"path"
@@ -64,10 +65,6 @@ type NavEntry struct {
 	Children []NavEntry `json:"children,omitempty"`
 }
 
-// MkDocsSiteDir is the default layout-override folder of an MkDocs
-// project: site/ is where mkdocs build writes its own output.
-const MkDocsSiteDir = "kbook-site"
-
 // hugoContent are the file types Hugo reads as pages besides Markdown.
 var hugoContent = map[string]bool{".html": true, ".htm": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".rst": true}
 
@@ -84,32 +81,9 @@ func mayHold(src []byte, word string, re *regexp.Regexp) bool {
 	return bytes.Contains(src, []byte(word)) && re.Match(src)
 }
 
-// openMkDocs reads the MkDocs project in dir: mkdocs.yml, kbook.yaml
-// beside it (what it leaves unset taken from mkdocs.yml) and the files of
-// docs_dir.
-func openMkDocs(dir string) (*mkdocs.Project, *Config, *mkdocs.Files, error) {
-	mk, err := mkdocs.Load(dir)
-	if err != nil {
-		return nil, nil, nil, mkdocsError(err)
-	}
-	cfg, err := readConfig(dir)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	mkdocsConfig(cfg, mk)
-	if err := cfg.finish(dir); err != nil {
-		return nil, nil, nil, err
-	}
-	files, err := mk.Files()
-	if err != nil {
-		return nil, nil, nil, mkdocsError(err)
-	}
-	return mk, cfg, files, nil
-}
-
 // loadMkDocs reads a folder with mkdocs.yml as a docs repository.
 func loadMkDocs(dir string) (*Project, error) {
-	mk, cfg, files, err := openMkDocs(dir)
+	mk, cfg, files, err := docsrepo.OpenMkDocs(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -204,30 +178,6 @@ func loadMkDocs(dir string) (*Project, error) {
 	return p, nil
 }
 
-// mkdocsConfig fills what kbook.yaml leaves unset from mkdocs.yml.
-func mkdocsConfig(c *Config, mk *mkdocs.Project) {
-	set := func(dst *string, v string) {
-		if *dst == "" {
-			*dst = v
-		}
-	}
-	set(&c.Title, mk.SiteName)
-	set(&c.Description, mk.SiteDescription)
-	set(&c.Repo, mk.RepoURL)
-	set(&c.Content, mk.DocsDir)
-	c.mkdocsDocs = mk.DocsDir
-	set(&c.Site, MkDocsSiteDir)
-	v := mk.Validation.Links
-	absolute := v.AbsoluteLinks
-	if absolute == "relative_to_docs" {
-		absolute = v.NotFound // checked as links into docs_dir
-	}
-	set(&c.Links.NotFound, v.NotFound)
-	set(&c.Links.Anchors, v.Anchors)
-	set(&c.Links.Absolute, absolute)
-	c.Links.Strict = c.Links.Strict || mk.Strict
-}
-
 // variables are the macros' variables: mkdocs.yml's extra, then kbook.yaml's.
 func variables(extra, more map[string]any) map[string]any {
 	out := make(map[string]any, len(extra)+len(more))
@@ -276,7 +226,7 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	}
 	res, err := markdown.Translate(src, opts)
 	if err != nil {
-		return nil, mkdocsError(err)
+		return nil, docsrepo.MkDocsError(err)
 	}
 	for kind, n := range res.Unknown {
 		p.MkDocs.Unknown[kind] += n
@@ -358,7 +308,7 @@ func mkdocsRunbook(p *Project, file string, src []byte) (rb *runbook.Runbook, sh
 		err = rb.RunShellBlocks(shellWhy)
 	}
 	if err != nil {
-		return nil, "", relError(p.Dir, err)
+		return nil, "", docsrepo.RelError(p.Dir, err)
 	}
 	if len(rb.Steps) == 0 {
 		return nil, "", nil
@@ -373,7 +323,7 @@ func mkdocsRunbook(p *Project, file string, src []byte) (rb *runbook.Runbook, sh
 // fails, an include that is not there) cannot stop the run. Load
 // translates every page, for the site and for kbook check.
 func mkdocsRunbookPaths(dir string) ([]string, error) {
-	mk, cfg, files, err := openMkDocs(dir)
+	mk, cfg, files, err := docsrepo.OpenMkDocs(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -523,15 +473,6 @@ func or(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// mkdocsError is the located error within an error of the MkDocs reader
-// or the translator, without what wraps it.
-func mkdocsError(err error) error {
-	if le := findings.Located(err); le != nil {
-		return le
-	}
-	return err
 }
 
 // translatedPage is an MkDocs page as Hugo reads it: its front matter

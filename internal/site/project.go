@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 type Project struct {
 	// Dir is the docs root.
 	Dir    string
-	Config *Config
+	Config *docsrepo.Config
 	// Pages are the Markdown files of Content and the Markdown files of
 	// Runbooks that hold no steps, by site path.
 	Pages []*Page
@@ -82,12 +83,12 @@ func Load(dir string) (*Project, error) {
 	if mkdocs.Find(dir) != "" {
 		return loadMkDocs(dir)
 	}
-	cfg, err := LoadConfig(dir)
+	cfg, err := docsrepo.LoadConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	if !exists(filepath.Join(dir, ConfigFile)) && !exists(filepath.Join(dir, cfg.Content)) && !exists(filepath.Join(dir, cfg.Runbooks)) {
-		return nil, findings.Inputf(".", 0, "not a docs repository: no %s, %s/ or %s/ (kbook init docs DIR makes one)", ConfigFile, cfg.Content, cfg.Runbooks)
+	if !exists(filepath.Join(dir, docsrepo.ConfigFile)) && !exists(filepath.Join(dir, cfg.Content)) && !exists(filepath.Join(dir, cfg.Runbooks)) {
+		return nil, findings.Inputf(".", 0, "not a docs repository: no %s, %s/ or %s/ (kbook init docs DIR makes one)", docsrepo.ConfigFile, cfg.Content, cfg.Runbooks)
 	}
 	p := &Project{Dir: dir, Config: cfg}
 	byURL := map[string]string{}
@@ -115,7 +116,7 @@ func Load(dir string) (*Project, error) {
 		}
 		rb, err := runbook.Parse(filepath.Join(dir, file), src)
 		if err != nil {
-			return relError(dir, err)
+			return docsrepo.RelError(dir, err)
 		}
 		rb.Path = file
 		pg := &Page{File: file, Path: site, Source: src}
@@ -175,17 +176,6 @@ func walkMarkdown(root, sub string, fn func(rel, file string, src []byte) error,
 	})
 }
 
-// relError rewrites a runbook error's absolute path to the docs-relative one.
-func relError(dir string, err error) error {
-	if re := findings.Located(err); re != nil {
-		if r, e := filepath.Rel(dir, re.File); e == nil {
-			re.File = filepath.ToSlash(r)
-		}
-		return re
-	}
-	return err
-}
-
 // Runbook returns the runbook with the given docs-relative path.
 func (p *Project) Runbook(path string) *runbook.Runbook {
 	for _, rb := range p.Runbooks {
@@ -243,7 +233,7 @@ func ExpandRunbookPaths(paths []string) ([]string, error) {
 		}
 		rbs, err := mkdocsRunbookPaths(path)
 		if err != nil {
-			return nil, relError(path, err)
+			return nil, docsrepo.RelError(path, err)
 		}
 		if len(rbs) == 0 {
 			return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages with %s blocks)", path, runbook.StepLang)
@@ -266,7 +256,7 @@ func (l *Loader) ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []stri
 		}
 		p, err := l.Load(path)
 		if err != nil {
-			return nil, nil, relError(path, err)
+			return nil, nil, docsrepo.RelError(path, err)
 		}
 		if len(p.Runbooks) == 0 {
 			empty = append(empty, path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,14 +92,14 @@ func Render(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	}
 	names := map[string]bool{}
 	for _, v := range vs {
-		if err := CheckVersionName(v.Name); err != nil {
+		if err := docsrepo.CheckVersionName(v.Name); err != nil {
 			return nil, err
 		}
 		names[v.Name] = true
 	}
 	for _, v := range vs {
 		for _, a := range v.Aliases {
-			if err := CheckVersionName(a); err != nil {
+			if err := docsrepo.CheckVersionName(a); err != nil {
 				return nil, fmt.Errorf("alias: %w", err)
 			}
 			if names[a] {

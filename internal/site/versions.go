@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"html"
 	"io/fs"
 	"os"
@@ -250,7 +251,7 @@ func installShared(publish, out string, versions map[string]bool) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if versions[name] || reservedFolder[name] || name == "robots.txt" {
+		if versions[name] || docsrepo.Reserved(name) || name == "robots.txt" {
 			continue
 		}
 		src := filepath.Join(publish, name)

@@ -3,6 +3,7 @@ package site
 import (
 	"bytes"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"net/url"
 	"os"
@@ -52,7 +53,7 @@ type statResult struct{ exists, dir, index bool }
 // checks every internal href and src of the written HTML against the
 // written files, and returns a finding for each that does not resolve,
 // at the page's source file and the line the link is on.
-func fixWritten(publish string, v *Version, others []string, policy LinkPolicy) ([]findings.Finding, error) {
+func fixWritten(publish string, v *Version, others []string, policy docsrepo.LinkPolicy) ([]findings.Finding, error) {
 	w := &writtenSite{dir: publish, version: v.Name, names: map[string]bool{v.Name: true}, others: map[string]bool{},
 		pages: map[string]*Page{}, files: map[string]*Page{}, ids: map[string]map[string]bool{}, stats: map[string]statResult{}}
 	for _, a := range v.Aliases {
@@ -430,7 +431,7 @@ func htmlUnescape(s string) string {
 // applyPolicy sets each link finding's severity from the policy (dropping
 // ignored ones): "" and "error" error, "warn" warning (an error when
 // Strict), "info" info.
-func applyPolicy(fs []findings.Finding, p LinkPolicy) []findings.Finding {
+func applyPolicy(fs []findings.Finding, p docsrepo.LinkPolicy) []findings.Finding {
 	out := fs[:0]
 	for _, f := range fs {
 		level := p.NotFound

@@ -3,6 +3,7 @@ package site
 import (
 	"context"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"html"
 	"net/url"
 	"os"
@@ -147,9 +148,9 @@ func TestWrittenLinkPolicy(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		policy LinkPolicy
+		policy docsrepo.LinkPolicy
 		fails  bool
-	}{{"default", LinkPolicy{}, true}, {"warn", LinkPolicy{NotFound: "warn"}, false}, {"strict", LinkPolicy{NotFound: "warn", Strict: true}, true}, {"ignore", LinkPolicy{NotFound: "ignore"}, false}} {
+	}{{"default", docsrepo.LinkPolicy{}, true}, {"warn", docsrepo.LinkPolicy{NotFound: "warn"}, false}, {"strict", docsrepo.LinkPolicy{NotFound: "warn", Strict: true}, true}, {"ignore", docsrepo.LinkPolicy{NotFound: "ignore"}, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Load(dir)
 			if err != nil {

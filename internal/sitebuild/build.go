@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"path/filepath"
 	"strings"
@@ -75,7 +76,7 @@ func Build(ctx context.Context, o Options) error {
 		return err
 	}
 	for _, a := range o.Aliases {
-		if err := site.CheckVersionName(a); err != nil {
+		if err := docsrepo.CheckVersionName(a); err != nil {
 			return findings.Input(fmt.Errorf("--alias: %w", err))
 		}
 	}
@@ -84,7 +85,7 @@ func Build(ctx context.Context, o Options) error {
 	}
 	proj, err := site.Load(o.Dir)
 	if err != nil {
-		return findings.Input(site.ErrorUnder(o.Dir, err))
+		return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 	}
 	if len(proj.Runbooks) > 0 {
 		// The runbooks read as kbook run reads them, overlays applied
@@ -99,7 +100,7 @@ func Build(ctx context.Context, o Options) error {
 		// The pages use the emoji extension's icons: fetched once into
 		// kbook's cache, as mermaid is, and the pages translated again.
 		if proj, err = site.Load(o.Dir); err != nil {
-			return findings.Input(site.ErrorUnder(o.Dir, err))
+			return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 		}
 	}
 	if o.AllVersions {
@@ -145,7 +146,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 	cos, cleanup, err := site.CheckoutVersions(o.Dir, o.OutDir, proj.Config, o.procs)
 	defer cleanup()
 	if err != nil {
-		return findings.Input(site.ErrorUnder(o.Dir, err))
+		return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 	}
 	// Every version is loaded and its links checked before anything runs:
 	// a link into another version of this run is checked against that
@@ -242,7 +243,7 @@ func buildError(ctx context.Context, dir string, err error) error {
 	case err == nil:
 		return nil
 	case findings.IsInput(err):
-		return findings.Input(site.ErrorUnder(dir, err))
+		return findings.Input(docsrepo.ErrorUnder(dir, err))
 	case ctx.Err() != nil:
 		return interrupted(ctx)
 	}
@@ -278,7 +279,7 @@ func CheckLinks(p *site.Project, out string, built []*site.Version, ref string, 
 		if ref != "" {
 			fs[i].File = ref + ":" + fs[i].File
 		} else {
-			fs[i].File = site.UnderDir(p.Dir, fs[i].File)
+			fs[i].File = docsrepo.UnderDir(p.Dir, fs[i].File)
 		}
 	}
 	if log != nil {
@@ -317,7 +318,7 @@ func Defaults(dir *string, stdout, stderr *io.Writer, version string) error {
 	if *stderr == nil {
 		*stderr = io.Discard
 	}
-	if err := site.CheckVersionName(version); err != nil {
+	if err := docsrepo.CheckVersionName(version); err != nil {
 		return findings.Input(fmt.Errorf("--version: %w", err))
 	}
 	return nil

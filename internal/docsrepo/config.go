@@ -1,4 +1,4 @@
-package site
+package docsrepo
 
 import (
 	"bytes"
@@ -252,6 +252,10 @@ func CheckVersionName(name string) error {
 	return nil
 }
 
+// Reserved reports whether name is a root entry of a site's output that
+// is not a version (versions.json, index.html, ...).
+func Reserved(name string) bool { return reservedFolder[name] }
+
 // reservedFolder are root entries of the output that are not versions.
 var reservedFolder = map[string]bool{"versions.json": true, "index.html": true, "404.html": true, "sitemap.xml": true, "pagefind": true}
 
@@ -283,10 +287,10 @@ func configError(file string, err error) error {
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
 	msg = strings.NewReplacer(
-		"in type site.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links, variables)",
-		"in type site.RunConfig", "in run (known: crds, pages, overlay)",
-		"in type site.LinkPolicy", "in links (known: strict, notFound, anchors, absolute)",
-		"in type site.VersionSpec", "in versions (known: name, ref, aliases, title)",
+		"in type docsrepo.Config", "(known: title, description, baseURL, repo, branch, content, runbooks, site, defaultAlias, versions, run, links, variables)",
+		"in type docsrepo.RunConfig", "in run (known: crds, pages, overlay)",
+		"in type docsrepo.LinkPolicy", "in links (known: strict, notFound, anchors, absolute)",
+		"in type docsrepo.VersionSpec", "in versions (known: name, ref, aliases, title)",
 	).Replace(msg)
 	return &findings.InputError{File: file, Line: line, Err: errors.New(msg)}
 }
