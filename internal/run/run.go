@@ -24,7 +24,6 @@ import (
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
-	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/version"
 )
 
@@ -262,7 +261,7 @@ func readDocs(paths []string) (docs, error) {
 // bad input, a shell block that is to run and does not parse included, is
 // a findings.InputError at its line.
 func (d docs) load(paths, overlays []string) ([]*runbook.Runbook, error) {
-	paths, err := site.ExpandRunbookPaths(paths)
+	paths, err := docsrepo.ExpandRunbookPaths(paths)
 	if err != nil {
 		return nil, findings.Input(err)
 	}

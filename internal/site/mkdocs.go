@@ -20,7 +20,6 @@ import (
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/site/links"
-	"go.yaml.in/yaml/v3"
 )
 
 // MkDocsSite is what kbook keeps of an MkDocs project: its
@@ -67,19 +66,6 @@ type NavEntry struct {
 
 // hugoContent are the file types Hugo reads as pages besides Markdown.
 var hugoContent = map[string]bool{".html": true, ".htm": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".rst": true}
-
-// runShellFront finds front matter's run: shell (runbook.RunShell).
-var runShellFront = regexp.MustCompile(`(?m)^run:[ \t]*["']?shell["']?[ \t]*$`)
-
-var testscriptFence = regexp.MustCompile("(?m)^[ \t>]*(```+|~~~+)[ \t]*testscript\\b")
-
-// mayHold reports whether re matches src, asking it only when src holds
-// word, which every match of re holds: the expressions start each line
-// anew, and run over every page of a site (34 ms of Sveltos's build)
-// although few pages are runbooks.
-func mayHold(src []byte, word string, re *regexp.Regexp) bool {
-	return bytes.Contains(src, []byte(word)) && re.Match(src)
-}
 
 // loadMkDocs reads a folder with mkdocs.yml as a docs repository.
 func loadMkDocs(dir string) (*Project, error) {
@@ -204,7 +190,8 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	src, front := mkdocsFrontMatter(p.MkDocs, file, src)
+	src, front, warnings := docsrepo.MkDocsFrontMatter(file, src)
+	p.MkDocs.Warnings = append(p.MkDocs.Warnings, warnings...)
 	opts.File = file
 	opts.Path = filepath.Join(opts.ProjectDir, filepath.FromSlash(file))
 	if opts.Config != nil {
@@ -272,7 +259,7 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	pg := &Page{File: file, Path: sectionPath(rel), Source: src, Body: body, Lines: res.Lines, Front: front}
-	rb, shellWhy, err := mkdocsRunbook(p, file, src)
+	rb, shellWhy, err := docsrepo.MkDocsRunbook(p.Dir, p.Config, file, src)
 	if err != nil {
 		return nil, err
 	}
@@ -288,114 +275,6 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 		}
 	}
 	return pg, nil
-}
-
-// mkdocsRunbook parses the page file of docs_dir as a runbook when it is
-// one: when it has testscript blocks, or runs its shell blocks because
-// kbook.yaml's run.pages lists it (shellWhy says so) or its front matter
-// says run: shell. It reads the page's source, src as mkdocsFrontMatter
-// returns it, never its translation: what runs is what the page says.
-// A page with no step is no runbook (nil).
-func mkdocsRunbook(p *Project, file string, src []byte) (rb *runbook.Runbook, shellWhy string, err error) {
-	if p.Config != nil && p.Config.Run.ShellPage(file) {
-		shellWhy = "kbook.yaml run.pages"
-	}
-	if !mayHold(src, "testscript", testscriptFence) && shellWhy == "" && !mayHold(src, "run:", runShellFront) {
-		return nil, "", nil
-	}
-	rb, err = runbook.Parse(filepath.Join(p.Dir, filepath.FromSlash(file)), src)
-	if err == nil && shellWhy != "" {
-		err = rb.RunShellBlocks(shellWhy)
-	}
-	if err != nil {
-		return nil, "", docsrepo.RelError(p.Dir, err)
-	}
-	if len(rb.Steps) == 0 {
-		return nil, "", nil
-	}
-	rb.Path = file
-	return rb, shellWhy, nil
-}
-
-// mkdocsRunbookPaths lists the runbook pages of the MkDocs project in
-// dir, in Load's order, reading each page's source and translating none:
-// what kbook run needs, so that a page it does not run (a macro that
-// fails, an include that is not there) cannot stop the run. Load
-// translates every page, for the site and for kbook check.
-func mkdocsRunbookPaths(dir string) ([]string, error) {
-	mk, cfg, files, err := docsrepo.OpenMkDocs(dir)
-	if err != nil {
-		return nil, err
-	}
-	p := &Project{Dir: dir, Config: cfg, MkDocs: &MkDocsSite{Config: mk, Unknown: map[string]int{}}}
-	var out []string
-	for _, rel := range files.Pages {
-		file := path.Join(mk.DocsDir, rel)
-		abs := filepath.Join(dir, filepath.FromSlash(file))
-		src, err := inputfile.ReadFile(abs)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", file, err)
-		}
-		src, _ = mkdocsFrontMatter(p.MkDocs, file, src)
-		rb, _, err := mkdocsRunbook(p, file, src)
-		if err != nil {
-			return nil, err
-		}
-		if rb != nil {
-			out = append(out, abs)
-		}
-	}
-	return out, nil
-}
-
-// mkdocsFrontMatter reads a page's front matter as MkDocs's meta does: a
-// block that is not a YAML mapping (or never closed) is no front matter,
-// and stays in the page as its text; a key whose type Hugo would refuse,
-// or kbook's own key, is left out. Each is a warning at its line, and the
-// page is built. src is returned with an unread block's first "---" made
-// the thematic break Python-Markdown renders it as, so that no later step
-// takes the block for front matter.
-func mkdocsFrontMatter(ms *MkDocsSite, file string, src []byte) ([]byte, map[string]any) {
-	front := map[string]any{}
-	err := checkFrontMatter(file, src)
-	if err == nil {
-		if fm := frontmatter.Split(src).YAML; len(bytes.TrimSpace(fm)) > 0 {
-			if err := yaml.Unmarshal(fm, &front); err != nil || front == nil {
-				front = map[string]any{}
-			}
-		}
-		return src, front
-	}
-	fm := frontmatter.Split(src).YAML
-	var root yaml.Node
-	if fm == nil || yaml.Unmarshal(fm, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		ms.Warnings = append(ms.Warnings, err.Error()+": not read as front matter; the page is built with it as text, as MkDocs does")
-		if fm != nil {
-			_, rest, _ := bytes.Cut(src, []byte("\n"))
-			src = append([]byte("***\n"), rest...)
-		}
-		return src, front
-	}
-	if err := yaml.Unmarshal(fm, &front); err != nil || front == nil {
-		front = map[string]any{}
-	}
-	top := root.Content[0]
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		k, v := top.Content[i], top.Content[i+1]
-		why := ""
-		if k.Value == "kbook" {
-			why = "the key kbook is kbook's own (runbook results, verification)"
-		} else if kind, known := frontMatterKinds[k.Value]; known {
-			if w := frontMatterType(kind, v); w != "" {
-				why = k.Value + " " + w
-			}
-		}
-		if why != "" {
-			delete(front, k.Value)
-			ms.Warnings = append(ms.Warnings, fmt.Sprintf("%s:%d: front matter: %s: left out", file, k.Line+1, why))
-		}
-	}
-	return src, front
 }
 
 // foreignAsset is a script or stylesheet a page loads from another host.

@@ -3,7 +3,6 @@ package site
 import (
 	"context"
 	"errors"
-	"fmt"
 	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"os"
@@ -102,7 +101,7 @@ func Load(dir string) (*Project, error) {
 		return nil
 	}
 	if err := walkMarkdown(dir, cfg.Content, func(rel, file string, src []byte) error {
-		if err := checkFrontMatter(file, src); err != nil {
+		if err := docsrepo.CheckFrontMatter(file, src); err != nil {
 			return err
 		}
 		return add(&Page{File: file, Path: rel, Source: src})
@@ -215,32 +214,6 @@ func (p *Project) RunbookPaths() []string {
 		out = append(out, filepath.Join(p.Dir, filepath.FromSlash(rb.Path)))
 	}
 	return out
-}
-
-// ExpandRunbookPaths replaces each folder of paths that holds an MkDocs
-// project by the project's runbook pages, so that kbook run on the
-// project finds them as kbook build does (its other pages may have front
-// matter no runbook has). The pages are found on their source and none is
-// translated: a page that is not run cannot fail the run (a macro error
-// is kbook check's and kbook build's to report). A project without
-// runbooks is an error naming it.
-func ExpandRunbookPaths(paths []string) ([]string, error) {
-	var out []string
-	for _, path := range paths {
-		if fi, err := os.Stat(path); err != nil || !fi.IsDir() || mkdocs.Find(path) == "" {
-			out = append(out, path)
-			continue
-		}
-		rbs, err := mkdocsRunbookPaths(path)
-		if err != nil {
-			return nil, docsrepo.RelError(path, err)
-		}
-		if len(rbs) == 0 {
-			return nil, fmt.Errorf("%s: no runbooks found in the MkDocs project (pages with %s blocks)", path, runbook.StepLang)
-		}
-		out = append(out, rbs...)
-	}
-	return out, nil
 }
 
 // ExpandRunbookPathsAllowEmpty is ExpandRunbookPaths for kbook check,

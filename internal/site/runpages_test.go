@@ -1,6 +1,7 @@
 package site
 
 import (
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,7 +55,7 @@ func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
 		"docs/front.md":      "---\nrun: shell\n---\n\n# Front\n\n```console\n$ echo front\nfront\n```\n",
 		"docs/testscript.md": "# Testscript\n\n```testscript\nexec true\n```\n",
 	})
-	got, err := ExpandRunbookPaths([]string{dir})
+	got, err := docsrepo.ExpandRunbookPaths([]string{dir})
 	if err != nil {
 		t.Fatalf("kbook run's runbook pages: %v", err)
 	}

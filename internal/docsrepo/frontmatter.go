@@ -1,4 +1,4 @@
-package site
+package docsrepo
 
 import (
 	"bytes"
@@ -27,10 +27,10 @@ var frontMatterKinds = map[string]string{
 
 var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// checkFrontMatter checks the YAML front matter of a content page before
+// CheckFrontMatter checks the YAML front matter of a content page before
 // Hugo reads it: that it parses, is a mapping, and that the keys above
 // have their type. Errors name the source line.
-func checkFrontMatter(file string, src []byte) error {
+func CheckFrontMatter(file string, src []byte) error {
 	b := frontmatter.Split(src)
 	if b.Unclosed {
 		return &findings.InputError{File: file, Line: 1, Err: errors.New("front matter opened with --- is never closed with a --- line")}
