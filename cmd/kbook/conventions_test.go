@@ -295,16 +295,21 @@ func TestCompleteFlagValues(t *testing.T) {
 }
 
 // TestScaffoldNextHints: the command a scaffold prints after "next:" runs
-// green as printed, in the folder the scaffold ran in. Not run here: the
+// green as printed, in the folder the scaffold ran in (template init
+// --extend wraps the acme-docker chart made first). Not run here: the
 // hints of provider init --controller (make build compiles the provider,
-// minutes), template init --extend (needs a chart to wrap) and init docs
-// (kbook serve serves until stopped).
+// minutes) and init docs (kbook serve serves until stopped).
 func TestScaffoldNextHints(t *testing.T) {
 	t.Setenv("KBOOK_CACHE_DIR", t.TempDir())
+	// --dependency-update reads Helm's settings: none of the user's.
+	t.Setenv("HELM_REPOSITORY_CONFIG", filepath.Join(t.TempDir(), "repositories.yaml"))
+	t.Setenv("HELM_REPOSITORY_CACHE", t.TempDir())
+	t.Setenv("HELM_REGISTRY_CONFIG", filepath.Join(t.TempDir(), "config.json"))
 	t.Chdir(t.TempDir())
 	for _, init := range [][]string{
 		{"template", "init", "acme-docker"},
 		{"template", "init", "acme-k0s", "--provider", "k0smotron"},
+		{"template", "init", "acme-wrap", "--extend", "acme-docker", "--registry", "registry.acme.io", "--label", "acme.io/team=platform"},
 		{"provider", "init", "acme"},
 	} {
 		code, stdout, stderr := kbook(t, init...)

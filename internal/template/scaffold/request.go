@@ -47,7 +47,13 @@ func New(r Request) (skeleton.Created, error) {
 	if err != nil {
 		return skeleton.Created{}, err
 	}
-	return skeleton.Created{Dir: dir, Files: files, Next: "kbook template validate " + dir}, nil
+	next := "kbook template validate " + dir
+	if r.Extend != "" {
+		// The base chart is a dependency not yet in charts/: validate
+		// fetches it first, as helm dependency update would.
+		next = "kbook template validate --dependency-update " + dir
+	}
+	return skeleton.Created{Dir: dir, Files: files, Next: next}, nil
 }
 
 // ParseLabels parses --label values, KEY=VALUE each, into a map.
