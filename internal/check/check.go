@@ -3,12 +3,12 @@ package check
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"path/filepath"
 	"strings"
 
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/run"

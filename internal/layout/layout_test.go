@@ -83,3 +83,42 @@ func TestNoFolderLoops(t *testing.T) {
 }
 
 func short(p string) string { return strings.TrimPrefix(p, module+"/") }
+
+// readsWithoutRendering are packages that read a docs repository and
+// must not depend, directly or not, on a package that renders or
+// translates its pages (issue 40 item 1: one docs-repository model,
+// internal/docsrepo; internal/site only renders; translation happens
+// only where a page is rendered). kbook run finds its runbook pages on
+// their source, so a page it does not run cannot fail it. Each entry also
+// names a package it must depend on, so that the test sees real
+// dependencies.
+var readsWithoutRendering = map[string]string{
+	"internal/run":      "internal/docsrepo",
+	"internal/docsrepo": "internal/runbook",
+}
+
+// renders are the packages (with those under them) that render a site or
+// translate pages.
+var renders = []string{"internal/site", "internal/sitetools", "internal/mkdocs/markdown"}
+
+// TestRunReadsWithoutRendering fails when a package of
+// readsWithoutRendering depends on one of renders (go list -deps).
+func TestRunReadsWithoutRendering(t *testing.T) {
+	for p, must := range readsWithoutRendering {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"/"+p).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", p, err)
+		}
+		deps := strings.Fields(string(out))
+		if !slices.Contains(deps, module+"/"+must) {
+			t.Errorf("%s does not depend on %s: go list -deps gave %d packages, want its dependencies", p, must, len(deps))
+		}
+		for _, d := range deps {
+			for _, r := range renders {
+				if inTree(d, module+"/"+r) {
+					t.Errorf("%s depends on %s, which renders or translates pages: a docs repository is read with internal/docsrepo", p, short(d))
+				}
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cluster"
 	runtarget "github.com/k0rdent/kbook/internal/cluster/target"
 	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/output"

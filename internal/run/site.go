@@ -5,18 +5,19 @@ import (
 
 	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
-	"github.com/k0rdent/kbook/internal/site"
 )
 
-// ForProject returns o for a run of p's runbooks (kbook build and serve):
-// the project's runbook paths, its kbook.yaml run.crds unless crdsGiven
+// ForProject returns o for a run of the runbooks of the docs repository
+// at dir (kbook build and serve): runbooks, the paths the site's load
+// found them at (site.Project.RunbookPaths), and crds, its kbook.yaml
+// run.crds, unless crdsGiven
 // (--crds) or the cluster takes none (projectCRDs, as kbook run), so that
 // each version of an --all-versions build runs with its own, and procs as
 // the registry already open (nil: o's own).
-func ForProject(o Options, p *site.Project, crdsGiven bool, procs *proc.Registry) Options {
-	o.Paths = p.RunbookPaths()
+func ForProject(o Options, dir string, crds, runbooks []string, crdsGiven bool, procs *proc.Registry) Options {
+	o.Paths = runbooks
 	if !crdsGiven {
-		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, p.Dir, p.Config.Run.CRDs)
+		o.Cluster.Options.CRDs = projectCRDs(o.Cluster, dir, crds)
 	}
 	if procs != nil {
 		o.OpenProcs = proc.Opened(procs)

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"errors"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/site"
 )
 
 // TestForProjectCRDs: each version kbook build runs uses its own
@@ -19,7 +17,11 @@ import (
 // (--all-versions once ran every version after the first with the first
 // one's).
 func TestForProjectCRDs(t *testing.T) {
-	project := func(crd string) *site.Project {
+	type project struct {
+		Dir  string
+		CRDs []string
+	}
+	newProject := func(crd string) project {
 		dir := t.TempDir()
 		if err := os.MkdirAll(filepath.Join(dir, "crds"), 0o755); err != nil {
 			t.Fatal(err)
@@ -27,10 +29,9 @@ func TestForProjectCRDs(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, crd), []byte("# a CRD file\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return &site.Project{Dir: dir, Config: &docsrepo.Config{Runbooks: "runbooks",
-			Run: docsrepo.RunConfig{CRDs: []string{crd, "crds/missing.yaml"}}}}
+		return project{Dir: dir, CRDs: []string{crd, "crds/missing.yaml"}}
 	}
-	a, b := project("crds/a.yaml"), project("crds/b.yaml")
+	a, b := newProject("crds/a.yaml"), newProject("crds/b.yaml")
 	given := filepath.Join(t.TempDir(), "given.yaml")
 	for _, tc := range []struct {
 		name         string
@@ -44,10 +45,10 @@ func TestForProjectCRDs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base := Options{Cluster: Cluster{Options: cluster.Options{CRDs: tc.crds}}}
 			for _, v := range []struct {
-				p    *site.Project
+				p    project
 				want []string
 			}{{a, tc.wantA}, {b, tc.wantB}, {a, tc.wantA}} {
-				o := ForProject(base, v.p, tc.given, nil)
+				o := ForProject(base, v.p.Dir, v.p.CRDs, []string{filepath.Join(v.p.Dir, "runbooks")}, tc.given, nil)
 				if got := o.Cluster.Options.CRDs; !slices.Equal(got, v.want) {
 					t.Errorf("project %s: CRDs %q, want %q", v.p.Dir, got, v.want)
 				}

@@ -3,13 +3,13 @@ package serve
 import (
 	"context"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"net"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/livereload"
 	"github.com/k0rdent/kbook/internal/log"
@@ -70,7 +70,7 @@ func Serve(ctx context.Context, o Options) error {
 	search := site.FindPagefind(o.Dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
 	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
-	ro := run.ForProject(o.RunOptions, proj, o.CRDsGiven, procs)
+	ro := run.ForProject(o.RunOptions, proj.Dir, proj.Config.Run.CRDs, proj.RunbookPaths(), o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
 			ro := ro

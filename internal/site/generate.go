@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/frontmatter"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/report"

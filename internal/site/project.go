@@ -3,13 +3,13 @@ package site
 import (
 	"context"
 	"errors"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"

@@ -1,12 +1,13 @@
 package site
 
 import (
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/docsrepo"
 )
 
 // TestMkDocsShellPages: in an MkDocs project, the pages kbook.yaml's

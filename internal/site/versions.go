@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"html"
 	"io/fs"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 )
 

@@ -3,7 +3,6 @@ package site
 import (
 	"bytes"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io/fs"
 	"net/url"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	sitelinks "github.com/k0rdent/kbook/internal/site/links"

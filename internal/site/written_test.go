@@ -3,7 +3,6 @@ package site
 import (
 	"context"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"html"
 	"net/url"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
 )
 

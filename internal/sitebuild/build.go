@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/docsrepo"
 	"io"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/log"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -264,7 +264,7 @@ func Results(ctx context.Context, proj *site.Project, reports []string, noRun bo
 	if len(proj.Runbooks) == 0 {
 		return nil, false, nil
 	}
-	ro := run.ForProject(o.Run, proj, o.CRDsGiven, o.procs)
+	ro := run.ForProject(o.Run, proj.Dir, proj.Config.Run.CRDs, proj.RunbookPaths(), o.CRDsGiven, o.procs)
 	ro.CacheOnly = noRun
 	return run.ForSite(ctx, ro)
 }
