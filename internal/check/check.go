@@ -51,11 +51,16 @@ func checkWith(paths []string, l *site.Loader, overlays ...string) (*findings.Re
 	var runbookDirs []string
 	var shell runbook.ShellPages
 	var runCfg *docsrepo.RunConfig
+	var macros runbook.Macros
 	root := docsrepo.FindRoot(paths)
 	if root != "" {
 		// kbook.yaml first, as kbook run reads it: which pages run
 		// their shell blocks, and the overlay, depend on it.
-		if _, err := docsrepo.LoadConfig(root); err != nil {
+		cfg, err := docsrepo.LoadConfig(root)
+		if err != nil {
+			return nil, findings.Input(docsrepo.ErrorUnder(root, err))
+		}
+		if macros, err = run.PageMacros(root, cfg.Variables); err != nil {
 			return nil, findings.Input(docsrepo.ErrorUnder(root, err))
 		}
 		if p, err := l.Load(root); err == nil {
@@ -72,7 +77,7 @@ func checkWith(paths []string, l *site.Loader, overlays ...string) (*findings.Re
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, run.OverlayPages(root, shell, ovs))
+	rbs, empty, err := runbook.LoadAllowEmpty(files, runbookDirs, run.OverlayPages(root, shell, ovs), macros)
 	empty = append(emptyProjects, empty...)
 	if err != nil {
 		return nil, findings.Input(err)

@@ -237,9 +237,10 @@ func host() string {
 // read as kbook check and build read it: run.pages, run.crds and
 // run.overlay.
 type docs struct {
-	root  string
-	cfg   *docsrepo.RunConfig // nil without a docs repository
-	shell runbook.ShellPages
+	root   string
+	cfg    *docsrepo.RunConfig // nil without a docs repository
+	shell  runbook.ShellPages
+	macros runbook.Macros
 }
 
 func readDocs(paths []string) (docs, error) {
@@ -253,6 +254,9 @@ func readDocs(paths []string) (docs, error) {
 	}
 	d.cfg = &cfg.Run
 	d.shell = ShellPages(d.root, cfg.Run)
+	if d.macros, err = PageMacros(d.root, cfg.Variables); err != nil {
+		return d, findings.Input(docsrepo.ErrorUnder(d.root, err))
+	}
 	return d, nil
 }
 
@@ -269,7 +273,7 @@ func (d docs) load(paths, overlays []string) ([]*runbook.Runbook, error) {
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	rbs, err := runbook.LoadShell(paths, OverlayPages(d.root, d.shell, ovs))
+	rbs, err := runbook.LoadShell(paths, OverlayPages(d.root, d.shell, ovs), d.macros)
 	if err != nil {
 		return nil, findings.Input(err)
 	}

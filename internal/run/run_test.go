@@ -292,3 +292,56 @@ func TestRunOverlayPages(t *testing.T) {
 		t.Errorf("a page the overlay lists that is gone: %v", err)
 	}
 }
+
+// TestRunShellPageMacros: an MkDocs project's macros ({{ var }} from
+// mkdocs.yml's extra and kbook.yaml's variables, with the plugin's own
+// delimiters) are rendered in a shell page's blocks before they run, in
+// its commands and in the expected output after them, and every line
+// keeps its number: a block's result and a syntax error below a macro are
+// at the page's lines. A project without the plugin renders none.
+func TestRunShellPageMacros(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "mkdocs.yml", "site_name: T\nplugins:\n  - macros:\n      j2_variable_start_string: \"{{{\"\n      j2_variable_end_string: \"}}}\"\nextra:\n  release: v1.2.3\n  product: {name: Acme}\n")
+	write(t, dir, "kbook.yaml", "run:\n  pages: [docs/*.md]\nvariables:\n  greeting: hello\n")
+	page := write(t, dir, "docs/page.md", "# Install {{{ product.name }}}\n\n"+
+		"```bash\n"+
+		"VERSION={{{ release }}}\n"+
+		"echo \"{{{ greeting }}} {{{ product.name }}} $VERSION\"\n"+
+		"```\n\n"+
+		"```console\n{{{ greeting }}} {{{ product.name }}} v1.2.3\n```\n\n"+
+		"```sh\necho {{{ unknown }}}\n```\n")
+	var out bytes.Buffer
+	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	rep, err := Run(context.Background(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Summary(); s.Passed != 1 {
+		t.Fatalf("summary %+v\n%s", s, out.String())
+	}
+	for _, want := range []string{"page.md:3: bash block passed (exit 0, output matched: shape)", "page.md:12: sh block passed"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the terminal does not say %q:\n%s", want, out.String())
+		}
+	}
+	// on_undefined: keep, the plugin's default: an unknown name stays as written
+	var got strings.Builder
+	for _, c := range rep.Runbooks[0].Steps[1].Commands {
+		got.WriteString(c.Stdout)
+	}
+	if !strings.Contains(got.String(), "{{{ unknown }}}") {
+		t.Errorf("an undefined macro is not kept as written: %q", got.String())
+	}
+
+	write(t, dir, "docs/page.md", "# Broken\n\n```bash\necho {{{ release }}}\necho 'never closed\n```\n")
+	if _, err := Run(context.Background(), base); err == nil || !findings.IsInput(err) || !strings.Contains(err.Error(), "page.md:5: bash syntax") {
+		t.Errorf("a syntax error below a macro: %v", err)
+	}
+
+	write(t, dir, "mkdocs.yml", "site_name: T\nextra:\n  release: v1.2.3\n")
+	write(t, dir, "docs/page.md", "# No plugin\n\n```bash\necho '{{{ release }}}'\n```\n\n```console\n{{{ release }}}\n```\n")
+	out.Reset()
+	if rep, err := Run(context.Background(), base); err != nil || rep.Summary().Passed != 1 {
+		t.Errorf("without the macros plugin the page's text is what runs: %v\n%s", err, out.String())
+	}
+}

@@ -65,7 +65,7 @@ func ParseFile(file string) (*Runbook, error) {
 // Markdown files with testscript blocks and for .txtar files, skipping
 // hidden directories and testdata. Runbooks are returned sorted by path.
 func Load(paths []string) ([]*Runbook, error) {
-	return LoadShell(paths, nil)
+	return LoadShell(paths, nil, nil)
 }
 
 // ShellPages says whether a Markdown file runs its shell blocks though its
@@ -73,9 +73,10 @@ func Load(paths []string) ([]*Runbook, error) {
 // it does not. nil: none does.
 type ShellPages func(path string) (why string)
 
-// LoadShell is Load where the pages shell says run their shell blocks.
-func LoadShell(paths []string, shell ShellPages) ([]*Runbook, error) {
-	rbs, _, err := load(paths, nil, false, shell)
+// LoadShell is Load where the pages shell says run their shell blocks,
+// and the pages that run them have their macros rendered (nil: none).
+func LoadShell(paths []string, shell ShellPages, macros Macros) ([]*Runbook, error) {
+	rbs, _, err := load(paths, nil, false, shell, macros)
 	return rbs, err
 }
 
@@ -86,19 +87,19 @@ var ErrNoRunbooks = errors.New("no runbooks found")
 // or a missing path among dirs (a docs repository's runbooks folder that
 // it does not have), adds none and is no error; empty lists them.
 // The pages shell says run their shell blocks (nil: those whose front
-// matter says so).
-func LoadAllowEmpty(paths, dirs []string, shell ShellPages) (rbs []*Runbook, empty []string, err error) {
-	return load(paths, dirs, true, shell)
+// matter says so); macros renders the macros of those that run them.
+func LoadAllowEmpty(paths, dirs []string, shell ShellPages, macros Macros) (rbs []*Runbook, empty []string, err error) {
+	return load(paths, dirs, true, shell, macros)
 }
 
-func load(paths, dirs []string, allowEmpty bool, shell ShellPages) (out []*Runbook, empty []string, err error) {
+func load(paths, dirs []string, allowEmpty bool, shell ShellPages, macros Macros) (out []*Runbook, empty []string, err error) {
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if _, serr := os.Stat(p); serr != nil && allowEmpty && slices.ContainsFunc(dirs, func(d string) bool { return samePath(d, p) }) {
 			empty = append(empty, p)
 			continue
 		}
-		rbs, err := loadPath(p, shell)
+		rbs, err := loadPath(p, shell, macros)
 		if allowEmpty && errors.Is(err, ErrNoRunbooks) {
 			empty = append(empty, p)
 			continue
@@ -124,13 +125,13 @@ func samePath(a, b string) bool {
 }
 
 // loadPath loads one file or the runbooks below one directory.
-func loadPath(p string, shell ShellPages) ([]*Runbook, error) {
+func loadPath(p string, shell ShellPages, macros Macros) ([]*Runbook, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, cleanPathError(err)
 	}
 	if !fi.IsDir() {
-		rb, err := parseFileShell(p, shell)
+		rb, err := parseFileShell(p, shell, macros)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +164,7 @@ func loadPath(p string, shell ShellPages) ([]*Runbook, error) {
 		default:
 			return nil
 		}
-		rb, err := parseFileShell(path, shell)
+		rb, err := parseFileShell(path, shell, macros)
 		if err != nil {
 			return err
 		}
@@ -185,14 +186,26 @@ func loadPath(p string, shell ShellPages) ([]*Runbook, error) {
 	return out, nil
 }
 
-// parseFileShell is ParseFile, then RunShellBlocks when shell says so.
-func parseFileShell(file string, shell ShellPages) (*Runbook, error) {
+// parseFileShell is ParseFile, then RunShellBlocks when shell says so,
+// then ExpandMacros on a page that runs its shell blocks.
+func parseFileShell(file string, shell ShellPages, macros Macros) (*Runbook, error) {
 	rb, err := ParseFile(file)
-	if err != nil || shell == nil {
+	if err != nil {
 		return rb, err
 	}
-	if why := shell(file); why != "" {
-		if err := rb.RunShellBlocks(why); err != nil {
+	if shell != nil {
+		if why := shell(file); why != "" {
+			if err := rb.RunShellBlocks(why); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if macros != nil && rb.ShellPage() != "" {
+		lines, err := macros(file, rb.Source)
+		if err != nil {
+			return nil, err
+		}
+		if err := rb.ExpandMacros(lines); err != nil {
 			return nil, err
 		}
 	}

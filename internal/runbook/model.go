@@ -132,6 +132,9 @@ type Block struct {
 	CRLF bool
 	// Heading is the text of the nearest heading above the block.
 	Heading string
+	// Macros are the source lines whose macros ({{ var }}) ExpandMacros
+	// rendered in Content; nil when none changed.
+	Macros []int
 }
 
 // Has reports whether the info string carries the bare flag f.

@@ -241,7 +241,7 @@ func TestLoadShell(t *testing.T) {
 			return "kbook.yaml run.pages"
 		}
 		return ""
-	})
+	}, nil)
 	if err != nil || len(rbs) != 1 || len(rbs[0].Steps) != 1 {
 		t.Fatalf("LoadShell: %v, %d runbooks", err, len(rbs))
 	}

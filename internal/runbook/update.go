@@ -118,6 +118,9 @@ func (r *Runbook) outputEdit(st *Step, out string) (edit, error) {
 	}
 	exp := st.Shell.Expected
 	b := exp.Block
+	if len(b.Macros) > 0 {
+		return edit{}, errorf(r.Path, b.Macros[0], "cannot update: the expected output uses macros, whose values kbook would write in their place; update it by hand")
+	}
 	text := outputText(out)
 	if isConsoleLang(b.Lang) {
 		for i, l := range strings.Split(text, "\n") {
