@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/log"
 	"os"
 	"time"
 
@@ -32,11 +33,11 @@ type localCluster struct {
 }
 
 func upLocal(ctx context.Context, o Options) (Cluster, error) {
-	log := o.logger()
+	logger := o.logger()
 	dir := o.AssetsDir
 	if dir == "" {
 		var err error
-		dir, err = binaries.Dir(ctx, binaries.WithLogger(log), binaries.WithSource(o.AssetsFrom))
+		dir, err = binaries.Dir(ctx, binaries.WithLogger(logger), binaries.WithSource(o.AssetsFrom))
 		if err != nil {
 			return nil, fmt.Errorf("local cluster: %w", err)
 		}
@@ -55,7 +56,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	)
 	full := rel != nil && !o.K0rdentAPIOnly
 	if rel != nil {
-		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(log), controllers.K0rdentAssetsFrom(o.AssetsFrom)); err != nil {
+		if paths, err = controllers.K0rdentDir(ctx, rel, controllers.APIOnly(o.K0rdentAPIOnly), controllers.K0rdentLogger(logger), controllers.K0rdentAssetsFrom(o.AssetsFrom)); err != nil {
 			return nil, err
 		}
 		if o.K0rdentAPIOnly || !o.NoSnapshot {
@@ -66,7 +67,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		if full && !o.NoSnapshot {
 			// Before plane.Start wires the CRDs to this run's webhooks.
 			if planeInputs, err = plane.SnapshotInputs(paths, rel, planeCRDs); err != nil {
-				log.Infof("warning: the k0rdent %s plane starts without a snapshot: %v", rel.Version, err)
+				log.Warnf(logger, "the k0rdent %s plane starts without a snapshot: %v", rel.Version, err)
 			}
 		}
 	}
@@ -98,7 +99,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 		if err := c.startServer(ctx, o); err != nil {
 			return fail(err)
 		}
-		if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
+		if err := InstallCRDs(ctx, c.cfg, o.CRDs, logger); err != nil {
 			return fail(err)
 		}
 		if snap != nil {
@@ -197,7 +198,7 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 			return false, err
 		}
 	}
-	o.logger().Infof("warning: snapshot %s cannot be used, making it anew: %v", snap.dir(), err)
+	log.Warnf(o.logger(), "snapshot %s cannot be used, making it anew: %v", snap.dir(), err)
 	if err := snap.remove(); err != nil {
 		return false, fmt.Errorf("remove snapshot: %w", err)
 	}
@@ -209,7 +210,7 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 // again from it. A snapshot that cannot be saved is only a warning: the
 // server then starts fresh once more.
 func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, planeCRDs []plane.CRD) (bool, error) {
-	log := o.logger()
+	logger := o.logger()
 	begin := time.Now()
 	if o.K0rdent != "" {
 		p, dir, err := startPlane(ctx, o, c.cfg, c.kc, paths, planeCRDs, false, false, nil)
@@ -226,14 +227,14 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names, nil) })
 	c.srv = nil
 	if err == nil {
-		log.Infof("saved a snapshot of the server with %s in %s: later runs with the same CRDs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
+		logger.Infof("saved a snapshot of the server with %s in %s: later runs with the same CRDs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
 		return c.startFromSnapshot(ctx, o, snap)
 	}
-	log.Infof("warning: no snapshot saved (%v); starting without one", err)
+	log.Warnf(logger, "no snapshot saved (%v); starting without one", err)
 	if err := c.startServer(ctx, o); err != nil {
 		return false, err
 	}
-	return false, InstallCRDs(ctx, c.cfg, o.CRDs, log)
+	return false, InstallCRDs(ctx, c.cfg, o.CRDs, logger)
 }
 
 // upPlane starts the local API server and the k0rdent plane with its
@@ -245,7 +246,7 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 // saved) and starts again from it, which also proves it; a run whose
 // restore failed saves none (the next run makes it).
 func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []plane.CRD) error {
-	log := o.logger()
+	logger := o.logger()
 	restoreFailed := false
 	if snap != nil {
 		ok, failed, err := c.restorePlane(ctx, o, snap, paths, crds)
@@ -258,7 +259,7 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 		if err := c.startServer(ctx, o); err != nil {
 			return err
 		}
-		if err := InstallCRDs(ctx, c.cfg, o.CRDs, log); err != nil {
+		if err := InstallCRDs(ctx, c.cfg, o.CRDs, logger); err != nil {
 			return err
 		}
 		var err error
@@ -275,7 +276,7 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 	// restored plane holds it: given back between the two, another
 	// process's plane (a test's, a second kbook's) would run in between and
 	// this run wait for all of it.
-	unlock, err := plane.LockMachine(ctx, func(msg string) { log.Infof("%s", msg) })
+	unlock, err := plane.LockMachine(ctx, func(msg string) { logger.Infof("%s", msg) })
 	if err != nil {
 		return err
 	}
@@ -293,10 +294,10 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 	err = c.srv.StopSaving(func(dataDir string) error { return snap.save(dataDir, names, wiring) })
 	c.srv = nil
 	if err != nil {
-		log.Infof("warning: no snapshot of the k0rdent plane saved (%v); starting it afresh once more", err)
+		log.Warnf(logger, "no snapshot of the k0rdent plane saved (%v); starting it afresh once more", err)
 		return fresh()
 	}
-	log.Infof("saved a snapshot of the bootstrapped k0rdent plane (%s) in %s: later runs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
+	logger.Infof("saved a snapshot of the bootstrapped k0rdent plane (%s) in %s: later runs start from it", plural.Count(len(names), "CRD"), time.Since(begin).Round(time.Millisecond))
 	ok, _, err := c.restorePlane(ctx, o, snap, paths, crds)
 	if err != nil || ok {
 		return err
@@ -322,7 +323,7 @@ func (c *localCluster) restorePlane(ctx context.Context, o Options, snap *snapsh
 		wiring, err = snap.wiring(m)
 	}
 	if err != nil {
-		o.logger().Infof("warning: the snapshot's webhook wiring cannot be used (%v): the restored CRDs are rewired", err)
+		log.Warnf(o.logger(), "the snapshot's webhook wiring cannot be used (%v): the restored CRDs are rewired", err)
 	}
 	begin := time.Now()
 	c.plane, c.planeDir, err = startPlane(ctx, o, c.cfg, c.kc, paths, crds, true, true, wiring)
@@ -335,7 +336,7 @@ func (c *localCluster) restorePlane(ctx context.Context, o Options, snap *snapsh
 	if ctx.Err() != nil {
 		return false, true, err
 	}
-	o.logger().Infof("warning: the k0rdent plane restored from snapshot %s did not become ready, starting it afresh: %v", snap.dir(), err)
+	log.Warnf(o.logger(), "the k0rdent plane restored from snapshot %s did not become ready, starting it afresh: %v", snap.dir(), err)
 	if err := snap.remove(); err != nil {
 		return false, true, fmt.Errorf("remove snapshot: %w", err)
 	}

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/plural"
-
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/output"
+	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
@@ -94,7 +94,7 @@ func (p *Printer) Warn(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearStatus()
-	fmt.Fprintf(p.w, "warning: %s\n", msg)
+	fmt.Fprintln(p.w, log.Warning(msg))
 	if p.tty {
 		p.drawStatus()
 	}

@@ -5,5 +5,7 @@
 //
 // A Logger takes one line a call (no trailing newline) with Infof. A
 // Logger that also has Warn shows warnings apart; Warnf sends a warning to
-// Warn when the Logger has it, else to Infof with a "warning: " prefix.
+// Warn when the Logger has it, else to Infof. Either way a user reads it
+// as Warning writes it, "kbook: warning: MSG": libraries warn with Warnf,
+// never with Infof("warning: ...").
 package log

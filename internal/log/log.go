@@ -35,8 +35,12 @@ func Or(l Logger) Logger {
 	return l
 }
 
+// Warning is a warning as every command shows it, whichever Logger
+// prints it: "kbook: warning: MSG" (kbook run's console as well).
+func Warning(msg string) string { return "kbook: warning: " + msg }
+
 // Warnf sends a warning to l: to its Warn if it is a Warner, else to Infof
-// as "warning: MESSAGE". A nil l drops it.
+// as Warning shows it. A nil l drops it.
 func Warnf(l Logger, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	switch w := l.(type) {
@@ -44,7 +48,7 @@ func Warnf(l Logger, format string, args ...any) {
 	case Warner:
 		w.Warn(msg)
 	default:
-		l.Infof("warning: %s", msg)
+		l.Infof("%s", Warning(msg))
 	}
 }
 
@@ -55,5 +59,5 @@ type To struct{ W io.Writer }
 // Infof prints the message as a line.
 func (l To) Infof(format string, args ...any) { fmt.Fprintf(l.W, format+"\n", args...) }
 
-// Warn prints "kbook: warning: " and the message.
-func (l To) Warn(msg string) { fmt.Fprintf(l.W, "kbook: warning: %s\n", msg) }
+// Warn prints the message as Warning shows it.
+func (l To) Warn(msg string) { fmt.Fprintln(l.W, Warning(msg)) }

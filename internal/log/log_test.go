@@ -29,7 +29,7 @@ func TestWarnf(t *testing.T) {
 		}
 		want []string
 	}{
-		{"Infof only", &recorder{}, []string{"warning: disk 90% full"}},
+		{"Infof only", &recorder{}, []string{"kbook: warning: disk 90% full"}},
 		{"Warner", &warnRecorder{}, []string{"W disk 90% full"}},
 	}
 	for _, tt := range tests {

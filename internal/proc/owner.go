@@ -19,11 +19,11 @@ var current struct {
 // servers call it first. close stops what is still recorded and removes
 // the registry. Without a registry (an unwritable cache), kbook still
 // runs, untracked: reg is nil and log says so.
-func Own(root string, log log.Logger) (reg *Registry, close func()) {
-	SweepLogged(root, log)
+func Own(root string, logger log.Logger) (reg *Registry, close func()) {
+	SweepLogged(root, logger)
 	reg, err := Open(root)
 	if err != nil {
-		log.Infof("warning: the processes kbook starts are not tracked: %v", err)
+		log.Warnf(logger, "the processes kbook starts are not tracked: %v", err)
 		return nil, func() {}
 	}
 	current.mu.Lock()
@@ -31,7 +31,7 @@ func Own(root string, log log.Logger) (reg *Registry, close func()) {
 	current.mu.Unlock()
 	return reg, func() {
 		if _, err := reg.Close(); err != nil {
-			log.Infof("warning: %v", err)
+			log.Warnf(logger, "%v", err)
 		}
 		// Only now: a KillAll during Close must still finish it.
 		current.mu.Lock()
@@ -67,13 +67,13 @@ func Opened(reg *Registry) Opener {
 
 // SweepLogged reaps what earlier kbook processes left under root, saying
 // what it cleaned up.
-func SweepLogged(root string, log log.Logger) {
+func SweepLogged(root string, logger log.Logger) {
 	reaped, err := Sweep(root)
 	for _, r := range reaped {
-		log.Infof("kbook: cleaned up after kbook (pid %d), which ended without cleaning up: %s", r.Owner.PID, r)
+		logger.Infof("kbook: cleaned up after kbook (pid %d), which ended without cleaning up: %s", r.Owner.PID, r)
 	}
 	if err != nil {
-		log.Infof("warning: cleaning up after earlier kbook processes: %v", err)
+		log.Warnf(logger, "cleaning up after earlier kbook processes: %v", err)
 	}
 }
 

@@ -85,7 +85,9 @@ func filesBelow(dir string, resources bool) []string {
 	return out
 }
 
-// linkFindingsError logs the findings below error severity and returns
+// linkFindingsError logs the findings below error severity, each as its
+// line says it ("FILE:LINE: warning: MSG [RULE]", as kbook check prints
+// it, not a warning about a warning), and returns
 // the errors as one located *findings.InputError at the first (nil for
 // none).
 func linkFindingsError(fs []findings.Finding, logger log.Logger) error {
@@ -93,8 +95,6 @@ func linkFindingsError(fs []findings.Finding, logger log.Logger) error {
 	for _, f := range fs {
 		if f.Severity == findings.Error {
 			errs = append(errs, f)
-		} else if f.Severity == findings.Warning {
-			log.Warnf(logger, "%s", f)
 		} else {
 			logger.Infof("%s", f)
 		}
