@@ -11,7 +11,7 @@ func newImportMkDocsCmd() *cobra.Command {
 		Use:  "mkdocs DIR",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := importmkdocs.Import(args[0], out)
+			rep, err := importmkdocs.Import(cmd.Context(), importmkdocs.Options{Dir: args[0], Out: out})
 			if err != nil {
 				return usageError(err)
 			}

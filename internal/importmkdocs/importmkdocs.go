@@ -2,6 +2,7 @@ package importmkdocs
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -240,20 +241,33 @@ func flatNav(items []*mkdocs.NavItem) []*mkdocs.NavItem {
 	return out
 }
 
-// Import is kbook import mkdocs: importTo out, by default DIR's
-// name + "-kbook" beside the working directory, with a page's error
-// named under dir. Every error is bad input.
-func Import(dir, out string) (*Report, error) {
+// Options are kbook import mkdocs's.
+type Options struct {
+	// Dir is the MkDocs project (a folder with mkdocs.yml).
+	Dir string
+	// Out is the folder the docs repository is written to, new or empty
+	// (default: Dir's name + "-kbook", beside the working directory).
+	Out string
+}
+
+// Import is kbook import mkdocs: importTo o.Out, with a page's error
+// named under o.Dir. Every error is bad input; a context already done
+// imports nothing.
+func Import(ctx context.Context, o Options) (*Report, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	out := o.Out
 	if out == "" {
-		abs, err := filepath.Abs(dir)
+		abs, err := filepath.Abs(o.Dir)
 		if err != nil {
 			return nil, findings.Input(err)
 		}
 		out = filepath.Base(abs) + "-kbook"
 	}
-	rep, err := importTo(dir, out)
+	rep, err := importTo(o.Dir, out)
 	if err != nil {
-		return nil, findings.Input(docsrepo.ErrorUnder(dir, err))
+		return nil, findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 	}
 	return rep, nil
 }

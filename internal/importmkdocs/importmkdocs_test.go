@@ -1,6 +1,7 @@
 package importmkdocs
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -76,5 +77,33 @@ func TestImportErrors(t *testing.T) {
 				t.Errorf("left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestImportOptions: Import writes to Dir's name + "-kbook" in the working
+// directory when Out is empty, and a done context imports nothing.
+func TestImportOptions(t *testing.T) {
+	dir := testfile.Copy(t, "../site/testdata/mkdocs/basic", "basic")
+	wd := t.TempDir()
+	t.Chdir(wd)
+	rep, err := Import(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Out != "basic-kbook" {
+		t.Errorf("wrote %s, want basic-kbook", rep.Out)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "basic-kbook", "kbook.yaml")); err != nil {
+		t.Error(err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stopped")
+	cancel(stop)
+	out := filepath.Join(t.TempDir(), "never")
+	if _, err := Import(ctx, Options{Dir: dir, Out: out}); !errors.Is(err, stop) {
+		t.Errorf("done context: %v, want its cause", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("done context wrote %s: %v", out, err)
 	}
 }
