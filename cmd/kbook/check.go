@@ -11,8 +11,8 @@ import (
 func newCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "check [PATH...]"}
 	var overlays []string
-	checkCmd(cmd, check.Registry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		return one(check.Check(args, overlays...))
+	checkCmd(cmd, check.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		return one(check.Check(cmd.Context(), check.Options{Paths: args, Overlays: overlays}))
 	})
 	overlayFlag(cmd.Flags(), &overlays)
 	return cmd

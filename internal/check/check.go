@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,16 +24,29 @@ import (
 // checks run.Run makes before it runs anything, and the links.
 var Registry = findings.Join(runbook.Registry, runtarget.Registry, runner.Registry, sitelinks.Registry)
 
-// Check is kbook check: it checks the runbooks of paths (default:
+// Options are kbook check's.
+type Options struct {
+	// Paths are the runbooks, folders and docs repositories to check
+	// (default: runbooks).
+	Paths []string
+	// Overlays are --overlay files, applied after kbook.yaml's run.overlay
+	// and the docs root's kbook.overlay.yaml.
+	Overlays []string
+}
+
+// Check is kbook check: it checks the runbooks of o.Paths (default:
 // runbooks) without running them: the checks run.Run makes before it runs anything,
 // runbook lint, and the links of the docs repository they belong to. A
 // folder without runbooks is no error. A runbook that does not parse is a
 // findings.InputError. The overlays apply as kbook run applies them
 // (kbook.yaml's run.overlay, the docs root's kbook.overlay.yaml, then
-// overlays): a bad overlay, or a rule that matches nothing, is a
-// findings.InputError at its line.
-func Check(paths []string, overlays ...string) (*findings.Report, error) {
-	return checkWith(paths, new(site.Loader), overlays...)
+// o.Overlays): a bad overlay, or a rule that matches nothing, is a
+// findings.InputError at its line. A context already done checks nothing.
+func Check(ctx context.Context, o Options) (*findings.Report, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	return checkWith(o.Paths, new(site.Loader), o.Overlays...)
 }
 
 // checkWith is Check with l reading every project once: the docs repository's

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,14 +81,14 @@ func TestCheckReadsKbookYAML(t *testing.T) {
 	t.Chdir(dir)
 	testfile.Write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\n")
 	testfile.Write(t, dir, "books/a.md", "# A\n\n```testscript\nexec true\n```\n")
-	rep, err := Check(nil)
+	rep, err := Check(context.Background(), Options{})
 	if err != nil || rep.Detail.Summary(0, 0, 0) != "checked 1 runbook and the links of 1 page: 0 errors, 0 warnings" {
 		t.Errorf("kbook check with no path: %v, %v", err, rep)
 	}
 
 	testfile.Write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\nrun:\n  crdz: [crds]\n")
 	for name, paths := range map[string][]string{"no path": nil, "a path": {filepath.Join("books", "a.md")}} {
-		if _, err := Check(paths); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
+		if _, err := Check(context.Background(), Options{Paths: paths}); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
 			t.Errorf("check, %s: %v, want bad input at kbook.yaml:4", name, err)
 		}
 	}

@@ -63,7 +63,7 @@ func TestCheckOverlays(t *testing.T) {
 			if tc.extra != "" {
 				extra = append(extra, testfile.Write(t, t.TempDir(), "extra.yaml", tc.extra))
 			}
-			_, err := Check([]string{page}, extra...)
+			_, err := Check(context.Background(), Options{Paths: []string{page}, Overlays: extra})
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("kbook check: %v", err)
