@@ -10,12 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/client-go/rest"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cli"
 	"github.com/k0rdent/kbook/internal/cluster"
-	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/overlay"
@@ -44,19 +42,6 @@ func overlayFlag(fl *pflag.FlagSet, p *[]string) {
 func kubeconfigFlags(fl *pflag.FlagSet, file, context *string) {
 	fl.StringVar(file, "kubeconfig", "", "kubeconfig `file` of an existing cluster (default: $KUBECONFIG, else ~/.kube/config)")
 	fl.StringVar(context, "context", "", "kubeconfig `context` to use (default: its current context)")
-}
-
-// kubeFlags are --kubeconfig and --context (kubeconfigFlags) of a
-// command whose library takes a connect function.
-type kubeFlags struct{ kubeconfig, context string }
-
-// connect loads the kubeconfig and context the flags name.
-func (k *kubeFlags) connect() (*rest.Config, string, error) {
-	kc, err := kubeconfig.Load(k.kubeconfig, k.context)
-	if err != nil {
-		return nil, "", err
-	}
-	return kc.Config, kc.Namespace, nil
 }
 
 // liveFlags registers the flags of commands that read a management

@@ -118,15 +118,13 @@ func newTemplateRenderCmd() *cobra.Command {
 }
 
 func newTemplatePublishCmd() *cobra.Command {
-	var (
-		o    helmrepo.PublishOptions
-		kube kubeFlags
-	)
+	var o publish.Options
 	cmd := &cobra.Command{
 		Use:  "publish CHART",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := publish.Publish(cmd.Context(), args[0], kube.connect, o)
+			o.Chart = args[0]
+			res, err := publish.Publish(cmd.Context(), o)
 			return to{cmd}.line(res, err)
 		},
 	}
@@ -135,6 +133,6 @@ func newTemplatePublishCmd() *cobra.Command {
 	fl.StringVar(&o.Repo, "repo", helmrepo.DefaultRepoName, "`name` of the HelmRepository")
 	fl.StringVar(&o.URL, "repo-url", "", "`URL` of the kbook repository (default: the one serving the cluster)")
 	fl.StringVar(&o.Interval, "interval", "", "how often Flux checks the repository, a `duration` (default 10m0s)")
-	kubeconfigFlags(fl, &kube.kubeconfig, &kube.context)
+	kubeconfigFlags(fl, &o.Kubeconfig, &o.Context)
 	return cmd
 }

@@ -121,8 +121,7 @@ func templateValid(t *testing.T, cfg *rest.Config, repoURL string) {
 	}
 	// Published as kbook template publish does, the repository found
 	// through the Locator ConfigMap, which must name this run's.
-	connect := func() (*rest.Config, string, error) { return rest.CopyConfig(cfg), ns, nil }
-	pub, err := publish.Publish(ctx, chartDir, connect, helmrepo.PublishOptions{})
+	pub, err := publish.Publish(ctx, publish.Options{Chart: chartDir, Config: rest.CopyConfig(cfg), PublishOptions: helmrepo.PublishOptions{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
