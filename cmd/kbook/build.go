@@ -32,6 +32,7 @@ func newBuildCmd() *cobra.Command {
 	fl.BoolVar(&o.AllowFailures, "allow-failures", false, "exit 0 even when a runbook failed")
 	fl.StringArrayVar(&o.Reports, "report", nil, "take runbook results from this kbook run --json `file` instead of running (repeatable, merged)")
 	fl.BoolVar(&o.NoSearch, "no-search", false, "build without the Pagefind search index")
+	fl.Var(&o.SiteTools, "site-tools", o.SiteTools.Usage())
 	fl.BoolVar(&o.AllVersions, "all-versions", false, "build every version kbook.yaml lists, each from its git ref in a worktree; tagged versions already in --out are kept as they are")
 	fl.DurationVar(&o.HugoTimeout, "hugo-timeout", site.DefaultHugoTimeout, "time limit of the Hugo build; a build still running then is stopped (exit 1)")
 	f.register(fl)

@@ -27,6 +27,7 @@ func newServeCmd() *cobra.Command {
 	fl.BoolVar(&o.Run, "run", false, "run the runbooks at start and each runbook again when it changes")
 	fl.StringVar(&o.Version, "version", site.NextVersion, "version `name` the served site shows")
 	fl.DurationVar(&o.HugoTimeout, "hugo-timeout", site.DefaultHugoTimeout, "time limit of each Hugo build; a build still running then is stopped and shown as failed")
+	fl.Var(&o.SiteTools, "site-tools", o.SiteTools.Usage())
 	f.register(fl)
 	return cmd
 }

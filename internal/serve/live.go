@@ -12,6 +12,7 @@ import (
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
 // Live is the site kbook serve shows: one version of a docs repository,
@@ -31,6 +32,9 @@ type Live struct {
 	Dirs       site.DirTracker
 	// HugoTimeout bounds each Hugo build (see site.Options).
 	HugoTimeout time.Duration
+	// Tools chooses where the icon sets and mermaid come from (see
+	// site.Options).
+	Tools sitetools.Mode
 	// Run runs runbook files (paths as the changed list gives them) and
 	// returns their results; nil: runbooks are never run.
 	Run func(ctx context.Context, files []string) (*report.Report, error)
@@ -87,7 +91,7 @@ func (l *Live) Results() *report.Report {
 // with the results there are (a queued runbook's page says it changed since
 // its last result until the run is done). It is a livereload.BuildFunc.
 func (l *Live) Build(ctx context.Context, changed []string) error {
-	p, err := site.Load(l.Dir)
+	p, err := site.Load(l.Dir, site.WithSiteTools(l.Tools))
 	if err != nil {
 		return err
 	}
@@ -108,7 +112,7 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 	l.mu.Unlock()
 	// kbook serve serves the site at its root, whatever kbook.yaml's
 	// baseURL: the 404 page's <base> says so.
-	_, err = site.Render(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout})
+	_, err = site.Render(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout, Tools: l.Tools})
 	return err
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/k0rdent/kbook/internal/sitebuild"
+	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
 // Options are kbook serve's settings.
@@ -35,6 +36,10 @@ type Options struct {
 	RunOptions  run.Options
 	CRDsGiven   bool
 	HugoTimeout time.Duration
+	// SiteTools chooses where the icon sets and mermaid come from
+	// (--site-tools; the zero value is auto). Serve fetches no Pagefind:
+	// search is there when kbook build fetched it or it is installed.
+	SiteTools sitetools.Mode
 	// OpenProcs opens the registry that records the served folder and the
 	// servers (nil: untracked).
 	OpenProcs proc.Opener
@@ -55,7 +60,12 @@ func Serve(ctx context.Context, o Options) error {
 	if o.Port < 0 || o.Port > 65535 {
 		return findings.Input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
 	}
-	proj, err := site.Load(o.Dir)
+	tools, err := o.SiteTools.Resolve()
+	if err != nil {
+		return findings.Input(err)
+	}
+	o.SiteTools = tools
+	proj, err := site.Load(o.Dir, site.WithSiteTools(o.SiteTools))
 	if err != nil {
 		return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 	}
@@ -69,7 +79,7 @@ func Serve(ctx context.Context, o Options) error {
 
 	search := site.FindPagefind(o.Dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
-	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Log: logf}
+	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Tools: o.SiteTools, Log: logf}
 	ro := run.ForProject(o.RunOptions, proj.Dir, proj.Config.Run.CRDs, proj.RunbookPaths(), o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {

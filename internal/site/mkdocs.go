@@ -20,6 +20,7 @@ import (
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/site/links"
+	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
 // MkDocsSite is what kbook keeps of an MkDocs project: its
@@ -68,7 +69,7 @@ type NavEntry struct {
 var hugoContent = map[string]bool{".html": true, ".htm": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".rst": true}
 
 // loadMkDocs reads a folder with mkdocs.yml as a docs repository.
-func loadMkDocs(dir string) (*Project, error) {
+func loadMkDocs(dir string, tools sitetools.Mode) (*Project, error) {
 	mk, cfg, files, err := docsrepo.OpenMkDocs(dir)
 	if err != nil {
 		return nil, err
@@ -108,7 +109,7 @@ func loadMkDocs(dir string) (*Project, error) {
 		Extensions: mk.Extensions,
 		Plugins:    mk.Plugins,
 		Variables:  variables(mk.Extra, cfg.Variables),
-		Icons:      icons(),
+		Icons:      icons(tools),
 	}
 	if _, on := mk.Plugins["macros"]; on {
 		opts.Config = mk.Raw

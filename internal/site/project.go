@@ -17,6 +17,7 @@ import (
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site/links"
+	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
 // Project is a docs repository: its configuration, authored pages and
@@ -70,17 +71,34 @@ type Page struct {
 // a/index.md, "" for the home, in lower case.
 func (p *Page) URL() string { return links.PageURL(p.Path) }
 
+// LoadOption configures Load.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	tools sitetools.Mode
+}
+
+// WithSiteTools chooses where the icon sets of an MkDocs project's pages
+// come from (default sitetools.Auto).
+func WithSiteTools(m sitetools.Mode) LoadOption {
+	return func(o *loadOptions) { o.tools = m }
+}
+
 // Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
 // an MkDocs project (a folder with mkdocs.yml, and optionally kbook.yaml
 // beside it for versions and run settings).
 // Any problem is returned as a *findings.InputError naming the file and
 // line.
-func Load(dir string) (*Project, error) {
+func Load(dir string, opts ...LoadOption) (*Project, error) {
+	var o loadOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, &findings.InputError{File: ".", Err: errors.New("no such directory: give the docs repository (kbook init docs DIR makes one)")}
 	}
 	if mkdocs.Find(dir) != "" {
-		return loadMkDocs(dir)
+		return loadMkDocs(dir, o.tools)
 	}
 	cfg, err := docsrepo.LoadConfig(dir)
 	if err != nil {

@@ -45,6 +45,9 @@ type Options struct {
 	// build can be killed with (see RunHugoChild); nil: Dirs when it can
 	// start children (a *proc.Registry does), else Hugo runs in-process.
 	Children ChildStarter
+	// Tools chooses where mermaid comes from (sitetools.Mode; the zero
+	// value, Auto: an installed copy, else kbook's own, fetched once).
+	Tools sitetools.Mode
 }
 
 // DirTracker records directories that must not outlive kbook;
@@ -232,7 +235,7 @@ func Render(ctx context.Context, vs []*Version, opts Options) (*Result, error) {
 	if err := installShared(publish, opts.Out, names); err != nil {
 		return nil, err
 	}
-	if err := installMermaid(ctx, vs, opts.Out, logger); err != nil {
+	if err := installMermaid(ctx, vs, opts.Out, opts.Tools, logger); err != nil {
 		return nil, err
 	}
 	if err := writeRoot(opts.Out, cfg.BaseURL, list, cfg.DefaultAlias); err != nil {
@@ -341,10 +344,10 @@ func versionNames(existing []VersionEntry, vs []*Version) []string {
 // installMermaid serves the site's own copy of mermaid at <root>js/ when a
 // page of an MkDocs project draws a diagram: the theme's mkdocs.js loads it
 // on those pages only: the npm package make site-tools installs, else (or
-// with KBOOK_SITE_TOOLS=download) kbook's pinned copy fetched from the npm
+// with sitetools.Download) kbook's pinned copy fetched from the npm
 // registry (sitetools). Without either the diagrams' source shows as
 // text, said once.
-func installMermaid(ctx context.Context, vs []*Version, out string, logger log.Logger) error {
+func installMermaid(ctx context.Context, vs []*Version, out string, tools sitetools.Mode, logger log.Logger) error {
 	need := false
 	for _, v := range vs {
 		need = need || (v.Project.MkDocs != nil && v.Project.MkDocs.Mermaid)
@@ -352,7 +355,7 @@ func installMermaid(ctx context.Context, vs []*Version, out string, logger log.L
 	if !need {
 		return nil
 	}
-	src, why := mermaidJS(ctx, logger)
+	src, why := mermaidJS(ctx, tools, logger)
 	if src == "" {
 		log.Warnf(logger, "%s", why)
 		return nil
@@ -369,15 +372,11 @@ func installMermaid(ctx context.Context, vs []*Version, out string, logger log.L
 const iconsNotInstalled = "emoji icon (not installed)"
 
 // icons are the emoji extension's icon sets: those `make site-tools`
-// installed, else (unless SiteTools is off) those in kbook's sitetools
+// installed, else (unless tools is Off) those in kbook's sitetools
 // store; nil when neither has them.
-func icons() markdown.IconSource {
-	mode, err := SiteTools()
-	if err != nil {
-		return nil
-	}
-	if mode != "download" {
-		if src := markdown.NPMIcons(markdown.DefaultNPMDir()); src != nil || mode == "off" {
+func icons(tools sitetools.Mode) markdown.IconSource {
+	if tools.Installed() {
+		if src := markdown.NPMIcons(markdown.DefaultNPMDir()); src != nil || !tools.Fetches() {
 			return src
 		}
 	}
@@ -395,10 +394,9 @@ func NeedsIcons(p *Project) bool {
 
 // FetchIcons fetches the icon sets into kbook's sitetools store, as
 // mermaid is fetched, reporting progress to logger; false (and a warning)
-// when SiteTools is off or the fetch failed: the icons then stay as text.
-func FetchIcons(ctx context.Context, logger log.Logger) bool {
-	mode, err := SiteTools()
-	if err != nil || mode == "off" {
+// when tools is Off or the fetch failed: the icons then stay as text.
+func FetchIcons(ctx context.Context, tools sitetools.Mode, logger log.Logger) bool {
+	if !tools.Fetches() {
 		return false
 	}
 	if _, err := (&sitetools.Client{Log: logger}).Icons(ctx); err != nil {
@@ -410,14 +408,10 @@ func FetchIcons(ctx context.Context, logger log.Logger) bool {
 
 // mermaidJS is mermaid's browser bundle, as installMermaid says, or "" and
 // why not.
-func mermaidJS(ctx context.Context, logger log.Logger) (string, string) {
-	mode, err := SiteTools()
-	if err != nil {
-		return "", err.Error() + ": diagrams show as their source"
-	}
-	if mode != "download" {
-		if src := markdown.MermaidJS(markdown.DefaultNPMDir()); src != "" || mode == "off" {
-			return src, "mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm; " + EnvSiteTools + "=off: kbook fetches nothing): diagrams show as their source"
+func mermaidJS(ctx context.Context, tools sitetools.Mode, logger log.Logger) (string, string) {
+	if tools.Installed() {
+		if src := markdown.MermaidJS(markdown.DefaultNPMDir()); src != "" || !tools.Fetches() {
+			return src, "mermaid is not installed (make site-tools installs it into ~/.cache/kbook/npm; --site-tools off: kbook fetches nothing): diagrams show as their source"
 		}
 	}
 	src, err := (&sitetools.Client{Log: logger}).MermaidPath(ctx)

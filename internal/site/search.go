@@ -60,39 +60,15 @@ func FindPagefind(dir string) *Pagefind {
 	return &Pagefind{Why: "pagefind is not installed (npm install -g pagefind, or set " + EnvPagefind + "): the site has no search"}
 }
 
-// EnvSiteTools names the environment variable choosing where the site's
-// tools that are not Go (Pagefind, mermaid) come from: "auto" (the
-// default: an installed copy, else kbook's own, fetched from the npm
-// registry on first use), "download" (kbook's own only) or "off" (an
-// installed copy only: kbook fetches nothing).
-const EnvSiteTools = "KBOOK_SITE_TOOLS"
-
-// SiteTools is $KBOOK_SITE_TOOLS, "auto" when unset; another value is an
-// error naming the three.
-func SiteTools() (string, error) {
-	switch m := os.Getenv(EnvSiteTools); m {
-	case "":
-		return "auto", nil
-	case "auto", "download", "off":
-		return m, nil
-	default:
-		return "", fmt.Errorf("%s=%s: want auto, download or off", EnvSiteTools, m)
-	}
-}
-
 // LocatePagefind finds Pagefind as FindPagefind does and, where it is not
-// installed (or SiteTools is "download"), fetches kbook's pinned copy from
-// the npm registry into kbook's cache (sitetools), reporting progress to
-// logger. What failed is the result's Why.
-func LocatePagefind(ctx context.Context, dir string, logger log.Logger) *Pagefind {
-	mode, err := SiteTools()
-	if err != nil {
-		return &Pagefind{Why: err.Error() + ": the site has no search"}
-	}
-	if mode != "download" {
-		if p := FindPagefind(dir); p.Available() || mode == "off" {
-			if mode == "off" && !p.Available() {
-				p.Why += " (" + EnvSiteTools + "=off: kbook fetches nothing)"
+// installed (or tools is Download) and tools allows it, fetches kbook's
+// pinned copy from the npm registry into kbook's cache (sitetools),
+// reporting progress to logger. What failed is the result's Why.
+func LocatePagefind(ctx context.Context, dir string, tools sitetools.Mode, logger log.Logger) *Pagefind {
+	if tools.Installed() {
+		if p := FindPagefind(dir); p.Available() || !tools.Fetches() {
+			if !p.Available() {
+				p.Why += " (--site-tools off: kbook fetches nothing)"
 			}
 			return p
 		}

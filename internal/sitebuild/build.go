@@ -18,6 +18,7 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/run"
 	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
 // ErrRunbookFailed is returned by a build whose site was written showing
@@ -43,6 +44,9 @@ type Options struct {
 	Reports       []string
 	AllowFailures bool
 	NoSearch      bool
+	// SiteTools chooses where Pagefind, mermaid and the icon sets come
+	// from (--site-tools; the zero value is auto).
+	SiteTools sitetools.Mode
 	// AllVersions builds every version kbook.yaml lists from its git ref.
 	AllVersions bool
 	HugoTimeout time.Duration
@@ -80,10 +84,12 @@ func Build(ctx context.Context, o Options) error {
 			return findings.Input(fmt.Errorf("--alias: %w", err))
 		}
 	}
-	if _, err := site.SiteTools(); err != nil {
+	tools, err := o.SiteTools.Resolve()
+	if err != nil {
 		return findings.Input(err)
 	}
-	proj, err := site.Load(o.Dir)
+	o.SiteTools = tools
+	proj, err := site.Load(o.Dir, site.WithSiteTools(o.SiteTools))
 	if err != nil {
 		return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 	}
@@ -96,10 +102,10 @@ func Build(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	if site.NeedsIcons(proj) && site.FetchIcons(ctx, o.Logger) {
+	if site.NeedsIcons(proj) && site.FetchIcons(ctx, o.SiteTools, o.Logger) {
 		// The pages use the emoji extension's icons: fetched once into
 		// kbook's cache, as mermaid is, and the pages translated again.
-		if proj, err = site.Load(o.Dir); err != nil {
+		if proj, err = site.Load(o.Dir, site.WithSiteTools(o.SiteTools)); err != nil {
 			return findings.Input(docsrepo.ErrorUnder(o.Dir, err))
 		}
 	}
@@ -162,7 +168,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 		}
 		p := proj
 		if co.Dir != o.Dir {
-			if p, err = site.Load(co.Dir); err != nil {
+			if p, err = site.Load(co.Dir, site.WithSiteTools(o.SiteTools)); err != nil {
 				return findings.Input(fmt.Errorf("version %s (git ref %s): %w", co.Spec.Name, co.Spec.Ref, err))
 			}
 		}
@@ -214,9 +220,9 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 func write(ctx context.Context, vs []*site.Version, o Options) (*site.Result, *site.Pagefind, error) {
 	var search *site.Pagefind
 	if !o.NoSearch {
-		search = site.LocatePagefind(ctx, o.Dir, o.Logger)
+		search = site.LocatePagefind(ctx, o.Dir, o.SiteTools, o.Logger)
 	}
-	res, err := site.Render(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.procs, HugoTimeout: o.HugoTimeout})
+	res, err := site.Render(ctx, vs, site.Options{Out: o.OutDir, BaseURL: o.BaseURL, Search: search, Logger: o.Logger, Dirs: o.procs, HugoTimeout: o.HugoTimeout, Tools: o.SiteTools})
 	return res, search, buildError(ctx, o.Dir, err)
 }
 

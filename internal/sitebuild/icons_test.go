@@ -102,6 +102,14 @@ func TestBuildFetchesIcons(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// --site-tools off: nothing fetched, the shortcodes stay as text.
+	off := filepath.Join(t.TempDir(), "public")
+	if err := Build(context.Background(), Options{Dir: dir, OutDir: off, Version: "next", NoRun: true, NoSearch: true, SiteTools: sitetools.Off}); err != nil {
+		t.Fatal(err)
+	}
+	if page, err := os.ReadFile(filepath.Join(off, "next", "index.html")); err != nil || !strings.Contains(string(page), ":material-check:") || gets.Load() != 0 {
+		t.Errorf("--site-tools off: %d tarballs fetched (want 0), shortcode kept %v (%v)", gets.Load(), strings.Contains(string(page), ":material-check:"), err)
+	}
 	for i := 0; i < 2; i++ {
 		out := filepath.Join(t.TempDir(), "public")
 		if err := Build(context.Background(), Options{Dir: dir, OutDir: out, Version: "next", NoRun: true, NoSearch: true}); err != nil {
