@@ -193,7 +193,11 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 		fmt.Fprintf(&b, "    %s\n", res.Shell)
 	}
 	if res.Status != report.Skipped {
-		// A page's shell blocks, each at its line.
+		// The blocks kbook wrote to files no file= names, then a
+		// page's shell blocks, each at its line.
+		for _, bd := range res.Bindings {
+			fmt.Fprintf(&b, "    %s:%d: %s block written to %s (%s)\n", res.Path, bd.Line, bd.Lang, bd.File, bd.By)
+		}
 		for _, st := range res.Steps {
 			if sh := st.Shell; sh != nil {
 				fmt.Fprintf(&b, "    %s:%d: %s block %s\n", res.Path, st.Line, sh.Lang, st.ShellResult())

@@ -78,6 +78,22 @@ type Runbook struct {
 	// Shell counts the shell blocks of a page that runs them, by
 	// result; nil for a runbook without any.
 	Shell *ShellCounts `json:"shell,omitempty"`
+	// Bindings are the blocks of a page that runs its shell blocks that
+	// kbook wrote to a file no file= attribute names: by their title=,
+	// or inferred from the prose.
+	Bindings []Binding `json:"bindings,omitempty"`
+}
+
+// Binding is a block kbook wrote to a file before the page ran.
+type Binding struct {
+	// Line is the block's opening fence; Lang its language.
+	Line int    `json:"line"`
+	Lang string `json:"lang"`
+	// File is the file's name, relative to the work folder.
+	File string `json:"file"`
+	// By says why: "its title= attribute", or "inferred: named in the
+	// prose at line 12, given to -f at line 20".
+	By string `json:"by"`
 }
 
 // ShellCounts counts a page's shell blocks by result, and says whether

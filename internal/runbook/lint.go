@@ -67,6 +67,13 @@ func Lint(r *Runbook) []findings.Finding {
 			script.WriteString(l.Text)
 			script.WriteByte('\n')
 		}
+		if s.Shell != nil {
+			// a shell block's commands mention files too
+			for _, l := range s.Shell.Script {
+				script.WriteString(l.Text)
+				script.WriteByte('\n')
+			}
+		}
 	}
 	all := script.String()
 	for _, f := range r.Files {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -148,6 +150,7 @@ func isClosingFence(s []byte, open string) bool {
 // its expected output.
 func classify(rb *Runbook) error {
 	seenFile := map[string]int{}
+	boundBy := map[*Block]string{}
 	seenStep := map[string]int{}
 	uniqueName := func(st *Step) {
 		seenStep[st.Name]++
@@ -187,6 +190,13 @@ func classify(rb *Runbook) error {
 			rb.Steps = append(rb.Steps, st)
 			continue
 		}
+		if title := b.Attrs["title"]; !isFile && rb.shellWhy != "" && b.Lang != StepLang && !runsAsShell(b) && fileTitle(title) && seenFile[title] == 0 {
+			// MkDocs-material's title="x.yaml": on a page whose shell
+			// blocks run, the file the block shows (the first block
+			// of that title, when several show it).
+			name, isFile = title, true
+			boundBy[b] = "its title= attribute"
+		}
 		switch {
 		case b.Lang == StepLang && isFile:
 			return errorf(rb.Path, b.Line, "a %s block cannot also have file=%s: use another language for files", StepLang, name)
@@ -222,10 +232,92 @@ func classify(rb *Runbook) error {
 			if b.Has(NoEOL) {
 				content = strings.TrimSuffix(content, "\n")
 			}
-			rb.Files = append(rb.Files, &File{Name: name, Content: content, Line: b.Line, Block: b})
+			rb.Files = append(rb.Files, &File{Name: name, Content: content, Line: b.Line, Block: b, By: boundBy[b]})
 		}
 	}
+	if rb.shellWhy != "" {
+		inferFiles(rb, seenFile)
+	}
 	return nil
+}
+
+// fileTitle reports whether a block's title names a file kbook can write
+// (x.yaml, manifests/app.json): one word with an extension, a clean path
+// inside $WORK; a caption ("Example output") is no file.
+func fileTitle(title string) bool {
+	return title != "" && !strings.ContainsAny(title, " \t") && path.Ext(title) != "" && checkFileName(title) == nil
+}
+
+// dataLangs are the languages of blocks whose file the prose may name.
+var dataLangs = map[string]bool{"yaml": true, "yml": true, "json": true}
+
+// proseFile is a file name the prose before a block may give it.
+var proseFile = regexp.MustCompile(`[A-Za-z0-9_][A-Za-z0-9_./-]*\.(?:ya?ml|json)\b`)
+
+// fileFlag is a file given to a command with -f, --filename or --values
+// (kubectl apply -f x.yaml, helm install --values x.yaml).
+var fileFlag = regexp.MustCompile(`(?:^|[\s;|&(])(?:-f|--filename|--values)(?:=|\s+)["']?([^\s"';|&)]+)`)
+
+// inferFiles binds a YAML or JSON block that names no file to the file
+// the prose before it names (back to the block before it), when a later
+// shell block of the page gives that file to a command with -f: "create
+// a file called `cred.yaml`", then kubectl apply -f cred.yaml. Of several
+// names, the last the prose mentions; a file already bound keeps its
+// first block.
+func inferFiles(rb *Runbook, seen map[string]int) {
+	lines := strings.Split(string(rb.Source), "\n")
+	bound := map[*Block]bool{}
+	for _, f := range rb.Files {
+		bound[f.Block] = true
+	}
+	prevEnd := 0
+	for _, b := range rb.Blocks {
+		from := prevEnd
+		prevEnd = b.EndLine
+		if bound[b] || !dataLangs[strings.ToLower(b.Lang)] || b.Lang == StepLang || b.Has(NoRun) {
+			continue
+		}
+		var names []string
+		var at []int
+		for n := from + 1; n < b.Line && n <= len(lines); n++ {
+			for _, m := range proseFile.FindAllString(lines[n-1], -1) {
+				names, at = append(names, strings.TrimPrefix(m, "./")), append(at, n)
+			}
+		}
+		for i := len(names) - 1; i >= 0; i-- {
+			name := path.Clean(names[i])
+			if _, dup := seen[name]; dup || checkFileName(name) != nil {
+				continue
+			}
+			use := appliedAt(rb, b.Line, name)
+			if use == 0 {
+				continue
+			}
+			seen[name] = b.Line
+			rb.Files = append(rb.Files, &File{Name: name, Content: b.Content, Line: b.Line, Block: b,
+				By: fmt.Sprintf("inferred: named in the prose at line %d, given to -f at line %d", at[i], use)})
+			break
+		}
+	}
+	sort.SliceStable(rb.Files, func(i, j int) bool { return rb.Files[i].Line < rb.Files[j].Line })
+}
+
+// appliedAt is the line of the first command after line that gives name
+// to -f, --filename or --values; 0 when none does.
+func appliedAt(rb *Runbook, after int, name string) int {
+	for _, st := range rb.Steps {
+		if st.Shell == nil || st.Line < after {
+			continue
+		}
+		for _, l := range st.Shell.Script {
+			for _, m := range fileFlag.FindAllStringSubmatch(l.Text, -1) {
+				if path.Clean(strings.TrimPrefix(m[1], "./")) == name {
+					return l.Num
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func checkFileName(name string) error {

@@ -105,6 +105,11 @@ type File struct {
 	// Line is the source line of the opening fence (or of the txtar marker).
 	Line  int
 	Block *Block
+	// By says how a block of a page that runs its shell blocks was bound
+	// to the file when no file= attribute names it: by its title=
+	// attribute, or inferred from the prose before it and confirmed by a
+	// later -f; "" for file=.
+	By string
 }
 
 // Block is one fenced code block of a Markdown runbook.

@@ -90,6 +90,11 @@ func (x *execution) run() *report.Runbook {
 
 	start := time.Now()
 	res := &report.Runbook{Path: x.rb.Path, Title: x.rb.Title(), Verified: start}
+	for _, f := range x.rb.Files {
+		if f.By != "" {
+			res.Bindings = append(res.Bindings, report.Binding{Line: f.Line, Lang: f.Block.Lang, File: f.Name, By: f.By})
+		}
+	}
 	root, err := os.MkdirTemp(x.r.opts.WorkRoot, "kbook-")
 	if err != nil {
 		return failed(res, fmt.Sprintf("create work directory: %v", err))
