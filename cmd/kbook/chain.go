@@ -15,8 +15,9 @@ func newChainValidateCmd() *cobra.Command {
 		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
 	}
-	checkCmd(cmd, chain.Registry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		return one(chain.Check(opts, args...))
+	checkCmd(cmd, chain.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		opts.Paths = args
+		return one(chain.Check(cmd.Context(), opts))
 	})
 	cmd.Flags().StringVar(&opts.SystemNamespace, "system-namespace", "kcm-system", "kcm's system `namespace` (its webhook checks chains there even when labelled managed)")
 	return cmd

@@ -14,8 +14,11 @@ import (
 	"github.com/k0rdent/kbook/internal/kubeversion"
 )
 
-// Options tune Validate.
+// Options are kbook chain validate's (Check), and tune Validate.
 type Options struct {
+	// Paths are the files and folders Check loads (Validate is given
+	// them loaded).
+	Paths []string
 	// SystemNamespace is kcm's system namespace (k0rdent.SystemNamespace
 	// when empty).
 	SystemNamespace string
