@@ -37,28 +37,25 @@ func newProviderInitCmd() *cobra.Command {
 }
 
 func newProviderValidateCmd() *cobra.Command {
-	var (
-		opts   provider.Options
-		render provider.RenderOptions
-		target string
-	)
+	var opts provider.Options
 	cmd := &cobra.Command{
 		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
 	}
-	checkCmd(cmd, provider.Registry, func(_ *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		res, err := provider.Check(args, target, opts, render)
+	checkCmd(cmd, provider.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
+		opts.Paths = args
+		res, err := provider.Check(cmd.Context(), opts)
 		if err != nil {
 			return nil, nil, err
 		}
 		return []*findings.Report{res.Report}, func(w io.Writer) { provider.WriteVariables(w, res.Variables) }, nil
 	})
 	fl := cmd.Flags()
-	fl.StringVar(&target, "target", string(provider.TargetK0rdent), "what the provider must work with: k0rdent (CAPI contract and kcm) or capi (the contract alone)")
+	fl.StringVar((*string)(&opts.Target), "target", string(provider.TargetK0rdent), "what the provider must work with: k0rdent (CAPI contract and kcm) or capi (the contract alone)")
 	cli.Choose(fl, "target", string(provider.TargetK0rdent), string(provider.TargetCAPI))
 	fl.StringArrayVar(&opts.Registries, "registry", nil, "allow controller images from this `registry` (repeatable; default: not checked)")
 	fl.StringArrayVar(&opts.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
-	fl.StringVar(&render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
+	fl.StringVar(&opts.Render.Registry, "global-registry", "", "render charts with global.registry set to this `registry`, as kcm does with --global-registry")
 	return cmd
 }
 

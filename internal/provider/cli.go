@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -53,20 +54,23 @@ func WriteVariables(w io.Writer, vars []Variable) {
 	}
 }
 
-// Check is kbook provider validate: target is k0rdent or capi, the rules
-// o.Disable names must exist, and the paths must load; each of those is a
-// findings.InputError. Then the set is validated with o.
-func Check(paths []string, target string, o Options, render RenderOptions) (*Result, error) {
-	switch Target(target) {
-	case TargetK0rdent, TargetCAPI:
-		o.Target = Target(target)
+// Check is kbook provider validate: o.Target is k0rdent (or empty, the
+// same) or capi, the rules o.Disable names must exist, and o.Paths must
+// load; each of those is a findings.InputError. Then the set is
+// validated with o. A context already done checks nothing.
+func Check(ctx context.Context, o Options) (*Result, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	switch o.Target {
+	case "", TargetK0rdent, TargetCAPI:
 	default:
-		return nil, &findings.InputError{Err: fmt.Errorf("--target %q: want k0rdent or capi", target)}
+		return nil, &findings.InputError{Err: fmt.Errorf("--target %q: want k0rdent or capi", o.Target)}
 	}
 	if err := Registry.CheckDisable(o.Disable); err != nil {
 		return nil, &findings.InputError{Err: err}
 	}
-	set, err := Load(paths, render)
+	set, err := Load(o.Paths, o.Render)
 	if err != nil {
 		return nil, &findings.InputError{Err: err}
 	}

@@ -1,37 +1,37 @@
 package provider
 
 import (
-	"bytes"
+	"context"
+	"errors"
+	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/findings"
 )
 
-func TestWriteVariables(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		vars []Variable
-		want string
-	}{
-		{"none", nil, ""},
-		{"required and defaulted", []Variable{{Name: "ACME_TOKEN"}, {Name: "ACME_REGION", Default: "eu-1", HasDefault: true}, {Name: "ACME_ZONE"}},
-			"clusterctl variables to set: ACME_TOKEN, ACME_ZONE\nclusterctl variables with defaults: ACME_REGION (default \"eu-1\")\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			WriteVariables(&b, tc.vars)
-			if b.String() != tc.want {
-				t.Errorf("got %q, want %q", b.String(), tc.want)
-			}
-		})
-	}
-}
-
-// TestContractCheckWithoutProviders: no --provider adds nothing.
-func TestContractCheckWithoutProviders(t *testing.T) {
-	check, err := ContractCheck(nil)
+// TestCheckOptions: an empty Target is k0rdent's, as the flag's default;
+// another target is bad input naming --target; a context already done
+// checks nothing.
+func TestCheckOptions(t *testing.T) {
+	paths := []string{"testdata/valid/bootstrap-controlplane.yaml"}
+	res, err := Check(context.Background(), Options{Paths: paths})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := check("chart", nil); err != nil {
-		t.Error(err)
+	want, err := Check(context.Background(), Options{Paths: paths, Target: TargetK0rdent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != len(want.Findings) {
+		t.Errorf("empty target: %d findings, k0rdent: %d", len(res.Findings), len(want.Findings))
+	}
+	if _, err := Check(context.Background(), Options{Paths: paths, Target: "kcm"}); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), `--target "kcm": `) {
+		t.Errorf("target kcm: %v, want bad input naming --target", err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stopped")
+	cancel(stop)
+	if _, err := Check(ctx, Options{Paths: paths}); !errors.Is(err, stop) {
+		t.Errorf("done context: %v, want its cause", err)
 	}
 }

@@ -21,6 +21,11 @@ const (
 
 // Options tune Validate.
 type Options struct {
+	// Paths are the provider's files and folders (Check loads them;
+	// Validate is given them loaded).
+	Paths []string
+	// Render says how Check renders the charts among Paths.
+	Render RenderOptions
 	// Target is k0rdent (default) or capi.
 	Target Target
 	// Disable lists rule IDs not to report.
