@@ -243,6 +243,26 @@ func hasPrompt(b *Block) bool {
 	return len(cmds) > 0
 }
 
+// isTranscript reports whether a shell block is a transcript: a console
+// block, or a bash, sh or shell block whose first line is a "$ " prompt
+// (docs often put "$ kubectl get pods" and its output in a bash fence),
+// read as a console block is: prompt lines are commands, the rest output.
+func isTranscript(b *Block) bool {
+	if isConsoleLang(b.Lang) {
+		return true
+	}
+	if !isShellLang(b.Lang) {
+		return false
+	}
+	for _, l := range strings.Split(b.Content, "\n") {
+		if strings.TrimSpace(l) != "" {
+			_, ok := prompt(l)
+			return ok
+		}
+	}
+	return false
+}
+
 // runsAsShell reports whether a block of a page that runs its shell
 // blocks is one of them.
 func runsAsShell(b *Block) bool {
@@ -260,7 +280,7 @@ func runsAsShell(b *Block) bool {
 func newShell(file string, b, next *Block) (*Shell, bool, error) {
 	sh := &Shell{Lang: b.Lang}
 	consumed := false
-	if isConsoleLang(b.Lang) {
+	if isTranscript(b) {
 		cmds, out, outLine := splitConsole(b)
 		sh.Script = cmds
 		if len(out) > 0 {

@@ -246,3 +246,24 @@ func TestLoadShell(t *testing.T) {
 		t.Fatalf("LoadShell: %v, %d runbooks", err, len(rbs))
 	}
 }
+
+// TestBashTranscript: a bash block whose first line is a "$ " prompt is
+// a transcript, read as a console block: prompt lines are the commands,
+// the rest their expected output; a bash block with a "$ " further down
+// is bash.
+func TestBashTranscript(t *testing.T) {
+	rb, err := Parse("page.md", []byte("---\nrun: shell\n---\n\n```bash\n$ echo hi \\\n> there\nhi there\n```\n\n```sh\necho a\n$ b\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Steps) != 2 {
+		t.Fatalf("%d steps, want 2", len(rb.Steps))
+	}
+	sh := rb.Steps[0].Shell
+	if len(sh.Script) != 2 || sh.Script[0].Text != "echo hi \\" || sh.Script[0].Num != 6 || sh.Expected == nil || sh.Expected.Text != "hi there\n" || sh.Expected.Line != 8 {
+		t.Errorf("transcript: script %+v, expected %+v", sh.Script, sh.Expected)
+	}
+	if sh := rb.Steps[1].Shell; len(sh.Script) != 2 || sh.Expected != nil {
+		t.Errorf("a bash block with a later $ line: script %+v, expected %+v", sh.Script, sh.Expected)
+	}
+}

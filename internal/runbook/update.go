@@ -122,7 +122,7 @@ func (r *Runbook) outputEdit(st *Step, out string) (edit, error) {
 		return edit{}, errorf(r.Path, b.Macros[0], "cannot update: the expected output uses macros, whose values kbook would write in their place; update it by hand")
 	}
 	text := outputText(out)
-	if isConsoleLang(b.Lang) {
+	if isTranscript(b) {
 		for i, l := range strings.Split(text, "\n") {
 			if _, ok := prompt(l); ok {
 				return edit{}, errorf(r.Path, exp.Line, "cannot update: output line %d (%q) would read as a command in the console block at line %d; make the block text, or update it by hand", i+1, l, b.Line)
