@@ -134,7 +134,7 @@ func Build(ctx context.Context, o Options) error {
 	if res.Search != "" && search != nil && !search.Available() {
 		fmt.Fprintf(o.Stderr, "kbook build: note: %s\n", res.Search)
 	} else if res.Search != "" && !strings.HasPrefix(res.Search, "indexed") {
-		fmt.Fprintf(o.Stderr, "kbook build: warning: %s\n", res.Search)
+		log.Warnf(o.Logger, "%s", res.Search)
 	}
 	if failed && !o.AllowFailures {
 		return ErrRunbookFailed
