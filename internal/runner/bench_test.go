@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -112,4 +114,54 @@ func BenchmarkCache20(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkShellPage20 is issue 39's speed target: a page of 20 trivial
+// shell blocks, each with its expected output, run by kbook (in process:
+// the page's bash session, each block's probe, run and output check),
+// against bash running the same commands as one script (its process
+// start included). Each iteration runs both, so the ratio is measured
+// under the same load; it is reported as x-bash (target: at most 2).
+func BenchmarkShellPage20(b *testing.B) {
+	dir := b.TempDir()
+	var page, script strings.Builder
+	page.WriteString("---\nrun: shell\n---\n\n# Twenty blocks\n\n")
+	for i := range 20 {
+		fmt.Fprintf(&page, "```bash\nN=%d\necho \"block $N\"\n```\n\n```console\nblock %d\n```\n\n", i, i)
+		fmt.Fprintf(&script, "N=%d\necho \"block $N\"\n", i)
+	}
+	md := filepath.Join(dir, "page.md")
+	sh := filepath.Join(dir, "script.sh")
+	if err := os.WriteFile(md, []byte(page.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(sh, []byte(script.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	rbs, err := runbook.Load([]string{md})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := New(Options{Parallel: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var kbook, bash time.Duration
+	for b.Loop() {
+		start := time.Now()
+		rep := r.Run(context.Background(), rbs)
+		kbook += time.Since(start)
+		if s := rep.Runbooks[0].Shell; rep.Summary().Passed != 1 || s == nil || s.Passed != 20 {
+			b.Fatalf("the page did not pass with 20 blocks: %+v", rep.Runbooks[0])
+		}
+		start = time.Now()
+		out, err := exec.Command("bash", sh).Output()
+		bash += time.Since(start)
+		if err != nil || !strings.Contains(string(out), "block 19\n") {
+			b.Fatalf("bash %s: %v\n%s", sh, err, out)
+		}
+	}
+	b.ReportMetric(float64(kbook.Microseconds())/float64(b.N)/1000, "kbook-ms/op")
+	b.ReportMetric(float64(bash.Microseconds())/float64(b.N)/1000, "bash-ms/op")
+	b.ReportMetric(float64(kbook)/float64(bash), "x-bash")
 }
