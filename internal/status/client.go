@@ -6,16 +6,14 @@ import (
 	"fmt"
 
 	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
+	"github.com/k0rdent/kbook/internal/dynclient"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 )
 
 // Client reads (and, for kbook upgrade apply, patches) the objects of a
@@ -52,19 +50,14 @@ func NewClient(cfg *rest.Config, namespace, contextName string) (*Client, error)
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	dc, err := dynclient.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	if namespace == "" {
 		namespace = "default"
 	}
-	return &Client{Config: cfg, Namespace: namespace, Context: contextName, dyn: dyn,
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+	return &Client{Config: cfg, Namespace: namespace, Context: contextName, dyn: dc.Dynamic, mapper: dc.Mapper}, nil
 }
 
 // ErrNotServed is returned for kinds the API server does not serve (the

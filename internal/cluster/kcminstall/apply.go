@@ -13,12 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/k0rdent/kbook/internal/dynclient"
 )
 
 // fieldManager owns what kbook applies.
@@ -32,11 +32,7 @@ type applier struct {
 }
 
 func newApplier(cfg *rest.Config) (*applier, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dc, err := dynclient.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +40,7 @@ func newApplier(cfg *rest.Config) (*applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &applier{dyn: dyn, cs: cs, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+	return &applier{dyn: dc.Dynamic, cs: cs, mapper: dc.Mapper}, nil
 }
 
 // apply applies objs in order; a kind whose CRD the same batch created is

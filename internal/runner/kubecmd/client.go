@@ -10,11 +10,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/k0rdent/kbook/internal/dynclient"
 )
 
 // Client is what a runbook's commands talk to. The runner creates one per
@@ -101,18 +101,13 @@ func NewClient(ctx context.Context, cfg *rest.Config, namespace string) (*Client
 	// log instead of klog's stderr.
 	own.WarningHandler = &c.warnings
 
-	dyn, err := dynamic.NewForConfig(own)
+	dc, err := dynclient.New(own)
 	if err != nil {
-		return nil, fmt.Errorf("kube: new client: dynamic client: %w", err)
+		return nil, fmt.Errorf("kube: new client: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(own)
-	if err != nil {
-		return nil, fmt.Errorf("kube: new client: discovery client: %w", err)
-	}
-	cached := memory.NewMemCacheClient(dc)
-	c.dyn = dyn
-	c.mapper = restmapper.NewDeferredDiscoveryRESTMapper(cached)
-	c.expander = restmapper.NewShortcutExpander(c.mapper, cached, func(string) {})
+	c.dyn = dc.Dynamic
+	c.mapper = dc.Mapper
+	c.expander = restmapper.NewShortcutExpander(c.mapper, dc.Discovery, func(string) {})
 	return c, nil
 }
 
