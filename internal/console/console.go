@@ -192,6 +192,9 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 	if res.Status != report.Skipped && res.Shell != nil {
 		fmt.Fprintf(&b, "    %s\n", res.Shell)
 	}
+	if res.Alone != "" {
+		fmt.Fprintf(&b, "    ran alone on the run's cluster: %s\n", res.Alone)
+	}
 	if res.Status != report.Skipped {
 		// The blocks kbook wrote to files no file= names, then a
 		// page's shell blocks, each at its line.

@@ -78,6 +78,10 @@ type Runbook struct {
 	// Shell counts the shell blocks of a page that runs them, by
 	// result; nil for a runbook without any.
 	Shell *ShellCounts `json:"shell,omitempty"`
+	// Alone says why the page ran alone on the run's cluster (it names
+	// a namespace of its own or makes a cluster-wide object); "" when it
+	// shared the cluster with the runbooks beside it.
+	Alone string `json:"alone,omitempty"`
 	// Bindings are the blocks of a page that runs its shell blocks that
 	// kbook wrote to a file no file= attribute names: by their title=,
 	// or inferred from the prose.

@@ -261,6 +261,12 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 		mu       sync.Mutex
 		stopping bool
 		wg       sync.WaitGroup
+		// cluster is held shared by each runbook on the run's
+		// cluster, and alone by a page that names namespaces of its
+		// own or makes cluster-wide objects (SharesCluster): no other
+		// runbook runs beside it, and its cleanup deletes only what
+		// it made.
+		cluster sync.RWMutex
 	)
 	work := make(chan int)
 	for w := 0; w < min(r.opts.Parallel, max(len(sel), 1)); w++ {
@@ -279,8 +285,23 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 				case stop:
 					res = skippedResult(rb, "not run: --fail-fast after an earlier failure")
 				default:
+					alone := ""
+					if r.opts.Target != nil {
+						alone = rb.SharesCluster()
+					}
+					if alone != "" {
+						cluster.Lock()
+					} else {
+						cluster.RLock()
+					}
 					r.obs.RunbookStarted(rb)
 					res = r.runOne(ctx, rb)
+					if alone != "" {
+						res.Alone = alone
+						cluster.Unlock()
+					} else {
+						cluster.RUnlock()
+					}
 				}
 				if res.Status == report.Failed && r.opts.FailFast {
 					mu.Lock()
