@@ -8,10 +8,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site"
+	"github.com/k0rdent/kbook/internal/sitebuild"
 	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
@@ -42,6 +44,9 @@ type Live struct {
 	Rebuild func()
 	// Log receives one line per run started and finished.
 	Log func(format string, args ...any)
+	// Logger receives each build's warnings (links, MkDocs, Hugo), as
+	// kbook build prints them; nil discards them.
+	Logger log.Logger
 
 	mu      sync.Mutex
 	results *report.Report
@@ -100,7 +105,7 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 		name = site.NextVersion
 	}
 	v := &site.Version{Name: name, Project: p, Lastmod: site.Lastmod(l.Dir, p.Config.Content, p.Config.Runbooks)}
-	if err := site.LinkError(site.CheckLinks(p, l.Out, v)); err != nil {
+	if err := sitebuild.CheckLinks(p, l.Out, []*site.Version{v}, "", l.Logger); err != nil {
 		return err
 	}
 	if l.Run != nil {
@@ -112,7 +117,7 @@ func (l *Live) Build(ctx context.Context, changed []string) error {
 	l.mu.Unlock()
 	// kbook serve serves the site at its root, whatever kbook.yaml's
 	// baseURL: the 404 page's <base> says so.
-	_, err = site.Render(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout, Tools: l.Tools})
+	_, err = site.Render(ctx, []*site.Version{v}, site.Options{Out: l.Out, BaseURL: "/", Search: l.Search, LiveReload: l.LiveReload, Dirs: l.Dirs, HugoTimeout: l.HugoTimeout, Tools: l.Tools, Logger: l.Logger})
 	return err
 }
 
