@@ -244,3 +244,32 @@ func TestShellInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestShellCacheKeyMacros: a page whose macros take other values
+// (mkdocs.yml's extra changed, the page did not) has another cache key,
+// so that a pass with the old values is not reused.
+func TestShellCacheKeyMacros(t *testing.T) {
+	src := "---\nrun: shell\n---\n\n```bash\necho {{ v }}\n```\n"
+	r, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums []string
+	for _, v := range []string{"1.0", "1.0", "2.0"} {
+		rb, err := runbook.Parse("page.md", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rb.ExpandMacros(strings.Split(strings.ReplaceAll(src, "{{ v }}", v), "\n")); err != nil {
+			t.Fatal(err)
+		}
+		k, err := r.key(rb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, k.Sum())
+	}
+	if sums[0] != sums[1] || sums[1] == sums[2] {
+		t.Errorf("cache keys for macro values 1.0, 1.0, 2.0: %q", sums)
+	}
+}

@@ -180,10 +180,18 @@ func exportLine(env []string) string {
 }
 
 // shellPlan is what decides the page's shell blocks beyond its source,
-// for its cache key: what overlays and attributes declare, and the
-// run's --offline and root where a block downloads or runs sudo.
+// for its cache key: what overlays and attributes declare, the values
+// its macros took, and the run's --offline and root where a block
+// downloads or runs sudo.
 func (r *Runner) shellPlan(rb *runbook.Runbook) string {
 	var b strings.Builder
+	for _, bl := range rb.Blocks {
+		if len(bl.Macros) > 0 {
+			// the values of its macros (mkdocs.yml's extra), which
+			// the page's source does not hold
+			fmt.Fprintf(&b, "%d macros %q\n", bl.Line, bl.Content)
+		}
+	}
 	for _, st := range rb.Steps {
 		sh := st.Shell
 		if sh == nil {
