@@ -131,15 +131,8 @@ func (p Plugin) line(env *Env, s string, inComment, inRaw *bool) (string, error)
 			s, *inRaw = s[k+e+len(p.BlockEnd):], false
 			continue
 		}
-		// The first delimiter; of two at the same place the longest.
 		delims := []string{p.VarStart, p.BlockStart, p.CommentStart}
-		k, which := -1, 0
-		for w, d := range delims {
-			x := strings.Index(s, d)
-			if x >= 0 && (k < 0 || x < k || (x == k && len(d) > len(delims[which]))) {
-				k, which = x, w
-			}
-		}
+		k, which := FirstDelimiter(s, delims)
 		if k < 0 {
 			b.WriteString(s)
 			onlySet = onlySet && strings.TrimSpace(s) == ""
@@ -213,4 +206,18 @@ func (p Plugin) line(env *Env, s string, inComment, inRaw *bool) (string, error)
 // isTag reports whether s starts with the statement word.
 func isTag(s, word string) bool {
 	return strings.HasPrefix(s, word) && (len(s) == len(word) || !IsIdentByte(s[len(word)]))
+}
+
+// FirstDelimiter is where in s the first of delims starts (-1: none) and
+// which it is; where two start at the same place ([[ and [[% of custom
+// delimiters), the longest, as Jinja's lexer tries them.
+func FirstDelimiter(s string, delims []string) (at, which int) {
+	at = -1
+	for w, d := range delims {
+		x := strings.Index(s, d)
+		if x >= 0 && (at < 0 || x < at || (x == at && len(d) > len(delims[which]))) {
+			at, which = x, w
+		}
+	}
+	return at, which
 }

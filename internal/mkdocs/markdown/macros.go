@@ -252,17 +252,8 @@ func (t *translator) renderLine(j *jinja, l line, inCode bool, inComment, inRaw 
 			s, *inRaw, anyTag = s[k+e+len(j.blockEnd):], false, true
 			continue
 		}
-		// The first delimiter; where two start at the same place
-		// ([[ and [[% of custom delimiters), the longest, as Jinja's
-		// lexer tries them.
 		delims := []string{j.varStart, j.blockStart, j.commentStart}
-		k, which := -1, 0
-		for w, d := range delims {
-			x := strings.Index(s, d)
-			if x >= 0 && (k < 0 || x < k || (x == k && len(d) > len(delims[which]))) {
-				k, which = x, w
-			}
-		}
+		k, which := macros.FirstDelimiter(s, delims)
 		if k < 0 {
 			b.WriteString(s)
 			if strings.TrimSpace(s) != "" {
