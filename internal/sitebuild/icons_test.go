@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/sitetools"
+	"github.com/k0rdent/kbook/internal/testfile"
 )
 
 // npmTarball packs files under package/, as npm pack does, and returns
@@ -90,18 +91,8 @@ func TestBuildFetchesIcons(t *testing.T) {
 	t.Setenv("npm_config_registry", srv.URL)
 
 	dir := filepath.Join(t.TempDir(), "project")
-	for name, content := range map[string]string{
-		"mkdocs.yml":    "site_name: Icons\nmarkdown_extensions:\n  - pymdownx.emoji\n",
-		"docs/index.md": "# Icons\n\nDone :material-check: with :simple-check:.\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfile.Write(t, dir, "mkdocs.yml", "site_name: Icons\nmarkdown_extensions:\n  - pymdownx.emoji\n")
+	testfile.Write(t, dir, "docs/index.md", "# Icons\n\nDone :material-check: with :simple-check:.\n")
 	// --site-tools off: nothing fetched, the shortcodes stay as text.
 	off := filepath.Join(t.TempDir(), "public")
 	if err := Build(context.Background(), Options{Dir: dir, OutDir: off, Version: "next", NoRun: true, NoSearch: true, SiteTools: sitetools.Off}); err != nil {
