@@ -42,10 +42,9 @@ type Live struct {
 	Run func(ctx context.Context, files []string) (*report.Report, error)
 	// Rebuild asks for a build once a run's results are in.
 	Rebuild func()
-	// Log receives one line per run started and finished.
-	Log func(format string, args ...any)
 	// Logger receives each build's warnings (links, MkDocs, Hugo), as
-	// kbook build prints them; nil discards them.
+	// kbook build prints them, and a line per run started and finished
+	// ("kbook serve: ran ..."); nil discards them.
 	Logger log.Logger
 
 	mu      sync.Mutex
@@ -204,9 +203,10 @@ func (l *Live) work(ctx context.Context) {
 	}
 }
 
+// logf says what a run did, as kbook serve's other lines.
 func (l *Live) logf(format string, args ...any) {
-	if l.Log != nil {
-		l.Log(format, args...)
+	if l.Logger != nil {
+		l.Logger.Infof("kbook serve: "+format, args...)
 	}
 }
 

@@ -79,7 +79,7 @@ func Serve(ctx context.Context, o Options) error {
 
 	search := site.FindPagefind(o.Dir)
 	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
-	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Tools: o.SiteTools, Log: logf, Logger: log.To{W: o.Stderr}}
+	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Tools: o.SiteTools, Logger: log.To{W: o.Stderr}}
 	ro := run.ForProject(o.RunOptions, proj.Dir, proj.Config.Run.CRDs, proj.RunbookPaths(), o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
