@@ -148,16 +148,13 @@ func (x *execution) run() *report.Runbook {
 	t := &scriptT{}
 	params := testscript.Params{
 		Files:              []string{script},
-		WorkdirRoot:        filepath.Join(root, "work"),
+		WorkdirRoot:        root,
 		Setup:              x.setup,
 		Condition:          x.r.condition,
 		Cmds:               x.r.cmds,
 		UpdateScripts:      x.r.opts.Update,
 		RequireUniqueNames: true,
 		Deadline:           testscriptDeadline(start, timeout),
-	}
-	if err := os.MkdirAll(params.WorkdirRoot, 0o755); err != nil {
-		return failed(res, fmt.Sprintf("create work directory: %v", err))
 	}
 	done := make(chan struct{})
 	go func() {

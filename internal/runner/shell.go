@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -30,31 +29,43 @@ const shellCmd = "__kbook_sh"
 // shellPrologue is what the page's bash session runs first. Each block
 // runs in __kbook_step, sourced from a file padded with blank lines so that
 // bash's "line N" is the page's line; its commands' stdin is /dev/null
-// and the session's own descriptors 3 (status) and 4 (output marker) are
+// and the session's own descriptor 3 (the record after each block) is
 // closed for them. set -e would end the session at a block's first
 // failure, so an ERR trap stands in for it (errtrace: in functions too):
 // inside a function or a sourced file it returns the failure, which fails
 // the caller in turn, up to __kbook_step; in a subshell it exits the
 // subshell, as set -e does; at the top level it does nothing.
+//
+// The line that runs a block is short (bash reads its commands one byte
+// at a time): "__kbook_step FILE DIR </dev/null 3>&-;__kbook_done", DIR
+// empty where the block starts where the last one ended. __kbook_done,
+// whose $? is the block's status, writes the block's record on fd 3:
+// the run's mark, then NUL-terminated fields: the status, $PWD, what the
+// probe found missing, and an empty field. fd 3 is the output's pipe, so
+// the record follows all the block printed.
 const shellPrologue = `shopt -s expand_aliases
 __kbook_pid=$BASHPID
+__kbook_missing=()
 __kbook_step() {
-	cd -- "$2" || return
+	__kbook_missing=()
+	[[ -z $2 ]] || cd -- "$2" || return
 	set -o pipefail -o errtrace
 	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif (( ${#FUNCNAME[@]} > 0 )); then return $__kbook_rc; fi' ERR
 	source "$1"
 }
+__kbook_done() {
+	printf '%s\0' "$__kbook_mark$?" "$PWD" "${__kbook_missing[@]}" "" >&3
+}
 __kbook_probe() {
-	local out=$1 w miss=()
-	shift
+	local w
 	for w; do
 		case $w in
-		c:*) type -t -- "${w#c:}" >/dev/null 2>&1 || miss+=("$w") ;;
-		v:*) [[ -v ${w#v:} ]] || miss+=("$w") ;;
-		f:*) [[ -e ${w#f:} ]] || miss+=("$w") ;;
+		c:*) type -t -- "${w#c:}" >/dev/null 2>&1 || __kbook_missing+=("$w") ;;
+		v:*) [[ -v ${w#v:} ]] || __kbook_missing+=("$w") ;;
+		f:*) [[ -e ${w#f:} ]] || __kbook_missing+=("$w") ;;
 		esac
 	done
-	(( ${#miss[@]} == 0 )) || { printf '%s\n' "${miss[@]}" >"$out"; return 1; }
+	(( ${#__kbook_missing[@]} == 0 ))
 }
 `
 
@@ -63,11 +74,11 @@ __kbook_probe() {
 type shellSession struct {
 	cmd    *exec.Cmd
 	stdin  *os.File      // commands, one line per block
-	status *bufio.Reader // fd 3: "<exit status> <pwd>" per block
-	dir    string        // where the blocks are written
-	mark   string        // printed on fd 4 after each block's output
+	blocks *blockStore   // where the blocks are kept
+	mark   string        // starts each block's record on the output pipe
 	exited chan struct{} // closed when bash has exited
 	err    error         // bash's exit, once exited is closed
+	pwd    string        // where the last block ended
 
 	mu  sync.Mutex
 	out bytes.Buffer // stdout and stderr, merged as a terminal shows them
@@ -75,41 +86,32 @@ type shellSession struct {
 	seq int
 }
 
-// startShell starts the page's bash in dir with env.
+// startShell starts the page's bash in dir with env; blocks is a folder
+// for the blocks' files where they cannot be kept in memory.
 func startShell(bash, dir, blocks string, env []string, nonce string) (*shellSession, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, err
-	}
-	stR, stW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
 		return nil, err
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		outR.Close()
 		outW.Close()
-		stR.Close()
-		stW.Close()
 		return nil, err
 	}
-	s := &shellSession{stdin: inW, status: bufio.NewReader(stR), dir: blocks, mark: "<kbook-end-" + nonce + ">",
-		exited: make(chan struct{}), got: make(chan struct{}, 1)}
+	s := &shellSession{stdin: inW, blocks: &blockStore{parent: blocks}, mark: "<kbook-end-" + nonce + ">",
+		exited: make(chan struct{}), got: make(chan struct{}, 1), pwd: dir}
 	s.cmd = exec.Command(bash, "--noprofile", "--norc", "-s")
 	s.cmd.Dir, s.cmd.Env = dir, env
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, outW
-	s.cmd.ExtraFiles = []*os.File{stW, outW} // fd 3, fd 4
+	s.cmd.ExtraFiles = []*os.File{outW} // fd 3
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = s.cmd.Start()
 	inR.Close()
 	outW.Close()
-	stW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		stR.Close()
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
 	go func() {
@@ -131,10 +133,9 @@ func startShell(bash, dir, blocks string, env []string, nonce string) (*shellSes
 	}()
 	go func() {
 		s.err = s.cmd.Wait()
-		stR.Close()
 		close(s.exited)
 	}()
-	if _, err := s.stdin.WriteString(shellPrologue); err != nil {
+	if _, err := s.stdin.WriteString(shellPrologue + "__kbook_mark=" + shellQuote(s.mark) + "\n"); err != nil {
 		s.close()
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
@@ -166,25 +167,26 @@ const interruptGrace = 5 * time.Second
 // it is asked about the block's output so far (its complete lines) as it
 // comes: once it holds, the processes the block started are interrupted
 // (SIGINT, then SIGKILL after interruptGrace), not what earlier blocks
-// left running, nor the session.
-func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir string, until func(string) bool) (blockResult, error) {
+// left running, nor the session. Where bash names the block's file in
+// what it prints ("FILE: line 12: ..."), page names the page instead.
+func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir, page string, until func(string) bool) (blockResult, error) {
 	s.seq++
-	file := filepath.Join(s.dir, fmt.Sprintf("block-%d.sh", s.seq))
-	probeFile := filepath.Join(s.dir, fmt.Sprintf("probe-%d", s.seq))
 	if len(probe) > 0 {
 		q := make([]string, len(probe))
 		for i, w := range probe {
 			q[i] = shellQuote(w)
 		}
-		pre += "__kbook_probe " + shellQuote(probeFile) + " " + strings.Join(q, " ") + " || return 0"
+		pre += "__kbook_probe " + strings.Join(q, " ") + " || return 0"
 	}
 	pad := strings.Repeat("\n", max(first-1, 0))
 	if pre != "" {
 		pad = pre + "\n" + strings.Repeat("\n", max(first-2, 0))
 	}
-	if err := os.WriteFile(file, []byte(pad+text), 0o600); err != nil {
+	file, release, err := s.blocks.put(s.seq, pad+text)
+	if err != nil {
 		return blockResult{}, err
 	}
+	defer release()
 	s.mu.Lock()
 	s.out.Reset()
 	s.mu.Unlock()
@@ -193,70 +195,83 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 	if until != nil {
 		before, got = proc.Descendants(s.cmd.Process.Pid), s.got
 	}
-	line := fmt.Sprintf("__kbook_step %s %s </dev/null 3>&- 4>&-; printf '%%s %%s\\n' \"$?\" \"$PWD\" >&3; printf '%%s' %s >&4\n",
-		shellQuote(file), shellQuote(dir), shellQuote(s.mark))
+	cd := ""
+	if dir != s.pwd {
+		cd = dir
+	}
+	line := "__kbook_step " + shellQuote(file) + " " + shellQuote(cd) + " </dev/null 3>&-;__kbook_done\n"
 	if _, err := s.stdin.WriteString(line); err != nil {
 		return blockResult{}, s.gone()
 	}
-	type status struct {
-		line string
-		err  error
-	}
-	stc := make(chan status, 1)
-	go func() {
-		l, err := s.status.ReadString('\n')
-		stc <- status{l, err}
-	}()
-	var st status
-	var interrupted *string
-	var kill <-chan time.Time
-wait:
-	for {
-		select {
-		case st = <-stc:
-			break wait
-		case <-got:
-			out := s.output()
+	var (
+		rec         []string // the block's record, once it is complete
+		interrupted *string
+		kill        <-chan time.Time
+	)
+	for rec == nil {
+		out := s.output()
+		if r, ok := s.record(out); ok {
+			rec = r
+			break
+		}
+		if got != nil {
 			if i := strings.LastIndexByte(out, '\n'); i >= 0 && until(out[:i+1]) {
 				matched := out[:i+1]
 				interrupted, got = &matched, nil
 				s.interrupt(before, syscall.SIGINT)
 				kill = time.After(interruptGrace)
 			}
-		case <-kill:
-			s.interrupt(before, syscall.SIGKILL)
-		case <-ctx.Done():
-			s.close()
-			return blockResult{output: s.output()}, context.Cause(ctx)
 		}
-	}
-	if st.err != nil {
-		<-s.exited
-		return blockResult{output: s.output()}, s.gone()
-	}
-	// The marker follows the block's output on the same pipe: once it is
-	// read, so is all the block printed.
-	for !strings.Contains(s.output(), s.mark) {
 		select {
 		case <-s.got:
+		case <-kill:
+			s.interrupt(before, syscall.SIGKILL)
 		case <-s.exited:
+			if r, ok := s.record(s.output()); ok {
+				rec = r
+				break
+			}
 			return blockResult{output: s.output()}, s.gone()
 		case <-ctx.Done():
 			s.close()
 			return blockResult{output: s.output()}, context.Cause(ctx)
 		}
 	}
-	code, pwd, _ := strings.Cut(strings.TrimSuffix(st.line, "\n"), " ")
-	exit, err := strconv.Atoi(code)
+	exit, err := strconv.Atoi(rec[0])
 	if err != nil {
-		return blockResult{}, fmt.Errorf("bash session: bad status line %q", st.line)
+		return blockResult{}, fmt.Errorf("bash session: bad status %q", rec[0])
 	}
 	out, _, _ := strings.Cut(s.output(), s.mark)
-	res := blockResult{output: out, exit: exit, pwd: pwd, interrupted: interrupted}
-	if data, err := os.ReadFile(probeFile); err == nil {
-		res.missing = strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if page != "" {
+		out = strings.ReplaceAll(out, file+": line ", page+": line ")
+	}
+	s.pwd = rec[1]
+	res := blockResult{output: out, exit: exit, pwd: rec[1], interrupted: interrupted}
+	if len(rec) > 2 {
+		res.missing = rec[2:]
 	}
 	return res, nil
+}
+
+// record finds the block's record in out: the fields after the mark,
+// complete once the empty field that ends them has arrived.
+func (s *shellSession) record(out string) ([]string, bool) {
+	i := strings.Index(out, s.mark)
+	if i < 0 {
+		return nil, false
+	}
+	rest := out[i+len(s.mark):]
+	var fields []string
+	for {
+		f, after, ok := strings.Cut(rest, "\x00")
+		switch {
+		case !ok:
+			return nil, false
+		case f == "" && len(fields) >= 2:
+			return fields, true
+		}
+		fields, rest = append(fields, f), after
+	}
 }
 
 func (s *shellSession) output() string {
@@ -347,7 +362,7 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	if w != nil {
 		until = x.until(sh)
 	}
-	res, err := s.run(x.cmdCtx, exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), until)
+	res, err := s.run(x.cmdCtx, exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), x.rb.Path, until)
 	fmt.Fprint(ts.Stdout(), res.output)
 	if err != nil {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
@@ -457,16 +472,11 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 		x.shErr = fmt.Errorf("the page runs its shell blocks in bash, and bash is not on PATH")
 		return nil, x.shErr
 	}
-	blocks, err := os.MkdirTemp(filepath.Dir(ts.Getenv("WORK")), "shell-")
-	if err != nil {
-		x.shErr = err
-		return nil, err
-	}
 	var env []string
 	for _, k := range x.envKeys {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
-	x.sh, x.shErr = startShell(bash, ts.MkAbs("."), blocks, env, x.plan.nonce)
+	x.sh, x.shErr = startShell(bash, ts.MkAbs("."), filepath.Dir(ts.Getenv("WORK")), env, x.plan.nonce)
 	return x.sh, x.shErr
 }
 

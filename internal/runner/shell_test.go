@@ -101,7 +101,9 @@ func TestShellFailures(t *testing.T) {
 }
 
 func TestShellErrorLine(t *testing.T) {
-	// bash's own messages name the page's line: the block is padded.
+	// bash's own messages name the page and its line: the block is
+	// padded, and where bash names the file it sourced the block from,
+	// the page is named instead.
 	dir := t.TempDir()
 	page := filepath.Join(dir, "page.md")
 	// (A command not on PATH would skip the block: bash's own error
@@ -110,7 +112,7 @@ func TestShellErrorLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := runShell(t, page)
-	if res.Status != report.Failed || !strings.Contains(res.Steps[0].Commands[0].Stdout, "line 7: cd: /kbook-no-such-dir: No such file or directory") {
+	if res.Status != report.Failed || !strings.Contains(res.Steps[0].Commands[0].Stdout, page+": line 7: cd: /kbook-no-such-dir: No such file or directory") {
 		t.Fatalf("page.md:\n%s", dumpResult(res))
 	}
 	if s := res.Steps[0].Shell; s == nil || s.ExitCode != 1 {
@@ -272,4 +274,16 @@ func TestShellCacheKeyMacros(t *testing.T) {
 	if sums[0] != sums[1] || sums[1] == sums[2] {
 		t.Errorf("cache keys for macro values 1.0, 1.0, 2.0: %q", sums)
 	}
+}
+
+// TestShellBlocksAsFiles runs pages with the blocks kept in files, as
+// where there is no memfd (macOS): the same results, and bash's messages
+// name the page.
+func TestShellBlocksAsFiles(t *testing.T) {
+	defer func(f func(string) (string, func(), bool)) { blocksInMemory = f }(blocksInMemory)
+	blocksInMemory = func(string) (string, func(), bool) { return "", nil, false }
+	if res := runShell(t, "testdata/shell/state.md"); res.Status != report.Passed {
+		t.Fatalf("state.md:\n%s", dumpResult(res))
+	}
+	TestShellErrorLine(t)
 }
