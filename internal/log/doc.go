@@ -8,4 +8,8 @@
 // Warn when the Logger has it, else to Infof. Either way a user reads it
 // as Warning writes it, "kbook: warning: MSG": libraries warn with Warnf,
 // never with Infof("warning: ...").
+//
+// A library whose result is output of its own (a page written, a status
+// tree, a server's address) takes IOStreams beside its Logger, as kind's
+// commands do, and prints nowhere else.
 package log

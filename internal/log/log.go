@@ -61,3 +61,24 @@ func (l To) Infof(format string, args ...any) { fmt.Fprintf(l.W, format+"\n", ar
 
 // Warn prints the message as Warning shows it.
 func (l To) Warn(msg string) { fmt.Fprintln(l.W, Warning(msg)) }
+
+// IOStreams are where a command's output goes, as kind's cmd.IOStreams:
+// Out the result the command was asked for, ErrOut what a user reads
+// beside it (notes, a child tool's own output). A library that writes
+// output takes them in its Options beside its Logger and writes nowhere
+// else; a nil stream discards (see OrDiscard). There is no In: no kbook
+// library reads its standard input.
+type IOStreams struct {
+	Out, ErrOut io.Writer
+}
+
+// OrDiscard returns s with each nil stream set to io.Discard.
+func (s IOStreams) OrDiscard() IOStreams {
+	if s.Out == nil {
+		s.Out = io.Discard
+	}
+	if s.ErrOut == nil {
+		s.ErrOut = io.Discard
+	}
+	return s
+}

@@ -2,6 +2,7 @@ package log
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -62,5 +63,14 @@ func TestTo(t *testing.T) {
 	Warnf(l, "disk %d%% full", 90)
 	if want := "started etcd\nkbook: warning: disk 90% full\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// TestIOStreamsOrDiscard: a nil stream discards, a set one is kept.
+func TestIOStreamsOrDiscard(t *testing.T) {
+	var b strings.Builder
+	s := IOStreams{Out: &b}.OrDiscard()
+	if s.Out != &b || s.ErrOut != io.Discard {
+		t.Errorf("OrDiscard: %#v, want Out kept and ErrOut io.Discard", s)
 	}
 }
