@@ -14,7 +14,7 @@ import (
 func BenchmarkValidate20Charts(b *testing.B) {
 	for _, withCRDs := range []bool{false, true} {
 		b.Run(fmt.Sprintf("crds=%v", withCRDs), func(b *testing.B) {
-			var opts Options
+			var opts ChartOptions
 			if withCRDs {
 				opts.Schemas = capiValidator(b)
 			}
@@ -28,7 +28,7 @@ func BenchmarkValidate20Charts(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				for _, c := range charts {
-					res, err := Validate(c, opts)
+					res, err := ValidateChart(c, opts)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -216,7 +216,7 @@ func TestKcmCorpus(t *testing.T) {
 
 func validateCorpusChart(t *testing.T, dir string, v *schema.Validator) *findings.Report {
 	t.Helper()
-	res, err := Validate(dir, Options{Schemas: v})
+	res, err := ValidateChart(dir, ChartOptions{Schemas: v})
 	if err != nil {
 		t.Fatal(err)
 	}

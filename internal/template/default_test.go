@@ -77,7 +77,7 @@ func TestDefaultReleaseSchemas(t *testing.T) {
 func TestReleaseUnavailable(t *testing.T) {
 	dir, opts := setupFixture(t, "RENDER001-pass")
 	opts.NoRelease = "the CRDs of k0rdent v1.11.4 could not be had: go is not on PATH"
-	res, err := Validate(dir, opts)
+	res, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestValuesTypo(t *testing.T) {
 	editFile(t, filepath.Join(dir, "values.yaml"), "worker:\n", "worker:\n  replicas: 2\n")
 	md := filepath.Join(dir, "templates", "machinedeployment.yaml")
 	editFile(t, md, "replicas: {{ .Values.workersNumber }}", "replicas: {{ .Values.worker.replica }}")
-	res, err := Validate(dir, opts)
+	res, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

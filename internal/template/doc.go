@@ -9,7 +9,7 @@
 // kcm, k0rdent's management controller, only finds problems in a template
 // after it is installed (status.valid / status.validationError of the
 // ClusterTemplate), and only finds a ClusterDeployment's config to be wrong
-// after the ClusterDeployment was accepted. Validate checks the chart (Helm
+// after the ClusterDeployment was accepted. ValidateChart checks the chart (Helm
 // SDK), its k0rdent annotations, its values and values.schema.json, renders
 // it as kcm would for a ClusterDeployment, and checks the rendered objects
 // (references, CRD schemas, security, organisation policies). Findings

@@ -20,9 +20,9 @@ import (
 // chart) says what the fixture is about in a comment and may set:
 //
 //	delete: [files]   base files to remove
-//	config: FILE      a file of the fixture used as Options.Config
-//	policy: FILE      a policy file of the fixture (Options.Policies)
-//	registries: [..]  Options.Registries
+//	config: FILE      a file of the fixture used as ChartOptions.Config
+//	policy: FILE      a policy file of the fixture (ChartOptions.Policies)
+//	registries: [..]  ChartOptions.Registries
 //	crds: true        validate with the CAPI CRDs of ../shared/crds/capi
 //	                  (the test is skipped when they are absent)
 //	crdFiles: [files] validate with CRD files of the fixture itself
@@ -67,7 +67,7 @@ func capiValidator(t testing.TB) *schema.Validator {
 
 // setupFixture builds the fixture chart in a temporary directory and
 // returns its path and the options it asks for.
-func setupFixture(t testing.TB, name string) (string, Options) {
+func setupFixture(t testing.TB, name string) (string, ChartOptions) {
 	t.Helper()
 	src := filepath.Join(chartsDir, name)
 	var fx fixture
@@ -85,7 +85,7 @@ func setupFixture(t testing.TB, name string) (string, Options) {
 			t.Fatalf("fixture %s: delete: %v", name, err)
 		}
 	}
-	opts := Options{Registries: fx.Registries}
+	opts := ChartOptions{Registries: fx.Registries}
 	if fx.Config != "" {
 		opts.Config = filepath.Join(src, fx.Config)
 	}

@@ -195,7 +195,7 @@ type valueSet struct {
 	file   string         // where its values are: values.yaml for defaults
 	values map[string]any // the supplied values (nil for defaults)
 	node   *yaml.Node     // the values' YAML (spec.config of a ClusterDeployment), for lines
-	config bool           // Options.Config
+	config bool           // ChartOptions.Config
 }
 
 const defaultsName = "defaults"
@@ -210,7 +210,7 @@ func readValues(name string, data []byte) (map[string]any, *yaml.Node, *findings
 	return vals, parseYAML(data), nil
 }
 
-// loadConfig reads Options.Config: a YAML file with a ClusterDeployment
+// loadConfig reads ChartOptions.Config: a YAML file with a ClusterDeployment
 // (its spec.config is used) or a plain values map. A file that cannot be
 // read, does not parse or holds no map is an InputError at its line.
 func loadConfig(file string) (*valueSet, error) {

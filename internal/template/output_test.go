@@ -22,7 +22,7 @@ func goldenResult(t *testing.T) *findings.Report {
 	t.Helper()
 	dir, opts := setupFixture(t, "POLICY-fail")
 	opts.Config = chartsDir + "/VALUES007-fail/values.dev.yaml"
-	res, err := Validate(dir, opts)
+	res, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

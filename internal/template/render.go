@@ -77,7 +77,7 @@ func RenderChart(chartPath string, opts RenderOptions) ([]Object, error) {
 // (template file, then document order). Any rendering problem is an error
 // naming the template file and line; a chart or config that cannot be
 // read is a findings.InputError (the exit-code convention's bad input, as
-// for Validate).
+// for ValidateChart).
 func Render(chartPath string, opts RenderOptions) ([]Object, error) {
 	src, lf, err := loadChart(chartPath)
 	if err != nil {

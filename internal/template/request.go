@@ -21,7 +21,7 @@ import (
 // files (or cluster) the options come from.
 type Request struct {
 	Charts  []string
-	Options Options
+	Options ChartOptions
 	// K0rdent is the k0rdent release whose CRDs objects are checked
 	// against ("" is the release kbook pins; NoRelease: none), CRDs more
 	// CRD files to check them against (added to the release's, replacing
@@ -113,7 +113,7 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 				return nil, findings.Input(err)
 			}
 		}
-		rep, err := Validate(chart, opts)
+		rep, err := ValidateChart(chart, opts)
 		if err == nil {
 			err = checkProvider(chart, rep)
 		}

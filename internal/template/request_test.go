@@ -24,7 +24,7 @@ func TestValidateAllBadInput(t *testing.T) {
 		{"--crds with --kubeconfig", Request{CRDs: []string{"crds"}, Kubeconfig: "kc"}, "give --crds or --kubeconfig, not both"},
 		{"missing CRDs", Request{CRDs: []string{missing}}, "missing"},
 		{"missing policy", Request{Policies: []string{missing}}, "missing"},
-		{"unknown rule", Request{Options: Options{Disable: []string{"NOPE999"}}}, "NOPE999"},
+		{"unknown rule", Request{Options: ChartOptions{Disable: []string{"NOPE999"}}}, "NOPE999"},
 		{"missing chart", Request{Charts: []string{missing}}, "missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // checkSchemas runs the SCHEMA rules: every rendered object against the
-// OpenAPI schema and CEL rules of its CRD (Options.Schemas).
+// OpenAPI schema and CEL rules of its CRD (ChartOptions.Schemas).
 func (c *checker) checkSchemas(rs *renderedSet) {
 	v := c.opts.Schemas
 	if (v == nil || c.opts.NoRelease != "") && len(rs.objs) > 0 && !c.warnedNoCRDs {

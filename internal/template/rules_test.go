@@ -164,7 +164,7 @@ func TestRuleFixtures(t *testing.T) {
 		t.Run(rule.ID+"-fail", func(t *testing.T) {
 			t.Parallel()
 			dir, opts := setupFixture(t, rule.ID+"-fail")
-			res, err := Validate(dir, opts)
+			res, err := ValidateChart(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestRuleFixtures(t *testing.T) {
 		t.Run(rule.ID+"-pass", func(t *testing.T) {
 			t.Parallel()
 			dir, opts := setupFixture(t, rule.ID+"-pass")
-			res, err := Validate(dir, opts)
+			res, err := ValidateChart(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,7 +32,7 @@ type valuesChecker struct {
 }
 
 // checkValues runs the VALUES rules on the defaults, every ci/*.yaml and
-// Options.Config.
+// ChartOptions.Config.
 func (c *checker) checkValues(sets []*valueSet) {
 	data, ok := c.src.raw[schemaFile]
 	if !ok {
@@ -259,7 +259,7 @@ func (c *checker) checkInjected(errs []helmvalues.Error, isInjected func(vpath) 
 	}
 }
 
-// checkConfigUse runs VALUES007 to VALUES009 on Options.Config: values that
+// checkConfigUse runs VALUES007 to VALUES009 on ChartOptions.Config: values that
 // would silently have no effect.
 func (c *checker) checkConfigUse(sets []*valueSet) {
 	var cfg *valueSet

@@ -12,8 +12,8 @@ import (
 	"github.com/k0rdent/kbook/internal/schema"
 )
 
-// Options tune Validate.
-type Options struct {
+// ChartOptions tune ValidateChart.
+type ChartOptions struct {
 	// Config is a file holding a ClusterDeployment (its spec.config is
 	// used) or a plain values map, validated and rendered in addition to
 	// the defaults and the chart's ci/*.yaml files.
@@ -37,13 +37,13 @@ type Options struct {
 	Disable []string
 }
 
-// Validate checks the chart at path (a directory or a .tgz) and returns
+// ValidateChart checks the chart at path (a directory or a .tgz) and returns
 // its report (Kind "chart", Name and Base the path, Default "defaults").
 // The error, a findings.InputError, is for a chart path or config file
 // that cannot be read (or a config that does not parse); everything else
 // is a finding, a chart Helm cannot load included (CHART001, an Input
 // rule: Registry.ExitCode is then ExitBadInput).
-func Validate(path string, opts Options) (*findings.Report, error) {
+func ValidateChart(path string, opts ChartOptions) (*findings.Report, error) {
 	res := &findings.Report{Kind: "chart", Name: path, Base: path, Default: defaultsName, Findings: []findings.Finding{}}
 	if opts.Config != "" {
 		res.Given = []string{opts.Config}
@@ -98,7 +98,7 @@ func Validate(path string, opts Options) (*findings.Report, error) {
 
 // checker runs the rules over one chart.
 type checker struct {
-	opts  Options
+	opts  ChartOptions
 	src   *chartSource
 	found []findings.Finding
 
@@ -163,7 +163,7 @@ func (c *checker) finish() []findings.Finding {
 }
 
 // valueSets lists what the chart is rendered with: the defaults, each
-// ci/*.yaml, then Options.Config.
+// ci/*.yaml, then ChartOptions.Config.
 func (c *checker) valueSets(config *valueSet) []*valueSet {
 	sets := []*valueSet{{name: defaultsName, file: "values.yaml", node: c.src.node("values.yaml")}}
 	for _, name := range c.src.ciFiles() {

@@ -17,7 +17,7 @@ import (
 const baseChart = chartsDir + "/base"
 
 func TestBaseChartIsClean(t *testing.T) {
-	res, err := Validate(baseChart, Options{})
+	res, err := ValidateChart(baseChart, ChartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestBaseChartIsClean(t *testing.T) {
 // the real CAPI CRDs (v1.14: core, kubeadm, CAPD), schema and CEL rules.
 func TestBaseChartWithCAPICRDs(t *testing.T) {
 	v := capiValidator(t)
-	res, err := Validate(baseChart, Options{Schemas: v, Config: chartsDir + "/VALUES006-pass/clusterdeployment.yaml"})
+	res, err := ValidateChart(baseChart, ChartOptions{Schemas: v, Config: chartsDir + "/VALUES006-pass/clusterdeployment.yaml"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestBaseChartWithCAPICRDs(t *testing.T) {
 	}
 	// And a broken object is caught, with the field path.
 	dir, opts := setupFixture(t, "SCHEMA002-fail")
-	res, err = Validate(dir, opts)
+	res, err = ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +74,11 @@ func TestArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromDir, err := Validate(dir, opts)
+	fromDir, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromTgz, err := Validate(tgz, opts)
+	fromTgz, err := ValidateChart(tgz, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestBrokenArchive(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not a gzip file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Validate(bad, Options{})
+	res, err := ValidateChart(bad, ChartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestBrokenArchive(t *testing.T) {
 }
 
 func TestNotAChart(t *testing.T) {
-	res, err := Validate(t.TempDir(), Options{})
+	res, err := ValidateChart(t.TempDir(), ChartOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,15 +117,15 @@ func TestNotAChart(t *testing.T) {
 }
 
 func TestMissingPaths(t *testing.T) {
-	if _, err := Validate(filepath.Join(t.TempDir(), "nope"), Options{}); err == nil || !strings.Contains(err.Error(), "nope") {
+	if _, err := ValidateChart(filepath.Join(t.TempDir(), "nope"), ChartOptions{}); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("missing chart: err = %v, want one naming the path", err)
 	}
-	if _, err := Validate(baseChart, Options{Config: "no-such-config.yaml"}); err == nil || !strings.Contains(err.Error(), "no-such-config.yaml") {
+	if _, err := ValidateChart(baseChart, ChartOptions{Config: "no-such-config.yaml"}); err == nil || !strings.Contains(err.Error(), "no-such-config.yaml") {
 		t.Errorf("missing config: err = %v, want one naming the path", err)
 	}
 }
 
-// A config that does not parse is bad input, at its line, for Validate
+// A config that does not parse is bad input, at its line, for ValidateChart
 // and Render alike; so is a chart Helm cannot load.
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -141,7 +141,7 @@ func TestBadInput(t *testing.T) {
 		{cfg, cfg + ":2: the config does not parse: "},
 		{list, list + ":1: the config is not a map of values"},
 	} {
-		if _, err := Validate(baseChart, Options{Config: c.file}); err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want) {
+		if _, err := ValidateChart(baseChart, ChartOptions{Config: c.file}); err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("Validate: err = %v, want bad input starting %q", err, c.want)
 		}
 		if _, err := Render(baseChart, RenderOptions{Config: c.file}); err == nil || !findings.IsInput(err) || !strings.HasPrefix(err.Error(), c.want) {
@@ -149,14 +149,14 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	broken, _ := setupFixture(t, "CHART001-fail")
-	res, err := Validate(broken, Options{})
+	res, err := ValidateChart(broken, ChartOptions{})
 	if err != nil || Registry.ExitCode(res) != findings.ExitBadInput {
 		t.Errorf("Validate of a chart Helm cannot load: err %v, exit %d, want a CHART001 finding and exit 2", err, Registry.ExitCode(res))
 	}
 	if _, err := Render(broken, RenderOptions{}); !findings.IsInput(err) || !strings.Contains(err.Error(), "Chart.yaml:5: ") {
 		t.Errorf("Render of a chart Helm cannot load: err = %v, want bad input at Chart.yaml:5", err)
 	}
-	if _, err := Validate(filepath.Join(dir, "nope"), Options{}); !findings.IsInput(err) {
+	if _, err := ValidateChart(filepath.Join(dir, "nope"), ChartOptions{}); !findings.IsInput(err) {
 		t.Errorf("Validate of a missing chart: err = %v, want bad input", err)
 	}
 	invalid, _ := setupFixture(t, "CHART002-fail")
@@ -173,7 +173,7 @@ func TestConfigIsRendered(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := capiValidator(t)
-	res, err := Validate(baseChart, Options{Config: cfg, Schemas: v})
+	res, err := ValidateChart(baseChart, ChartOptions{Config: cfg, Schemas: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestConfigIsRendered(t *testing.T) {
 func TestDisable(t *testing.T) {
 	dir, opts := setupFixture(t, "POLICY-fail")
 	opts.Disable = []string{"SCHEMA001", "ORG-TEAM-LABEL"}
-	res, err := Validate(dir, opts)
+	res, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestDisable(t *testing.T) {
 }
 
 func TestReleaseNameAndNamespaceOptions(t *testing.T) {
-	res, err := Validate(baseChart, Options{ReleaseName: "prod-eu", Namespace: "team-a", Disable: []string{ruleNoCRDs}})
+	res, err := ValidateChart(baseChart, ChartOptions{ReleaseName: "prod-eu", Namespace: "team-a", Disable: []string{ruleNoCRDs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestReleaseNameAndNamespaceOptions(t *testing.T) {
 	}
 	dir, opts := setupFixture(t, "RENDER009-fail")
 	opts.ReleaseName = "prod-eu"
-	res, err = Validate(dir, opts)
+	res, err = ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestSameVersion(t *testing.T) {
 }
 
 func TestRegistriesOption(t *testing.T) {
-	res, err := Validate(baseChart, Options{Registries: []string{"registry.example.com"}, Disable: []string{ruleNoCRDs}})
+	res, err := ValidateChart(baseChart, ChartOptions{Registries: []string{"registry.example.com"}, Disable: []string{ruleNoCRDs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +412,7 @@ func TestRegistriesOption(t *testing.T) {
 	}
 	dir, opts := setupFixture(t, "SEC006-pass")
 	opts.Registries = []string{"mirror.example.org"} // --registry wins over global.registry
-	res, err = Validate(dir, opts)
+	res, err = ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +529,7 @@ func TestLineOf(t *testing.T) {
 func TestRenderWithoutGlobal(t *testing.T) {
 	dir, opts := setupFixture(t, "RENDER001-pass")
 	editFile(t, filepath.Join(dir, "values.yaml"), "global:\n  registry: \"\"\n", "")
-	res, err := Validate(dir, opts)
+	res, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,7 +563,7 @@ func TestRequiredValues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, opts := setupFixture(t, tc.fixture)
 			opts.Config, opts.Disable = tc.config, append(tc.disable, ruleNoCRDs)
-			res, err := Validate(dir, opts)
+			res, err := ValidateChart(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -580,7 +580,7 @@ func TestRequiredValues(t *testing.T) {
 	// fixed namespace shows up, said to be found with placeholders.
 	dir, opts := setupFixture(t, "RENDER011-fail")
 	editFile(t, filepath.Join(dir, "templates", "kubeadmcontrolplane.yaml"), "metadata:\n", "metadata:\n  namespace: kcm-system\n")
-	res, err := Validate(dir, opts)
+	res, err := ValidateChart(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -618,7 +618,7 @@ func TestSchemaInputs(t *testing.T) {
 				writeFile(t, filepath.Join(dir, "ci", "workers.yaml"), "workersNumber: 2\n")
 			}
 			opts.Config = tc.config
-			res, err := Validate(dir, opts)
+			res, err := ValidateChart(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -645,7 +645,7 @@ func TestSchemaInputs(t *testing.T) {
 		editFile(t, filepath.Join(dir, "templates", "kubeadmcontrolplane.yaml"),
 			"      infrastructureRef:\n        apiGroup: infrastructure.cluster.x-k8s.io\n        kind: DockerMachineTemplate\n        name: {{ include \"dockermachinetemplate.controlplane.name\" . }}\n",
 			"      infrastructureRef: {{- toYaml .Values.controlPlane.machineRef | nindent 8 }}\n")
-		res, err := Validate(dir, opts)
+		res, err := ValidateChart(dir, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -741,7 +741,7 @@ metadata:
 			for n, d := range tc.templates {
 				files["templates/"+n] = d
 			}
-			res, err := Validate(writeChart(t, files), Options{})
+			res, err := ValidateChart(writeChart(t, files), ChartOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
