@@ -7,10 +7,16 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
+	"github.com/spf13/cobra"
 )
 
 // stderrLog is the Logger of commands that report progress on stderr.
 var stderrLog = log.To{W: os.Stderr}
+
+// streams are cmd's output and error streams, for a library's Options.
+func streams(cmd *cobra.Command) log.IOStreams {
+	return log.IOStreams{Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}
+}
 
 // cacheRoot is kbook's cache, which holds the kbook cluster up state.
 func cacheRoot() string { return cache.DefaultDir() }

@@ -10,6 +10,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/template"
 	"github.com/k0rdent/kbook/internal/template/manifest"
@@ -67,29 +68,30 @@ func newTemplateManifestCmd() *cobra.Command {
 }
 
 func newTemplateValidateCmd() *cobra.Command {
-	var r template.Request
+	var o template.Options
 	cmd := &cobra.Command{
 		Use:  "validate PATH...",
 		Args: cobra.MinimumNArgs(1),
 	}
 	checkCmd(cmd, template.Registry, func(cmd *cobra.Command, args []string) ([]*findings.Report, func(io.Writer), error) {
-		r.Charts, r.Log, r.CacheDir = args, cmd.ErrOrStderr(), cacheRoot()
-		reps, err := template.ValidateAll(cmd.Context(), r)
+		o.Charts, o.CacheDir, o.IOStreams = args, cacheRoot(), streams(cmd)
+		o.Logger = log.To{W: o.ErrOut}
+		reps, err := template.Validate(cmd.Context(), o)
 		return reps, nil, err
 	})
 	fl := cmd.Flags()
-	fl.StringVar(&r.Options.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
-	fl.StringVar(&r.K0rdent, "k0rdent", "", "check objects against the CRDs of this k0rdent release `version` (k0rdent, Flux, Sveltos, Cluster API, kubeadm, CAPD; read from its Go modules as kbook run --k0rdent installs them; default: "+controllers.DefaultK0rdentVersion+"; "+template.NoRelease+": only --crds; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
+	fl.StringVar(&o.Config, "config", "", "also validate and render this `file`: a ClusterDeployment (its spec.config) or a values file")
+	fl.StringVar(&o.K0rdent, "k0rdent", "", "check objects against the CRDs of this k0rdent release `version` (k0rdent, Flux, Sveltos, Cluster API, kubeadm, CAPD; read from its Go modules as kbook run --k0rdent installs them; default: "+controllers.DefaultK0rdentVersion+"; "+template.NoRelease+": only --crds; known: "+strings.Join(controllers.K0rdentVersions(), ", ")+")")
 	cli.Choose(fl, "k0rdent", append(controllers.K0rdentVersions(), template.NoRelease)...)
-	fl.StringArrayVar(&r.CRDs, "crds", nil, "also check objects against the CRDs in this `file or directory` (repeatable; they replace the release's CRDs of the same name)")
-	kubeconfigFlags(fl, &r.Kubeconfig, &r.Context)
-	fl.StringArrayVar(&r.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
-	fl.StringArrayVar(&r.Policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
-	fl.StringArrayVar(&r.Options.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
-	fl.StringArrayVar(&r.Options.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
-	fl.StringVar(&r.Options.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
-	fl.StringVarP(&r.Options.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
-	fl.BoolVar(&r.DependencyUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
+	fl.StringArrayVar(&o.CRDs, "crds", nil, "also check objects against the CRDs in this `file or directory` (repeatable; they replace the release's CRDs of the same name)")
+	kubeconfigFlags(fl, &o.Kubeconfig, &o.Context)
+	fl.StringArrayVar(&o.Providers, "provider", nil, "check the contracts the template pins against this provider: a ProviderTemplate chart, components or CRDs (repeatable; see kbook provider validate)")
+	fl.StringArrayVar(&o.Policies, "policy", nil, "check the organisation policy in this `file` (repeatable)")
+	fl.StringArrayVar(&o.Registries, "registry", nil, "allow images from this `registry` (repeatable; default: global.registry)")
+	fl.StringArrayVar(&o.Disable, "disable", nil, "do not report this `rule` ID (repeatable)")
+	fl.StringVar(&o.ReleaseName, "release-name", "", "ClusterDeployment `name` to render with (default "+template.DefaultReleaseName+")")
+	fl.StringVarP(&o.Namespace, "namespace", "n", "", "ClusterDeployment `namespace` to render with (default "+template.DefaultNamespace+")")
+	fl.BoolVar(&o.DependencyUpdate, "dependency-update", false, "run helm dependency update on each chart first (for --extend wrappers)")
 	return cmd
 }
 

@@ -36,7 +36,7 @@ func TestDefaultReleaseSchemas(t *testing.T) {
 	md := filepath.Join(dir, "templates", "machinedeployment.yaml")
 	editFile(t, md, "spec:\n  clusterName: {{ include \"cluster.name\" . }}\n", "spec:\n")
 	editFile(t, md, "      bootstrap:\n        configRef:\n          apiGroup: bootstrap.cluster.x-k8s.io\n          kind: KubeadmConfigTemplate\n          name: {{ include \"kubeadmconfigtemplate.worker.name\" . }}\n", "")
-	reps, err := ValidateAll(context.Background(), Request{Charts: []string{dir}})
+	reps, err := Validate(context.Background(), Options{Charts: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestDefaultReleaseSchemas(t *testing.T) {
 	}
 
 	// --k0rdent none and no --crds: nothing checked, as before, said once.
-	reps, err = ValidateAll(context.Background(), Request{Charts: []string{dir}, K0rdent: NoRelease})
+	reps, err = Validate(context.Background(), Options{Charts: []string{dir}, K0rdent: NoRelease})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestDefaultReleaseSchemas(t *testing.T) {
 		t.Errorf("--k0rdent none: errors %q", describeAll(errs))
 	}
 	// An unknown release asked for is bad input.
-	if _, err := ValidateAll(context.Background(), Request{Charts: []string{dir}, K0rdent: "v0.0.1"}); !findings.IsInput(err) {
+	if _, err := Validate(context.Background(), Options{Charts: []string{dir}, K0rdent: "v0.0.1"}); !findings.IsInput(err) {
 		t.Errorf("--k0rdent v0.0.1: err %v, want an input error", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/k0rdent/kbook/internal/schema"
 )
 
-// NoRelease as Request.K0rdent checks objects against the --crds files
+// NoRelease as Options.K0rdent checks objects against the --crds files
 // only, with no k0rdent release's CRDs.
 const NoRelease = "none"
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
-	klog "github.com/k0rdent/kbook/internal/log"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/policy"
 	"github.com/k0rdent/kbook/internal/provider"
 	"github.com/k0rdent/kbook/internal/schema"
@@ -17,11 +17,17 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Request is kbook template validate: the charts, the options, and the
-// files (or cluster) the options come from.
-type Request struct {
-	Charts  []string
-	Options ChartOptions
+// Options are kbook template validate's: the charts, how each is
+// validated (ChartOptions' flags), and the files (or cluster) the CRDs
+// and policies come from.
+type Options struct {
+	Charts []string
+	// Config, Registries, ReleaseName, Namespace and Disable are the
+	// ChartOptions of every chart.
+	Config                 string
+	Registries             []string
+	ReleaseName, Namespace string
+	Disable                []string
 	// K0rdent is the k0rdent release whose CRDs objects are checked
 	// against ("" is the release kbook pins; NoRelease: none), CRDs more
 	// CRD files to check them against (added to the release's, replacing
@@ -37,35 +43,37 @@ type Request struct {
 	Policies  []string
 	Providers []string
 	// DependencyUpdate runs helm dependency update on each chart first,
-	// writing its output to Log.
+	// writing Helm's output to ErrOut.
 	DependencyUpdate bool
-	Log              io.Writer
+	// Logger tells of the release's CRDs being read or built.
+	Logger log.Logger
+	log.IOStreams
 }
 
-// ValidateAll validates every chart of r, one report each. Anything that
-// keeps a chart from being checked (a flag, a file, a chart Helm cannot
-// load, a cluster that does not answer) is a findings.InputError.
-func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
-	opts := r.Options
-	var err error
-	kube := r.Kubeconfig != "" || r.Context != ""
-	log := r.Log
-	if log == nil {
-		log = io.Discard
+// Validate is kbook template validate: it validates every chart of o,
+// one report each. Anything that keeps a chart from being checked (a
+// flag, a file, a chart Helm cannot load, a cluster that does not answer)
+// is a findings.InputError. A context already done validates nothing.
+func Validate(ctx context.Context, o Options) ([]*findings.Report, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
 	}
+	opts := ChartOptions{Config: o.Config, Registries: o.Registries, ReleaseName: o.ReleaseName, Namespace: o.Namespace, Disable: o.Disable}
+	var err error
+	kube := o.Kubeconfig != "" || o.Context != ""
 	switch {
-	case len(r.CRDs) > 0 && kube:
+	case len(o.CRDs) > 0 && kube:
 		return nil, findings.Input(errors.New("give --crds or --kubeconfig, not both"))
-	case r.K0rdent != "" && kube:
+	case o.K0rdent != "" && kube:
 		return nil, findings.Input(errors.New("give --k0rdent or --kubeconfig, not both: a cluster serves its own CRDs"))
-	case r.K0rdent == NoRelease && len(r.CRDs) > 0:
-		if opts.Schemas, err = schema.FromFiles(r.CRDs...); err != nil {
+	case o.K0rdent == NoRelease && len(o.CRDs) > 0:
+		if opts.Schemas, err = schema.FromFiles(o.CRDs...); err != nil {
 			return nil, findings.Input(err)
 		}
-	case r.K0rdent == NoRelease:
+	case o.K0rdent == NoRelease:
 	case !kube:
-		opts.Schemas, err = releaseSchemas(ctx, r.K0rdent, r.CacheDir, r.CRDs, klog.To{W: log})
-		if err != nil && (r.K0rdent != "" || findings.IsInput(err) || errors.Is(err, context.Canceled)) {
+		opts.Schemas, err = releaseSchemas(ctx, o.K0rdent, o.CacheDir, o.CRDs, o.Logger)
+		if err != nil && (o.K0rdent != "" || findings.IsInput(err) || errors.Is(err, context.Canceled)) {
 			return nil, findings.Input(err)
 		}
 		if err != nil {
@@ -73,14 +81,14 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 			// had (no go, no module proxy). Check against --crds alone
 			// and say why in SCHEMA001.
 			opts.NoRelease = err.Error()
-			if len(r.CRDs) > 0 {
-				if opts.Schemas, err = schema.FromFiles(r.CRDs...); err != nil {
+			if len(o.CRDs) > 0 {
+				if opts.Schemas, err = schema.FromFiles(o.CRDs...); err != nil {
 					return nil, findings.Input(err)
 				}
 			}
 		}
 	case kube:
-		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: r.Kubeconfig, Context: r.Context})
+		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: o.Context})
 		if err != nil {
 			return nil, findings.Input(err)
 		}
@@ -89,7 +97,7 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 		}
 	}
 	var policyRules []string
-	for _, p := range r.Policies {
+	for _, p := range o.Policies {
 		pol, err := policy.Load(p)
 		if err != nil {
 			return nil, findings.Input(err)
@@ -102,14 +110,15 @@ func ValidateAll(ctx context.Context, r Request) ([]*findings.Report, error) {
 	if err := Registry.CheckDisable(opts.Disable, policyRules...); err != nil {
 		return nil, findings.Input(err)
 	}
-	checkProvider, err := provider.ContractCheck(r.Providers)
+	checkProvider, err := provider.ContractCheck(o.Providers)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
 	var results []*findings.Report
-	for _, chart := range r.Charts {
-		if r.DependencyUpdate {
-			if err := scaffold.DependencyUpdate(chart, log); err != nil {
+	errOut := o.OrDiscard().ErrOut
+	for _, chart := range o.Charts {
+		if o.DependencyUpdate {
+			if err := scaffold.DependencyUpdate(chart, errOut); err != nil {
 				return nil, findings.Input(err)
 			}
 		}

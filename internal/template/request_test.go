@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,27 +13,34 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// TestValidateAllBadInput: what keeps the charts from being checked is
-// bad input, before any chart is read.
-func TestValidateAllBadInput(t *testing.T) {
+// TestValidateBadInput: what keeps the charts from being checked is
+// bad input, before any chart is read; a context already done validates
+// nothing.
+func TestValidateBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	for _, tc := range []struct {
 		name string
-		r    Request
+		o    Options
 		want string
 	}{
-		{"--crds with --kubeconfig", Request{CRDs: []string{"crds"}, Kubeconfig: "kc"}, "give --crds or --kubeconfig, not both"},
-		{"missing CRDs", Request{CRDs: []string{missing}}, "missing"},
-		{"missing policy", Request{Policies: []string{missing}}, "missing"},
-		{"unknown rule", Request{Options: ChartOptions{Disable: []string{"NOPE999"}}}, "NOPE999"},
-		{"missing chart", Request{Charts: []string{missing}}, "missing"},
+		{"--crds with --kubeconfig", Options{CRDs: []string{"crds"}, Kubeconfig: "kc"}, "give --crds or --kubeconfig, not both"},
+		{"missing CRDs", Options{CRDs: []string{missing}}, "missing"},
+		{"missing policy", Options{Policies: []string{missing}}, "missing"},
+		{"unknown rule", Options{Disable: []string{"NOPE999"}}, "NOPE999"},
+		{"missing chart", Options{Charts: []string{missing}}, "missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ValidateAll(context.Background(), tc.r)
+			_, err := Validate(context.Background(), tc.o)
 			if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want bad input containing %q", err, tc.want)
 			}
 		})
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stopped")
+	cancel(stop)
+	if _, err := Validate(ctx, Options{Charts: []string{missing}}); !errors.Is(err, stop) {
+		t.Errorf("done context: %v, want its cause", err)
 	}
 }
 
