@@ -299,7 +299,7 @@ func useOf(fd *ast.FuncDecl) string {
 // runCalls are the module packages (folders) whose functions fd's
 // function literals call (RunE, and those given to helpers such as
 // checkCmd), sorted: pkg.F(...), and v.M(...) on a variable fd declares
-// of one of pkg's types (var r upgrade.Request; r.Findings(ctx)).
+// of one of pkg's types (var r pkg.Request; r.Check(ctx)).
 func runCalls(fd *ast.FuncDecl, imports map[string]string) []string {
 	vars := map[string]string{} // fd's variables of a module package's type → its folder
 	ast.Inspect(fd.Body, func(n ast.Node) bool {

@@ -26,8 +26,8 @@ const (
 	ExclusionsAnnotation = k0rdent.ExclusionsAnnotation
 )
 
-// ApplyOptions configure Apply.
-type ApplyOptions struct {
+// Plan is an upgrade ApplyPlan applies: the target, when, and how.
+type Plan struct {
 	Target Target
 	// Force applies despite hazards (never despite a pinned version:
 	// that takes AllowK8sChange).
@@ -48,9 +48,9 @@ type ApplyOptions struct {
 	// Now is the clock (time.Now when nil) and After its timer (time.After
 	// when nil): --at waits on After(at - Now()), --wait polls on
 	// After(Poll). Tests give both, so that no test sleeps for them.
-	Now   func() time.Time
-	After func(time.Duration) <-chan time.Time
-	Log   log.Logger
+	Now    func() time.Time
+	After  func(time.Duration) <-chan time.Time
+	Logger log.Logger
 	// Poll is how often --wait reads the status (2s when zero).
 	Poll time.Duration
 }
@@ -61,7 +61,7 @@ type Refusal struct{ Reason string }
 
 func (r *Refusal) Error() string { return r.Reason }
 
-// Result is what Apply did.
+// Result is what ApplyPlan did.
 type Result struct {
 	Report *Report `json:"report"`
 	// Schedule is the window that applied, described.
@@ -83,10 +83,10 @@ func (w *warningCollector) HandleWarningHeader(code int, agent, text string) {
 	}
 }
 
-// Apply checks the upgrade, waits for the time and window, and patches
+// ApplyPlan checks the upgrade, waits for the time and window, and patches
 // spec.template; the error is a *Refusal when kbook refuses, ErrBadTarget
 // (wrapped) for bad input.
-func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, error) {
+func ApplyPlan(ctx context.Context, c *status.Client, o Plan) (*Result, error) {
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -94,8 +94,8 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 	if o.After == nil {
 		o.After = time.After
 	}
-	log := log.Or(o.Log)
-	o.Log = log
+	log := log.Or(o.Logger)
+	o.Logger = log
 	res := &Result{DryRun: o.DryRun}
 	in, live, err := LiveInput(ctx, c, o.Target)
 	if err != nil {
@@ -138,7 +138,7 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 			return nil, err
 		}
 	}
-	rep, err := Check(in)
+	rep, err := Predict(in)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func Apply(ctx context.Context, c *status.Client, o ApplyOptions) (*Result, erro
 }
 
 // follow polls the status until the deployment is ready and up to date.
-func follow(ctx context.Context, c *status.Client, o ApplyOptions, res *Result, now func() time.Time) error {
+func follow(ctx context.Context, c *status.Client, o Plan, res *Result, now func() time.Time) error {
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = 30 * time.Minute
@@ -218,7 +218,7 @@ func follow(ctx context.Context, c *status.Client, o ApplyOptions, res *Result, 
 		}
 		res.Status = tree
 		if sum := summary(tree); sum != last {
-			o.Log.Infof("%s", sum)
+			o.Logger.Infof("%s", sum)
 			last = sum
 		}
 		if tree.Ready {
@@ -278,7 +278,7 @@ func nextWindow(s *window.Schedule, t time.Time) string {
 // schedule is the window that applies: --window, else the deployment's
 // annotation, else its namespace's; exclusions from the flags and both
 // annotations. nil when none is set.
-func schedule(o ApplyOptions, live *Live) (*window.Schedule, error) {
+func schedule(o Plan, live *Live) (*window.Schedule, error) {
 	cdAnn := live.Deployment.GetAnnotations()
 	spec, from := o.Window, "--window"
 	switch {

@@ -79,7 +79,7 @@ func TestLiveCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := upgrade.Check(in)
+	rep, err := upgrade.Predict(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestLiveCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, _ = upgrade.Check(in)
+	rep, _ = upgrade.Predict(in)
 	if rep.KCM.Accepts || !strings.Contains(rep.KCM.Says[0], "Cluster can't be upgraded from acme-k0s-1-0-0 to acme-k0s-2-0-0. This upgrade sequence is not allowed") {
 		t.Errorf("kcm %+v", rep.KCM)
 	}
@@ -109,7 +109,7 @@ func TestApplyWindow(t *testing.T) {
 	c, target := setup(t, "upgrade-apply-window", map[string]string{upgrade.WindowAnnotation: "sat,sun 02:00 4h Europe/Berlin"})
 	ctx := context.Background()
 	// Monday: the namespace's window is closed.
-	_, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Now: at("2025-06-09T10:00:00Z")})
+	_, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Now: at("2025-06-09T10:00:00Z")})
 	var r *upgrade.Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "outside the maintenance window (on Saturday and Sunday at 02:00 Europe/Berlin for 4h); the next window opens 2025-06-14 02:00 CEST") {
 		t.Fatalf("outside the window: %v", err)
@@ -118,19 +118,19 @@ func TestApplyWindow(t *testing.T) {
 		t.Fatalf("patched outside the window: %s", got)
 	}
 	// An exclusion covers the next Saturday.
-	_, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Now: at("2025-06-14T01:00:00Z"), Exclusions: []string{"2025-06-14/2025-06-14"}})
+	_, err = upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Now: at("2025-06-14T01:00:00Z"), Exclusions: []string{"2025-06-14/2025-06-14"}})
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "in an exclusion period") || !strings.Contains(r.Reason, "the next window opens 2025-06-15 02:00 CEST") {
 		t.Fatalf("excluded: %v", err)
 	}
 	// Saturday 03:00 in Berlin: open. The dry run changes nothing.
-	res, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Now: at("2025-06-14T01:00:00Z"), DryRun: true})
+	res, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Now: at("2025-06-14T01:00:00Z"), DryRun: true})
 	if err != nil || res.Applied || !res.DryRun {
 		t.Fatalf("dry run: %+v %v", res, err)
 	}
 	if got := template(t, c, target.Namespace); got != "acme-k0s-1-0-0" {
 		t.Fatalf("dry run patched: %s", got)
 	}
-	res, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Now: at("2025-06-14T01:00:00Z")})
+	res, err = upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Now: at("2025-06-14T01:00:00Z")})
 	if err != nil || !res.Applied {
 		t.Fatalf("inside the window: %+v %v", res, err)
 	}
@@ -146,14 +146,14 @@ func TestApplyRefusesHazardsAndPins(t *testing.T) {
 	c, target := setup(t, "upgrade-apply-hazards", nil)
 	ctx := context.Background()
 	target.To = "acme-k0s-2-0-0" // not offered, and skips v1.32
-	_, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target})
+	_, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target})
 	var r *upgrade.Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "refusing: 2 hazards found") {
 		t.Fatalf("hazards: %v", err)
 	}
 	// --force sends it; the local API server has no kcm webhook, so it
 	// is accepted here (a management cluster's kcm would forbid it).
-	res, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Force: true, DryRun: true})
+	res, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Force: true, DryRun: true})
 	if err != nil || !res.DryRun {
 		t.Fatalf("forced dry run: %v", err)
 	}
@@ -163,12 +163,12 @@ func TestApplyRefusesHazardsAndPins(t *testing.T) {
 		t.Fatal(err)
 	}
 	target.To = "acme-k0s-1-1-0"
-	_, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Force: true})
+	_, err = upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Force: true})
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "pinned to Kubernetes v1.31.x") || !strings.Contains(r.Reason, "--force does not") {
 		t.Fatalf("pin: %v", err)
 	}
 	target.AllowK8sChange = true
-	if _, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, DryRun: true}); err != nil {
+	if _, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, DryRun: true}); err != nil {
 		t.Fatalf("--allow-k8s-change: %v", err)
 	}
 }
@@ -178,7 +178,7 @@ func TestApplyWaitTimesOut(t *testing.T) {
 	// No controllers run here: nothing becomes ready. The polls are on a
 	// clock that moves by what each waits: five, then the deadline.
 	clock := &fakeClock{now: time.Date(2025, 6, 9, 10, 0, 0, 0, time.UTC)}
-	res, err := upgrade.Apply(context.Background(), c, upgrade.ApplyOptions{Target: target, Wait: true, Timeout: time.Second, Poll: 200 * time.Millisecond,
+	res, err := upgrade.ApplyPlan(context.Background(), c, upgrade.Plan{Target: target, Wait: true, Timeout: time.Second, Poll: 200 * time.Millisecond,
 		Now: clock.Now, After: clock.After})
 	var r *upgrade.Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "timed out after 1s") || res.Status == nil || res.Status.Upgrade == nil {
@@ -215,7 +215,7 @@ func TestApplyWaitInterrupted(t *testing.T) {
 	defer cancel()
 	// The first progress line comes after the patch: interrupt there.
 	log := cancelOnProgress{cancel: cancel}
-	res, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, Wait: true, Timeout: time.Minute, Poll: 100 * time.Millisecond, Log: log})
+	res, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, Wait: true, Timeout: time.Minute, Poll: 100 * time.Millisecond, Logger: log})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted wait: %v", err)
 	}
@@ -239,7 +239,7 @@ func TestApplyAt(t *testing.T) {
 	c, target := setup(t, "upgrade-apply-at", nil)
 	ctx := context.Background()
 	start := time.Now()
-	_, err := upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, At: start.Add(time.Hour), Window: "daily 00:00 1m UTC",
+	_, err := upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, At: start.Add(time.Hour), Window: "daily 00:00 1m UTC",
 		Now: func() time.Time { return time.Date(2025, 6, 9, 10, 0, 0, 0, time.UTC) }})
 	var r *upgrade.Refusal
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "is outside the maintenance window") {
@@ -268,7 +268,7 @@ func TestApplyAt(t *testing.T) {
 		ch <- clock
 		return ch
 	}
-	_, err = upgrade.Apply(ctx, c, upgrade.ApplyOptions{Target: target, At: clock.Add(wait), Now: func() time.Time { return clock }, After: after})
+	_, err = upgrade.ApplyPlan(ctx, c, upgrade.Plan{Target: target, At: clock.Add(wait), Now: func() time.Time { return clock }, After: after})
 	if !errors.As(err, &r) || !strings.Contains(r.Reason, "1 hazard") {
 		t.Fatalf("after waiting, the target is no longer offered: %v", err)
 	}

@@ -31,7 +31,7 @@ func BenchmarkCheckRealTemplate(b *testing.B) {
 	b.Run("check", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			r, err := Check(in)
+			r, err := Predict(in)
 			if err != nil {
 				b.Fatal(err)
 			}

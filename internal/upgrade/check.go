@@ -82,7 +82,7 @@ type Exposure struct {
 	Contracts map[string]map[string]string
 }
 
-// Input is everything Check looks at.
+// Input is everything Predict looks at.
 type Input struct {
 	From, To   Side
 	Deployment Deployment
@@ -96,7 +96,7 @@ type Input struct {
 	AllowK8sChange bool
 }
 
-// Report is what Check predicts.
+// Report is what Predict predicts.
 type Report struct {
 	Deployment string `json:"deployment"`
 	// DeploymentAssumed is set when no ClusterDeployment was given (no
@@ -195,9 +195,9 @@ func loadSide(s Side) (*chartData, error) {
 	return &chartData{path: s.Chart, chart: ch}, nil
 }
 
-// Check predicts the upgrade. The error is for input that cannot be read
+// Predict predicts the upgrade. The error is for input that cannot be read
 // at all (a chart that does not load); everything else is a finding.
-func Check(in Input) (*Report, error) {
+func Predict(in Input) (*Report, error) {
 	from, err := loadSide(in.From)
 	if err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ type checker struct {
 	kcmRejected string
 }
 
-// add records a finding; Check's Registry.Finish fills in its severity.
+// add records a finding; Predict's Registry.Finish fills in its severity.
 // The messages name the objects they are about, so no finding sets Object.
 func (c *checker) add(f findings.Finding) {
 	c.rep.Findings = append(c.rep.Findings, f)

@@ -28,7 +28,7 @@ func check(t *testing.T, from, to, config string, mod func(*Input)) *Report {
 	if mod != nil {
 		mod(&in)
 	}
-	r, err := Check(in)
+	r, err := Predict(in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@
 //     the Helm upgrade; nothing compares Kubernetes versions, renders the
 //     objects, or schedules the change.
 //
-// Check goes further: the effective Kubernetes version of both sides
+// Predict goes further: the effective Kubernetes version of both sides
 // (package kubeversion) and the skew policy, pinned versions, the config
 // against the target's values schema (rejected, silently ignored and newly
 // required values, changed defaults), the objects both charts render with

@@ -68,7 +68,7 @@ func TestRealTemplatesUnchanged(t *testing.T) {
 	for _, e := range entries {
 		t.Run(e.Name(), func(t *testing.T) {
 			chart := filepath.Join(dir, e.Name())
-			r, err := Check(Input{From: Side{Chart: chart}, To: Side{Chart: chart}, Deployment: Deployment{Config: realConfigs[e.Name()]}})
+			r, err := Predict(Input{From: Side{Chart: chart}, To: Side{Chart: chart}, Deployment: Deployment{Config: realConfigs[e.Name()]}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestRealK0sPatchUpgrade(t *testing.T) {
 				"Chart.yaml":  {`(?m)^version: .*$`, "version: 9.9.9"},
 				"values.yaml": {`(?m)^(  version: v1\.\d+)\.\d+\+k0s\.\d+`, "${1}.99+k0s.0"},
 			})
-			r, err := Check(Input{From: Side{Chart: src}, To: Side{Chart: dst}, Deployment: Deployment{Name: "dev-1", Namespace: "team-a", Config: realConfigs[tc.name]}})
+			r, err := Predict(Input{From: Side{Chart: src}, To: Side{Chart: dst}, Deployment: Deployment{Name: "dev-1", Namespace: "team-a", Config: realConfigs[tc.name]}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,8 +17,9 @@ import (
 	"github.com/k0rdent/kbook/internal/upgrade/window"
 )
 
-// Request is an upgrade check or apply as kbook upgrade's flags give it.
-type Request struct {
+// Options are kbook upgrade check's and apply's, as their flags give
+// them.
+type Options struct {
 	// Deployment is the ClusterDeployment of a live check or apply; ""
 	// checks offline, from the From and To charts.
 	Deployment string
@@ -33,30 +34,50 @@ type Request struct {
 	AllowK8sChange bool
 	// Charts are folders of the templates' charts (live); else they are
 	// pulled from the templates' HelmRepository into a folder of the
-	// registry OpenProcs opens (nil: untracked), which Log tells of.
+	// registry OpenProcs opens (nil: untracked), which Logger tells of.
 	Charts []string
 	// Kubeconfig and Context select the management cluster (live).
 	Kubeconfig, Context string
 	OpenProcs           proc.Opener
-	Log                 log.Logger
+	// Force, DryRun, Window, Exclusions, Wait and Timeout are apply's (see
+	// Plan); At is --at: "" now, "next" the next window, else a time.
+	Force, DryRun bool
+	Window        string
+	Exclusions    []string
+	At            string
+	Wait          bool
+	Timeout       time.Duration
+	// Logger tells of the charts pulled and of apply's progress.
+	Logger log.Logger
 }
 
 // ErrInterrupted is a live check or apply stopped by its context.
 var ErrInterrupted = errors.New("interrupted")
 
-// Check runs the check r asks for, offline or live. Bad flags and inputs
-// are a findings.InputError; an interrupted live read is ErrInterrupted.
-func (r Request) Check(ctx context.Context) (*Report, error) {
-	if r.To == "" {
+// Check is kbook upgrade check: it predicts the upgrade o asks for,
+// offline or live, and returns its report as findings (its Detail the
+// upgrade's Report, for findings.Write). Bad flags and inputs are a
+// findings.InputError; an interrupted live read is ErrInterrupted.
+func Check(ctx context.Context, o Options) (*findings.Report, error) {
+	rep, err := predict(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return rep.FindingsReport(), nil
+}
+
+// predict is Check's prediction, as an upgrade Report.
+func predict(ctx context.Context, o Options) (*Report, error) {
+	if o.To == "" {
 		return nil, findings.Input(errors.New("--to is required: the chart (offline) or ClusterTemplate (live) to upgrade to"))
 	}
-	if r.Deployment == "" {
-		return r.offline()
+	if o.Deployment == "" {
+		return offline(o)
 	}
-	if r.From != "" || r.Config != "" {
-		return nil, findings.Input(errors.New("--from and --config are for offline checks: a live check reads the ClusterDeployment " + r.Deployment))
+	if o.From != "" || o.Config != "" {
+		return nil, findings.Input(errors.New("--from and --config are for offline checks: a live check reads the ClusterDeployment " + o.Deployment))
 	}
-	c, t, cleanup, err := r.connect()
+	c, t, cleanup, err := connect(o)
 	if err != nil {
 		return nil, err
 	}
@@ -65,42 +86,32 @@ func (r Request) Check(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, liveError(err)
 	}
-	rep, err := Check(in)
+	rep, err := Predict(in)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
 	return rep, nil
 }
 
-// Findings runs the check r asks for, as Check does, and returns its
-// report as findings, for findings.Write (kbook upgrade check -o).
-func (r Request) Findings(ctx context.Context) (*findings.Report, error) {
-	rep, err := r.Check(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return rep.FindingsReport(), nil
-}
-
-func (r Request) offline() (*Report, error) {
-	if r.From == "" {
+func offline(o Options) (*Report, error) {
+	if o.From == "" {
 		return nil, findings.Input(errors.New("give a CLUSTERDEPLOYMENT to check live, or --from CHART to check offline"))
 	}
-	if len(r.Charts) > 0 {
+	if len(o.Charts) > 0 {
 		return nil, findings.Input(errors.New("--charts is for live checks; offline, --from and --to are the charts"))
 	}
-	in := Input{From: Side{Chart: r.From}, To: Side{Chart: r.To}, AllowK8sChange: r.AllowK8sChange}
-	if r.Config != "" {
-		cfg, err := LoadConfig(r.Config)
+	in := Input{From: Side{Chart: o.From}, To: Side{Chart: o.To}, AllowK8sChange: o.AllowK8sChange}
+	if o.Config != "" {
+		cfg, err := LoadConfig(o.Config)
 		if err != nil {
 			return nil, findings.Input(err)
 		}
 		in.Deployment, in.Services, in.Exposure = cfg.Deployment, cfg.Services, cfg.Exposure
 	}
-	if r.Namespace != "" {
-		in.Deployment.Namespace = r.Namespace
+	if o.Namespace != "" {
+		in.Deployment.Namespace = o.Namespace
 	}
-	rep, err := Check(in)
+	rep, err := Predict(in)
 	if err != nil {
 		return nil, findings.Input(err)
 	}
@@ -109,55 +120,53 @@ func (r Request) offline() (*Report, error) {
 
 // connect connects to the management cluster and names the upgrade;
 // cleanup removes the charts pulled for it.
-func (r Request) connect() (*status.Client, Target, func(), error) {
-	for _, d := range r.Charts {
+func connect(o Options) (*status.Client, Target, func(), error) {
+	for _, d := range o.Charts {
 		if _, err := os.Stat(d); err != nil {
 			return nil, Target{}, nil, findings.Input(fmt.Errorf("--charts %s: %w", d, err))
 		}
 	}
-	c, err := status.Connect(r.Kubeconfig, r.Context, r.Namespace)
+	c, err := status.Connect(o.Kubeconfig, o.Context, o.Namespace)
 	if err != nil {
 		return nil, Target{}, nil, findings.Input(err)
 	}
 	// Charts pulled from HelmRepositories go into a directory the process
 	// registry removes, even when kbook is killed (by the next run).
-	procs, closeProcs := r.OpenProcs.Open(r.Log)
+	procs, closeProcs := o.OpenProcs.Open(o.Logger)
 	tmp, err := procs.MkdirTemp("charts-")
 	if err != nil {
 		closeProcs()
 		return nil, Target{}, nil, err
 	}
-	t := Target{Namespace: c.Namespace, Name: r.Deployment, To: r.To, AllowK8sChange: r.AllowK8sChange,
-		Charts: &ChartFinder{Dirs: r.Charts, TempDir: tmp}}
+	t := Target{Namespace: c.Namespace, Name: o.Deployment, To: o.To, AllowK8sChange: o.AllowK8sChange,
+		Charts: &ChartFinder{Dirs: o.Charts, TempDir: tmp}}
 	return c, t, func() { os.RemoveAll(tmp); closeProcs() }, nil
 }
 
-// Apply checks when (--window, --exclude, --at: bad input before
-// anything is read), connects and applies the upgrade r names, telling of
-// its progress to o.Log (default r.Log). The result
-// is returned with the error whenever there is one: a *Refusal (refused,
-// rejected, timed out), a findings.InputError, or ErrInterrupted with what
-// was left behind.
-func (r Request) Apply(ctx context.Context, o ApplyOptions, at string) (*Result, error) {
-	if r.To == "" {
+// Apply is kbook upgrade apply: it checks when (o.Window, o.Exclusions,
+// o.At: bad input before anything is read), connects and applies the
+// upgrade o names (ApplyPlan), telling of its progress to o.Logger. The
+// result is returned with the error whenever there is one: a *Refusal
+// (refused, rejected, timed out), a findings.InputError, or
+// ErrInterrupted with what was left behind.
+func Apply(ctx context.Context, o Options) (*Result, error) {
+	if o.To == "" {
 		return nil, findings.Input(errors.New("--to is required: the ClusterTemplate to upgrade to"))
 	}
-	if err := parseWhen(&o, at, time.Now()); err != nil {
+	p := Plan{Force: o.Force, DryRun: o.DryRun, Window: o.Window, Exclusions: o.Exclusions, Wait: o.Wait, Timeout: o.Timeout, Logger: o.Logger}
+	if err := parseWhen(&p, o.At, time.Now()); err != nil {
 		return nil, findings.Input(err)
 	}
-	if o.Log == nil {
-		o.Log = r.Log
-	}
-	c, t, cleanup, err := r.connect()
+	c, t, cleanup, err := connect(o)
 	if err != nil {
 		return nil, err
 	}
 	defer cleanup()
-	o.Target = t
-	res, err := Apply(ctx, c, o)
+	p.Target = t
+	res, err := ApplyPlan(ctx, c, p)
 	switch {
 	case err != nil && ctx.Err() != nil && res != nil && res.Applied:
-		return res, fmt.Errorf("%w while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", ErrInterrupted, t.Namespace, t.Name, r.To, t.Name, t.Namespace)
+		return res, fmt.Errorf("%w while waiting: %s/%s is patched to %s and the upgrade goes on; follow it with kbook status %s -n %s --watch", ErrInterrupted, t.Namespace, t.Name, o.To, t.Name, t.Namespace)
 	case err != nil && ctx.Err() != nil:
 		return res, fmt.Errorf("%w before the patch: nothing changed", ErrInterrupted)
 	case err != nil:
@@ -166,18 +175,18 @@ func (r Request) Apply(ctx context.Context, o ApplyOptions, at string) (*Result,
 	return res, nil
 }
 
-// parseWhen checks the window and exclusions of o and sets when to apply
+// parseWhen checks the window and exclusions of p and sets when to apply
 // from at: "" now, "next" the next window, else a time after now.
-func parseWhen(o *ApplyOptions, at string, now time.Time) error {
+func parseWhen(p *Plan, at string, now time.Time) error {
 	loc := time.UTC
-	if o.Window != "" {
-		w, err := window.Parse(o.Window)
+	if p.Window != "" {
+		w, err := window.Parse(p.Window)
 		if err != nil {
 			return fmt.Errorf("--window: %w", err)
 		}
 		loc = w.Location()
 	}
-	for _, e := range o.Exclusions {
+	for _, e := range p.Exclusions {
 		if _, err := window.ParseExclusion(e, loc); err != nil {
 			return fmt.Errorf("--exclude: %w", err)
 		}
@@ -185,7 +194,7 @@ func parseWhen(o *ApplyOptions, at string, now time.Time) error {
 	switch at {
 	case "":
 	case "next":
-		o.AtNext = true
+		p.AtNext = true
 	default:
 		t, err := window.ParseTime(at, loc)
 		if err != nil {
@@ -194,7 +203,7 @@ func parseWhen(o *ApplyOptions, at string, now time.Time) error {
 		if t.Before(now) {
 			return fmt.Errorf("--at %s is in the past", at)
 		}
-		o.At = t
+		p.At = t
 	}
 	return nil
 }

@@ -16,26 +16,26 @@ import (
 	"github.com/k0rdent/kbook/internal/status"
 )
 
-// TestRequestCheckBadInput: the flag combinations kbook upgrade check
+// TestCheckBadInput: the flag combinations kbook upgrade check
 // refuses are bad input, each naming what to give instead, before any
 // chart is read or cluster contacted.
-func TestRequestCheckBadInput(t *testing.T) {
+func TestCheckBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	for _, tc := range []struct {
 		name string
-		r    Request
+		o    Options
 		want string
 	}{
-		{"no --to", Request{From: "a"}, "--to is required"},
-		{"neither live nor offline", Request{To: "b"}, "give a CLUSTERDEPLOYMENT to check live, or --from CHART"},
-		{"--charts offline", Request{From: "a", To: "b", Charts: []string{"c"}}, "--charts is for live checks"},
-		{"--from live", Request{Deployment: "dev-1", From: "a", To: "b"}, "--from and --config are for offline checks"},
-		{"--config live", Request{Deployment: "dev-1", Config: "c.yaml", To: "b"}, "--from and --config are for offline checks"},
-		{"missing --charts folder", Request{Deployment: "dev-1", To: "b", Charts: []string{missing}}, "--charts " + missing},
-		{"missing config", Request{From: "a", To: "b", Config: missing}, "config: "},
+		{"no --to", Options{From: "a"}, "--to is required"},
+		{"neither live nor offline", Options{To: "b"}, "give a CLUSTERDEPLOYMENT to check live, or --from CHART"},
+		{"--charts offline", Options{From: "a", To: "b", Charts: []string{"c"}}, "--charts is for live checks"},
+		{"--from live", Options{Deployment: "dev-1", From: "a", To: "b"}, "--from and --config are for offline checks"},
+		{"--config live", Options{Deployment: "dev-1", Config: "c.yaml", To: "b"}, "--from and --config are for offline checks"},
+		{"missing --charts folder", Options{Deployment: "dev-1", To: "b", Charts: []string{missing}}, "--charts " + missing},
+		{"missing config", Options{From: "a", To: "b", Config: missing}, "config: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.r.Check(context.Background())
+			_, err := Check(context.Background(), tc.o)
 			if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want bad input containing %q", err, tc.want)
 			}
@@ -43,9 +43,9 @@ func TestRequestCheckBadInput(t *testing.T) {
 	}
 }
 
-// TestRequestApplyBadWhen: --window, --exclude and --at are checked
+// TestApplyBadWhen: --window, --exclude and --at are checked
 // before the cluster is contacted.
-func TestRequestApplyBadWhen(t *testing.T) {
+func TestApplyBadWhen(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		window string
@@ -60,11 +60,11 @@ func TestRequestApplyBadWhen(t *testing.T) {
 		{"at in the past", "", nil, "2001-01-01T00:00:00Z", "--at 2001-01-01T00:00:00Z is in the past"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Request{Deployment: "dev-1", To: "b", Kubeconfig: filepath.Join(t.TempDir(), "none")}
+			o := Options{Deployment: "dev-1", To: "b", Kubeconfig: filepath.Join(t.TempDir(), "none"), Window: tc.window, Exclusions: tc.excl, At: tc.at}
 			if tc.name == "no --to" {
-				r.To = ""
+				o.To = ""
 			}
-			_, err := r.Apply(context.Background(), ApplyOptions{Window: tc.window, Exclusions: tc.excl}, tc.at)
+			_, err := Apply(context.Background(), o)
 			if !findings.IsInput(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want bad input containing %q", err, tc.want)
 			}
@@ -76,11 +76,11 @@ func TestRequestApplyBadWhen(t *testing.T) {
 // zone is read there.
 func TestParseWhen(t *testing.T) {
 	now := time.Date(2025, 11, 1, 0, 0, 0, 0, time.UTC)
-	var o ApplyOptions
+	var o Plan
 	if err := parseWhen(&o, "next", now); err != nil || !o.AtNext {
 		t.Errorf("--at next: %v, AtNext %v", err, o.AtNext)
 	}
-	o = ApplyOptions{Window: "sat,sun 02:00 4h Europe/Berlin"}
+	o = Plan{Window: "sat,sun 02:00 4h Europe/Berlin"}
 	if err := parseWhen(&o, "2025-11-08T02:30", now); err != nil {
 		t.Fatal(err)
 	}
@@ -114,20 +114,20 @@ func TestLiveError(t *testing.T) {
 	}
 }
 
-// TestRequestFindings: an offline request's findings are its check's, in
+// TestCheckFindings: an offline check's findings are its check's, in
 // findings' vocabulary (what kbook upgrade check -o writes); bad input
 // stays bad input.
-func TestRequestFindings(t *testing.T) {
+func TestCheckFindings(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		r      Request
+		o      Options
 		errors []string
 	}{
-		{"patch", Request{From: charts("base"), To: charts("patch")}, nil},
-		{"downgrade", Request{From: charts("base"), To: charts("downgrade")}, []string{ruleK8sDowngrade, ruleSkew}},
+		{"patch", Options{From: charts("base"), To: charts("patch")}, nil},
+		{"downgrade", Options{From: charts("base"), To: charts("downgrade")}, []string{ruleK8sDowngrade, ruleSkew}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := tc.r.Findings(context.Background())
+			rep, err := Check(context.Background(), tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestRequestFindings(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (Request{From: charts("base")}).Findings(context.Background()); !findings.IsInput(err) {
+	if _, err := Check(context.Background(), Options{From: charts("base")}); !findings.IsInput(err) {
 		t.Errorf("no --to: error %v, want bad input", err)
 	}
 }
@@ -159,10 +159,10 @@ func TestWriteApplyNothing(t *testing.T) {
 	}
 }
 
-// TestRequestOpensProcs: a live check or apply opens the registry that
+// TestOpensProcs: a live check or apply opens the registry that
 // holds the charts it pulls once, and closes it before it returns, even
 // when the cluster does not answer; an offline check opens none.
-func TestRequestOpensProcs(t *testing.T) {
+func TestOpensProcs(t *testing.T) {
 	kubeconfig := filepath.Join("testdata", "live", "unreachable-kubeconfig.yaml")
 	root := t.TempDir()
 	var opened, closed int
@@ -172,21 +172,21 @@ func TestRequestOpensProcs(t *testing.T) {
 		return reg, func() { closed++; closeReg() }
 	})
 	ctx := context.Background()
-	live := Request{Deployment: "dev-1", To: "b", Kubeconfig: kubeconfig, OpenProcs: open}
-	if _, err := live.Check(ctx); err == nil {
+	live := Options{Deployment: "dev-1", To: "b", Kubeconfig: kubeconfig, OpenProcs: open}
+	if _, err := Check(ctx, live); err == nil {
 		t.Error("a live check against a cluster that does not answer passed")
 	}
 	if opened != 1 || closed != 1 {
 		t.Errorf("live check: registry opened %d times, closed %d, want once each", opened, closed)
 	}
-	if _, err := live.Apply(ctx, ApplyOptions{}, ""); err == nil {
+	if _, err := Apply(ctx, live); err == nil {
 		t.Error("an apply against a cluster that does not answer passed")
 	}
 	if opened != 2 || closed != 2 {
 		t.Errorf("apply: registry opened %d times, closed %d in all, want twice each", opened, closed)
 	}
-	offline := Request{From: charts("base"), To: charts("patch"), OpenProcs: open}
-	if _, err := offline.Check(ctx); err != nil || opened != 2 {
+	offline := Options{From: charts("base"), To: charts("patch"), OpenProcs: open}
+	if _, err := Check(ctx, offline); err != nil || opened != 2 {
 		t.Errorf("offline check: error %v, registry opened %d times in all, want no new one", err, opened)
 	}
 }
