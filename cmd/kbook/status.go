@@ -5,24 +5,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/status"
 )
 
 func newStatusCmd() *cobra.Command {
-	var o status.ShowOptions
+	var o status.Options
 	cmd := &cobra.Command{
 		Use:  "status CLUSTERDEPLOYMENT",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name, o.Out = args[0], cmd.OutOrStdout()
-			err := status.Show(cmd.Context(), o)
-			if cmd.Context().Err() != nil {
-				// Ctrl-C ends --watch (and a read under way) as it ends
-				// every command: 130.
-				return &exitError{findings.ExitInterrupted, nil}
-			}
-			return exit(cmd.Context(), err)
+			// Ctrl-C ends --watch (and a read under way) as it ends
+			// every command: 130, Show returning the context's error.
+			o.Name, o.IOStreams = args[0], streams(cmd)
+			return exit(cmd.Context(), status.Show(cmd.Context(), o))
 		},
 	}
 	fl := cmd.Flags()

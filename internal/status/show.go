@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/output"
 	"golang.org/x/term"
 )
 
-// ShowOptions are kbook status's settings.
-type ShowOptions struct {
+// Options are kbook status's settings.
+type Options struct {
 	// Kubeconfig, Context and Namespace select the cluster and the
 	// namespace of the ClusterDeployment Name (package cluster/kubeconfig).
 	Kubeconfig, Context, Namespace string
@@ -23,14 +24,29 @@ type ShowOptions struct {
 	Interval time.Duration
 	// Format is text, json or yaml (package output; text only with Watch).
 	Format string
-	Out    io.Writer
+	// Out receives the tree (a terminal's screen is cleared for each
+	// redraw of Watch).
+	log.IOStreams
 }
 
-// Show writes the status tree of a ClusterDeployment, once or, with
-// Watch, whenever it changes until ctx ends (then it returns ctx's error).
-// Bad options, a kubeconfig that does not load, a deployment that does
-// not exist and a cluster that cannot be read are a findings.InputError.
-func Show(ctx context.Context, o ShowOptions) error {
+// Show is kbook status: it writes the status tree of a ClusterDeployment
+// to o.Out, once or, with Watch, whenever it changes until ctx ends. Bad
+// options, a kubeconfig that does not load, a deployment that does not
+// exist and a cluster that cannot be read are a findings.InputError; once
+// ctx is done (before Show starts too), the error is ctx's.
+func Show(ctx context.Context, o Options) error {
+	err := show(ctx, o)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+func show(ctx context.Context, o Options) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	o.IOStreams = o.OrDiscard()
 	if o.Watch && o.Format != "" && o.Format != "text" {
 		return &findings.InputError{Err: fmt.Errorf("--watch prints text: use -o %s without --watch", o.Format)}
 	}

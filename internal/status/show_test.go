@@ -3,6 +3,7 @@ package status
 import (
 	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,11 +17,11 @@ func TestShowBadInput(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing")
 	for _, tc := range []struct {
 		name string
-		o    ShowOptions
+		o    Options
 		want string
 	}{
-		{"--watch with json", ShowOptions{Watch: true, Format: "json"}, "--watch prints text"},
-		{"missing kubeconfig", ShowOptions{Kubeconfig: missing, Format: "text"}, "load kubeconfig: "},
+		{"--watch with json", Options{Watch: true, Format: "json"}, "--watch prints text"},
+		{"missing kubeconfig", Options{Kubeconfig: missing, Format: "text"}, "load kubeconfig: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -30,5 +31,11 @@ func TestShowBadInput(t *testing.T) {
 				t.Errorf("error %v, output %q; want bad input containing %q and no output", err, out.String(), tc.want)
 			}
 		})
+	}
+	// Once the context is done, bad options too end as interrupted.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Show(ctx, Options{Name: "dev-1", Watch: true, Format: "json"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("done context: %v, want context.Canceled", err)
 	}
 }
