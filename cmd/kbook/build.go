@@ -18,7 +18,7 @@ func newBuildCmd() *cobra.Command {
 				return usageError(err)
 			}
 			o.Dir, o.VersionSet, o.CRDsGiven = first(args), cmd.Flags().Changed("version"), len(f.cluster.Options.CRDs) > 0
-			o.Logger, o.Stdout, o.Stderr, o.OpenProcs = log.To{W: cmd.ErrOrStderr()}, cmd.OutOrStdout(), cmd.ErrOrStderr(), openProcs
+			o.Logger, o.IOStreams, o.OpenProcs = log.To{W: cmd.ErrOrStderr()}, streams(cmd), openProcs
 			return exit(cmd.Context(), sitebuild.Build(cmd.Context(), o))
 		},
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/serve"
 	"github.com/k0rdent/kbook/internal/site"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ func newServeCmd() *cobra.Command {
 				return usageError(err)
 			}
 			o.Dir, o.CRDsGiven, o.OpenProcs = first(args), len(f.cluster.Options.CRDs) > 0, openProcs
-			o.Stdout, o.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			o.Logger, o.IOStreams = log.To{W: cmd.ErrOrStderr()}, streams(cmd)
 			return exit(cmd.Context(), serve.Serve(cmd.Context(), o))
 		},
 	}

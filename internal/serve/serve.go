@@ -1,9 +1,9 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -43,8 +43,10 @@ type Options struct {
 	// OpenProcs opens the registry that records the served folder and the
 	// servers (nil: untracked).
 	OpenProcs proc.Opener
-	// Stdout receives the address served, Stderr the rebuilds.
-	Stdout, Stderr io.Writer
+	// Logger receives the rebuilds, the runs and each build's warnings.
+	Logger log.Logger
+	// Out receives the address served.
+	log.IOStreams
 }
 
 // Serve builds the site of o.Dir into a folder of its own and serves it,
@@ -52,10 +54,11 @@ type Options struct {
 // input (a version name, a port, a busy address, a project that does not
 // load) is a findings.InputError before anything is served.
 func Serve(ctx context.Context, o Options) error {
-	if err := sitebuild.Defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+	o.Dir, o.Logger, o.IOStreams = cmp.Or(o.Dir, "."), log.Or(o.Logger), o.OrDiscard()
+	if err := sitebuild.CheckVersion(o.Version); err != nil {
 		return err
 	}
-	procs, closeProcs := o.OpenProcs.Open(log.To{W: o.Stderr})
+	procs, closeProcs := o.OpenProcs.Open(o.Logger)
 	defer closeProcs()
 	if o.Port < 0 || o.Port > 65535 {
 		return findings.Input(fmt.Errorf("--port %d: want 0 to 65535 (0: any free port)", o.Port))
@@ -78,8 +81,8 @@ func Serve(ctx context.Context, o Options) error {
 	defer os.RemoveAll(out)
 
 	search := site.FindPagefind(o.Dir)
-	logf := func(format string, a ...any) { fmt.Fprintf(o.Stderr, "kbook serve: "+format+"\n", a...) }
-	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Tools: o.SiteTools, Logger: log.To{W: o.Stderr}}
+	logf := func(format string, a ...any) { o.Logger.Infof("kbook serve: "+format, a...) }
+	live := &Live{Dir: o.Dir, Version: o.Version, Out: out, Search: search, LiveReload: livereload.EventsPath, Dirs: procs, HugoTimeout: o.HugoTimeout, Tools: o.SiteTools, Logger: o.Logger}
 	ro := run.ForProject(o.RunOptions, proj.Dir, proj.Config.Run.CRDs, proj.RunbookPaths(), o.CRDsGiven, procs)
 	if o.Run {
 		live.Run = func(ctx context.Context, files []string) (*report.Report, error) {
@@ -117,6 +120,6 @@ func Serve(ctx context.Context, o Options) error {
 	if !search.Available() {
 		logf("note: %s", search.Why)
 	}
-	fmt.Fprintf(o.Stdout, "kbook serve: serving %s on %s (Ctrl-C to stop)\n", o.Dir, srv.URL())
+	fmt.Fprintf(o.Out, "kbook serve: serving %s on %s (Ctrl-C to stop)\n", o.Dir, srv.URL())
 	return srv.Serve(ctx)
 }

@@ -1,10 +1,10 @@
 package sitebuild
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -59,10 +59,10 @@ type Options struct {
 	// this one is killed (nil: untracked).
 	OpenProcs proc.Opener
 	procs     *proc.Registry
-	// Logger receives the build's warnings and progress.
+	// Logger receives the build's warnings, notes and progress.
 	Logger log.Logger
-	// Stdout receives what was written, Stderr notes and warnings.
-	Stdout, Stderr io.Writer
+	// Out receives what was written.
+	log.IOStreams
 }
 
 // Build builds the site. Bad input (a version name, broken links, a
@@ -70,13 +70,12 @@ type Options struct {
 // anything runs; an interrupted build returns the context's cause; a site
 // written with a failed runbook returns ErrRunbookFailed.
 func Build(ctx context.Context, o Options) error {
+	o.Logger = log.Or(o.Logger)
 	procs, closeProcs := o.OpenProcs.Open(o.Logger)
 	defer closeProcs()
 	o.procs = procs
-	if o.OutDir == "" {
-		o.OutDir = "public"
-	}
-	if err := Defaults(&o.Dir, &o.Stdout, &o.Stderr, o.Version); err != nil {
+	o.Dir, o.OutDir, o.IOStreams = cmp.Or(o.Dir, "."), cmp.Or(o.OutDir, "public"), o.OrDiscard()
+	if err := CheckVersion(o.Version); err != nil {
 		return err
 	}
 	for _, a := range o.Aliases {
@@ -129,10 +128,10 @@ func Build(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Stdout, "kbook build: wrote %s (%s, Hugo %s)\n", filepath.Join(o.OutDir, o.Version), plural.Count(res.Pages, "page"), res.Hugo.Round(time.Millisecond))
-	fmt.Fprintf(o.Stdout, "  verification: %s\n", VerificationLine(res.Versions[o.Version]))
+	fmt.Fprintf(o.Out, "kbook build: wrote %s (%s, Hugo %s)\n", filepath.Join(o.OutDir, o.Version), plural.Count(res.Pages, "page"), res.Hugo.Round(time.Millisecond))
+	fmt.Fprintf(o.Out, "  verification: %s\n", VerificationLine(res.Versions[o.Version]))
 	if res.Search != "" && search != nil && !search.Available() {
-		fmt.Fprintf(o.Stderr, "kbook build: note: %s\n", res.Search)
+		o.Logger.Infof("kbook build: note: %s", res.Search)
 	} else if res.Search != "" && !strings.HasPrefix(res.Search, "indexed") {
 		log.Warnf(o.Logger, "%s", res.Search)
 	}
@@ -163,7 +162,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 	)
 	for _, co := range cos {
 		if co.Kept {
-			fmt.Fprintf(o.Stdout, "kbook build: %s: kept (tag %s, already built)\n", co.Spec.Name, co.Spec.Ref)
+			fmt.Fprintf(o.Out, "kbook build: %s: kept (tag %s, already built)\n", co.Spec.Name, co.Spec.Ref)
 			continue
 		}
 		p := proj
@@ -187,7 +186,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 		}
 	}
 	if len(vs) == 0 {
-		fmt.Fprintln(o.Stdout, "kbook build: every version is already built")
+		fmt.Fprintln(o.Out, "kbook build: every version is already built")
 		return nil
 	}
 	if err := checkTemplates(ctx, vs, o); err != nil {
@@ -195,7 +194,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 	}
 	failed := false
 	for _, v := range vs {
-		fmt.Fprintf(o.Stdout, "kbook build: %s: runbooks\n", v.Name)
+		fmt.Fprintf(o.Out, "kbook build: %s: runbooks\n", v.Name)
 		rep, f, err := Results(ctx, v.Project, nil, o.NoRun, o)
 		if err != nil {
 			return err
@@ -208,7 +207,7 @@ func buildAll(ctx context.Context, proj *site.Project, o Options) error {
 		return err
 	}
 	for _, v := range vs {
-		fmt.Fprintf(o.Stdout, "kbook build: wrote %s: %s\n", filepath.Join(o.OutDir, v.Name), VerificationLine(res.Versions[v.Name]))
+		fmt.Fprintf(o.Out, "kbook build: wrote %s: %s\n", filepath.Join(o.OutDir, v.Name), VerificationLine(res.Versions[v.Name]))
 	}
 	if failed && !o.AllowFailures {
 		return ErrRunbookFailed
@@ -312,18 +311,9 @@ func VerificationLine(rows []site.Verification) string {
 		plural.Count(len(rows), "runbook"), n[site.Verified], n[site.Partial], n[site.Failed], n[site.Unverified])
 }
 
-// Defaults fills in the docs folder and writers kbook build and serve
-// leave unset, and checks the version name.
-func Defaults(dir *string, stdout, stderr *io.Writer, version string) error {
-	if *dir == "" {
-		*dir = "."
-	}
-	if *stdout == nil {
-		*stdout = io.Discard
-	}
-	if *stderr == nil {
-		*stderr = io.Discard
-	}
+// CheckVersion checks the name of the version kbook build or serve
+// shows (--version): a bad one is a findings.InputError.
+func CheckVersion(version string) error {
 	if err := docsrepo.CheckVersionName(version); err != nil {
 		return findings.Input(fmt.Errorf("--version: %w", err))
 	}
