@@ -11,10 +11,10 @@ func newReportMergeCmd() *cobra.Command {
 		Use:  "merge REPORT.json...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Reports, o.Stdout, o.Stderr = args, cmd.OutOrStdout(), cmd.ErrOrStderr()
-			passed, err := merge.Merge(o)
+			o.Reports, o.IOStreams = args, streams(cmd)
+			passed, err := merge.Merge(cmd.Context(), o)
 			if err != nil {
-				return failure(err)
+				return exit(cmd.Context(), err)
 			}
 			return result(nil, !passed)
 		},

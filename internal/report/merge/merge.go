@@ -1,10 +1,11 @@
 package merge
 
 import (
+	"context"
 	"fmt"
-	"io"
 
 	"github.com/k0rdent/kbook/internal/console"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/report"
 )
@@ -16,22 +17,27 @@ type Options struct {
 	// JSON and JUnit are where the merged reports go ("": not written;
 	// report.Stdout: stdout).
 	JSON, JUnit string
-	// Stdout and Stderr are the command's streams.
-	Stdout, Stderr io.Writer
+	// Out receives the summary, or ErrOut when a report has Out to
+	// itself.
+	log.IOStreams
 }
 
 // Merge is kbook report merge: the reports merged and written, and their
 // summary printed - on stderr when a report has stdout to itself. passed
 // is false when a runbook failed or was interrupted in a shard (it has no
-// result).
-func Merge(o Options) (passed bool, err error) {
-	merged, err := report.MergeInto(o.JSON, o.JUnit, o.Stdout, o.Reports...)
+// result). A context already done merges nothing.
+func Merge(ctx context.Context, o Options) (passed bool, err error) {
+	if err := context.Cause(ctx); err != nil {
+		return false, err
+	}
+	o.IOStreams = o.OrDiscard()
+	merged, err := report.MergeInto(o.JSON, o.JUnit, o.Out, o.Reports...)
 	if err != nil {
 		return false, err
 	}
-	summary := o.Stdout
+	summary := o.Out
 	if o.JSON == report.Stdout || o.JUnit == report.Stdout {
-		summary = o.Stderr
+		summary = o.ErrOut
 	}
 	fmt.Fprint(summary, console.Summary(merged, output.Colors(summary)))
 	s := merged.Summary()
