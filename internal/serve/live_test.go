@@ -35,7 +35,7 @@ func TestLiveRerun(t *testing.T) {
 		},
 		Rebuild: func() { rebuilt <- struct{}{} },
 	}
-	first, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1, Version: "test"})
+	first, err := RunInProcess(runner.Options{Parallel: 1, Version: "test"})(context.Background(), p.RunbookPaths())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package site
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -13,9 +12,7 @@ import (
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/inputfile"
 	"github.com/k0rdent/kbook/internal/mkdocs"
-	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
-	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/site/links"
 	"github.com/k0rdent/kbook/internal/sitetools"
 )
@@ -201,23 +198,6 @@ func (p *Project) Runbook(path string) *runbook.Runbook {
 		}
 	}
 	return nil
-}
-
-// RunRunbooks runs the project's runbooks in-process with the given runner
-// options, as kbook run would from the docs root, and returns the report
-// (tests and benchmarks; kbook build runs them through kbook run's code).
-func (p *Project) RunRunbooks(ctx context.Context, o runner.Options) (*report.Report, error) {
-	r, err := runner.New(o)
-	if err != nil {
-		return nil, err
-	}
-	rbs := make([]*runbook.Runbook, len(p.Runbooks))
-	for i, rb := range p.Runbooks {
-		c := *rb
-		c.Path = filepath.Join(p.Dir, rb.Path)
-		rbs[i] = &c
-	}
-	return r.Run(ctx, rbs), nil
 }
 
 // RunbookPaths are what kbook run is given to run the project's

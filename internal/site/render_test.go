@@ -12,6 +12,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/report"
+	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 )
 
@@ -21,14 +22,22 @@ func fixture(t *testing.T) string {
 	return testfile.Copy(t, "testdata/docs", "docs")
 }
 
-// runAll runs the project's runbooks for real, as kbook build does.
+// runAll runs the project's runbooks for real with the runner, as Load
+// read them (kbook.yaml's run.pages, macros), from the docs root as kbook
+// build does through kbook run.
 func runAll(t testing.TB, p *Project) *report.Report {
 	t.Helper()
-	rep, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1, Version: "test"})
+	r, err := runner.New(runner.Options{Parallel: 1, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rep
+	rbs := make([]*runbook.Runbook, len(p.Runbooks))
+	for i, rb := range p.Runbooks {
+		c := *rb
+		c.Path = filepath.Join(p.Dir, rb.Path)
+		rbs[i] = &c
+	}
+	return r.Run(context.Background(), rbs)
 }
 
 func read(t *testing.T, file string) string {

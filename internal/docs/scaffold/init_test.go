@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/serve"
 	"github.com/k0rdent/kbook/internal/site"
 	"go.yaml.in/yaml/v3"
 )
@@ -33,7 +34,7 @@ func TestScaffoldBuilds(t *testing.T) {
 	if fs := site.CheckLinks(p, ""); len(fs) > 0 {
 		t.Errorf("broken links: %v", fs)
 	}
-	rep, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1})
+	rep, err := serve.RunInProcess(runner.Options{Parallel: 1})(context.Background(), p.RunbookPaths())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/k0rdent/kbook/internal/livereload"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runner"
+	"github.com/k0rdent/kbook/internal/serve"
 	"github.com/k0rdent/kbook/internal/site"
 )
 
@@ -115,7 +116,7 @@ func fixture(t testing.TB) string {
 // results runs the project's runbooks for real.
 func results(t testing.TB, p *site.Project) *report.Report {
 	t.Helper()
-	rep, err := p.RunRunbooks(context.Background(), runner.Options{Parallel: 1, Version: "test"})
+	rep, err := serve.RunInProcess(runner.Options{Parallel: 1, Version: "test"})(context.Background(), p.RunbookPaths())
 	if err != nil {
 		t.Fatal(err)
 	}
