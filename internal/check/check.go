@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -21,8 +22,18 @@ import (
 )
 
 // Registry holds every rule kbook check reports: runbook lint, the
-// checks run.Run makes before it runs anything, and the links.
-var Registry = findings.Join(runbook.Registry, runtarget.Registry, runner.Registry, sitelinks.Registry)
+// checks run.Run makes before it runs anything, the links, and the pages.
+var Registry = findings.Join(runbook.Registry, runtarget.Registry, runner.Registry, sitelinks.Registry, pageRegistry)
+
+// RulePageError is an MkDocs page kbook cannot translate.
+const RulePageError = "page-error"
+
+var pageRegistry = findings.NewRegistry([]string{"Pages"},
+	findings.Rule{ID: RulePageError, Category: "Pages", Severity: findings.Error, Input: true,
+		Title: "an MkDocs page kbook cannot translate (a macro error)",
+		Description: "A page of an MkDocs project whose macros fail (an undefined variable with on_undefined: strict, a template that does not parse): " +
+			"kbook build and serve stop at it; kbook run does not, unless the page is a runbook. Reported at its line, as bad input."},
+)
 
 // Options are kbook check's.
 type Options struct {
@@ -46,7 +57,7 @@ func Check(ctx context.Context, o Options) (*findings.Report, error) {
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
 	}
-	return checkWith(o.Paths, new(site.Loader), o.Overlays...)
+	return checkWith(o.Paths, &site.Loader{Options: []site.LoadOption{site.WithPageErrors()}}, o.Overlays...)
 }
 
 // checkWith is Check with l reading every project once: the docs repository's
@@ -130,10 +141,24 @@ func docsLinks(paths []string, l *site.Loader) (fs []findings.Finding, pages str
 		return nil, "", err
 	}
 	fs = site.CheckLinks(p, "")
+	for _, err := range p.PageErrors {
+		fs = append(fs, pageFinding(err))
+	}
 	for i := range fs {
 		fs[i].File = docsrepo.UnderDir(root, fs[i].File)
 	}
 	return fs, " and the links of " + plural.Count(len(p.Pages), "page"), nil
+}
+
+// pageFinding is a page's error (a findings.InputError at its line, as
+// site.WithPageErrors keeps it) as a RulePageError finding.
+func pageFinding(err error) findings.Finding {
+	f := findings.Finding{Rule: RulePageError, Message: err.Error()}
+	var ie *findings.InputError
+	if errors.As(err, &ie) && ie.File != "" {
+		f.File, f.Line, f.Message = ie.File, ie.Line, ie.Err.Error()
+	}
+	return f
 }
 
 // linted is what Check read: its summary line counts errors and warnings

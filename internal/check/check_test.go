@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/site"
+	sitelinks "github.com/k0rdent/kbook/internal/site/links"
 )
 
 // TestCheck: kbook check's findings, its summary line, bad input, and
@@ -91,5 +93,36 @@ func TestCheckReadsKbookYAML(t *testing.T) {
 		if _, err := Check(context.Background(), Options{Paths: paths}); !findings.IsInput(err) || !strings.HasPrefix(err.Error(), "kbook.yaml:4: ") {
 			t.Errorf("check, %s: %v, want bad input at kbook.yaml:4", name, err)
 		}
+	}
+}
+
+// TestCheckPageError: a macro error on an MkDocs page that is no runbook
+// (kbook run does not read it) is one page-error finding at its line,
+// bad input, beside the runbooks' findings; kbook check goes on to check
+// the runbooks and the links instead of stopping at it.
+func TestCheckPageError(t *testing.T) {
+	dir := t.TempDir()
+	testfile.Write(t, dir, "mkdocs.yml", "site_name: Macros\nplugins:\n  - macros:\n      on_undefined: strict\n      on_error_fail: true\n")
+	testfile.Write(t, dir, "docs/index.md", "# Home\n\n[gone](gone.md)\n")
+	testfile.Write(t, dir, "docs/bad.md", "# Bad\n\nValue: {{ no_such_variable }}\n")
+	testfile.Write(t, dir, "docs/book.md", "# Book\n\n```testscript\nexec true\n```\n")
+	t.Chdir(dir)
+	rep, err := Check(context.Background(), Options{Paths: []string{"."}})
+	if err != nil {
+		t.Fatalf("kbook check: %v, want findings", err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s %s:%d", f.Rule, filepath.ToSlash(f.File), f.Line))
+	}
+	slices.Sort(got)
+	if want := []string{sitelinks.RuleBrokenLink + " docs/index.md:3", RulePageError + " docs/bad.md:3"}; !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+	if code := Registry.ExitCode(rep); code != findings.ExitBadInput {
+		t.Errorf("exit code %d, want %d (bad input)", code, findings.ExitBadInput)
+	}
+	if !strings.Contains(rep.Detail.Summary(0, 0, 0), "checked 1 runbook") {
+		t.Errorf("summary %q: the runbook was not checked", rep.Detail.Summary(0, 0, 0))
 	}
 }

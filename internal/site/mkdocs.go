@@ -20,7 +20,6 @@ import (
 	"github.com/k0rdent/kbook/internal/mkdocs/markdown"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/site/links"
-	"github.com/k0rdent/kbook/internal/sitetools"
 )
 
 // MkDocsSite is what kbook keeps of an MkDocs project: its
@@ -69,7 +68,7 @@ type NavEntry struct {
 var hugoContent = map[string]bool{".html": true, ".htm": true, ".adoc": true, ".asciidoc": true, ".ad": true, ".org": true, ".pandoc": true, ".pdc": true, ".rst": true}
 
 // loadMkDocs reads a folder with mkdocs.yml as a docs repository.
-func loadMkDocs(dir string, tools sitetools.Mode) (*Project, error) {
+func loadMkDocs(dir string, lo loadOptions) (*Project, error) {
 	mk, cfg, files, err := docsrepo.OpenMkDocs(dir)
 	if err != nil {
 		return nil, err
@@ -109,7 +108,7 @@ func loadMkDocs(dir string, tools sitetools.Mode) (*Project, error) {
 		Extensions: mk.Extensions,
 		Plugins:    mk.Plugins,
 		Variables:  variables(mk.Extra, cfg.Variables),
-		Icons:      icons(tools),
+		Icons:      icons(lo.tools),
 	}
 	if _, on := mk.Plugins["macros"]; on {
 		opts.Config = mk.Raw
@@ -129,7 +128,7 @@ func loadMkDocs(dir string, tools sitetools.Mode) (*Project, error) {
 	}
 	byURL := map[string]string{}
 	for _, rel := range files.Pages {
-		pg, err := mkdocsPage(p, opts, rel, labels[rel], weights[rel])
+		pg, err := mkdocsPage(p, opts, rel, labels[rel], weights[rel], lo.pageErrors)
 		if err != nil {
 			return nil, err
 		}
@@ -183,8 +182,10 @@ func sectionPath(rel string) string {
 	return rel
 }
 
-// mkdocsPage reads, translates and titles one page of docs_dir.
-func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int) (*Page, error) {
+// mkdocsPage reads, translates and titles one page of docs_dir. With
+// keep, a page that does not translate is kept as written, its error in
+// p.PageErrors.
+func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int, keep bool) (*Page, error) {
 	mk := p.MkDocs.Config
 	file := path.Join(mk.DocsDir, rel)
 	src, err := inputfile.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(file)))
@@ -213,8 +214,12 @@ func mkdocsPage(p *Project, opts markdown.Options, rel, label string, weight int
 			"file": map[string]any{"src_path": rel, "src_uri": rel, "url": u}, "is_homepage": u == ""}
 	}
 	res, err := markdown.Translate(src, opts)
-	if err != nil {
+	if err != nil && !keep {
 		return nil, docsrepo.MkDocsError(err)
+	}
+	if err != nil {
+		p.PageErrors = append(p.PageErrors, docsrepo.MkDocsError(err))
+		res = &markdown.Result{Markdown: src}
 	}
 	for kind, n := range res.Unknown {
 		p.MkDocs.Unknown[kind] += n

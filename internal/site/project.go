@@ -33,6 +33,9 @@ type Project struct {
 	// a kbook docs repository); its pages are translated into the
 	// generated content instead of mounted.
 	MkDocs *MkDocsSite
+	// PageErrors are the errors of the pages WithPageErrors kept (none
+	// without it: Load fails at the first).
+	PageErrors []error
 }
 
 // Page is one Markdown source of the site.
@@ -72,13 +75,23 @@ func (p *Page) URL() string { return links.PageURL(p.Path) }
 type LoadOption func(*loadOptions)
 
 type loadOptions struct {
-	tools sitetools.Mode
+	tools      sitetools.Mode
+	pageErrors bool
 }
 
 // WithSiteTools chooses where the icon sets of an MkDocs project's pages
 // come from (default sitetools.Auto).
 func WithSiteTools(m sitetools.Mode) LoadOption {
 	return func(o *loadOptions) { o.tools = m }
+}
+
+// WithPageErrors makes an MkDocs page whose translation fails (a macro
+// error) no error of Load: the error, a findings.InputError at the page's
+// line, is added to the Project's PageErrors and the page kept as
+// written, so that kbook check reports it beside everything else it
+// finds instead of stopping at it. A project loaded so is not rendered.
+func WithPageErrors() LoadOption {
+	return func(o *loadOptions) { o.pageErrors = true }
 }
 
 // Load reads a docs repository: kbook.yaml, content/ and runbooks/, or
@@ -95,7 +108,7 @@ func Load(dir string, opts ...LoadOption) (*Project, error) {
 		return nil, &findings.InputError{File: ".", Err: errors.New("no such directory: give the docs repository (kbook init docs DIR makes one)")}
 	}
 	if mkdocs.Find(dir) != "" {
-		return loadMkDocs(dir, o.tools)
+		return loadMkDocs(dir, o)
 	}
 	cfg, err := docsrepo.LoadConfig(dir)
 	if err != nil {
@@ -243,6 +256,8 @@ func (l *Loader) ExpandRunbookPathsAllowEmpty(paths []string) (out, empty []stri
 // reads and translates every page. The zero Loader is ready; it is not
 // safe for concurrent use.
 type Loader struct {
+	// Options are Load's, for every project.
+	Options  []LoadOption
 	projects map[string]*Project // by absolute folder
 	// Reads counts the projects read from disk (Load calls): tests and
 	// benchmarks see with it that a command loads a project once.
@@ -263,7 +278,7 @@ func (l *Loader) Load(dir string) (*Project, error) {
 		return &c, nil
 	}
 	l.Reads++
-	p, err := Load(dir)
+	p, err := Load(dir, l.Options...)
 	if err != nil {
 		return nil, err
 	}

@@ -42,8 +42,9 @@ func TestMkDocsShellPages(t *testing.T) {
 // TestRunIgnoresMacroErrorsOfOtherPages: a macro error (strict macros, an
 // undefined variable) on a page that is not a runbook does not stop
 // kbook run, which finds the runbook pages on their source; Load, which
-// kbook check and kbook build use, still reports it at its line. The
-// runbook pages are the ones Load finds, run.pages and run: shell
+// kbook build uses, still reports it at its line, and Load with
+// WithPageErrors (kbook check) keeps the page as written with its error.
+// The runbook pages are the ones Load finds, run.pages and run: shell
 // included.
 func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
 	dir := t.TempDir()
@@ -70,6 +71,13 @@ func TestRunIgnoresMacroErrorsOfOtherPages(t *testing.T) {
 	}
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "docs/bad.md:3: macros: undefined variable") {
 		t.Errorf("Load: %v, want the macro error at docs/bad.md:3", err)
+	}
+	kept, err := Load(dir, WithPageErrors())
+	if err != nil {
+		t.Fatalf("Load with WithPageErrors: %v", err)
+	}
+	if len(kept.PageErrors) != 1 || !strings.HasPrefix(kept.PageErrors[0].Error(), "docs/bad.md:3: macros: undefined variable") || len(kept.Pages) != 5 {
+		t.Errorf("Load with WithPageErrors: page errors %v, %d pages; want the macro error kept and 5 pages", kept.PageErrors, len(kept.Pages))
 	}
 	if err := os.Remove(filepath.Join(dir, "docs", "bad.md")); err != nil {
 		t.Fatal(err)
