@@ -345,3 +345,25 @@ func TestRunShellPageMacros(t *testing.T) {
 		t.Errorf("without the macros plugin the page's text is what runs: %v\n%s", err, out.String())
 	}
 }
+
+// TestRunMacroErrorOnOtherPage: kbook run of an MkDocs project whose page
+// that is no runbook has a macro error (strict macros, an undefined
+// variable) runs the runbook pages and passes: it finds them on their
+// source and never translates the other page (issue 40).
+func TestRunMacroErrorOnOtherPage(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "mkdocs.yml", "site_name: Macros\nplugins:\n  - macros:\n      on_undefined: strict\n      on_error_fail: true\n")
+	write(t, dir, "kbook.yaml", "run:\n  pages: [docs/listed.md]\n")
+	write(t, dir, "docs/index.md", "# Home\n")
+	write(t, dir, "docs/bad.md", "# Bad\n\nValue: {{ no_such_variable }}\n")
+	write(t, dir, "docs/listed.md", "# Listed\n\n```bash\necho listed\n```\n")
+	write(t, dir, "docs/book.md", "# Book\n\n```testscript\nexec true\n```\n")
+	var out bytes.Buffer
+	rep, err := Run(context.Background(), Options{Paths: []string{dir}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out})
+	if err != nil {
+		t.Fatalf("kbook run: %v", err)
+	}
+	if s := rep.Summary(); s.Passed != 2 || s.Failed != 0 {
+		t.Errorf("summary %+v, want the 2 runbook pages passed\n%s", s, out.String())
+	}
+}
