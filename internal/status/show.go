@@ -67,7 +67,7 @@ func show(ctx context.Context, o Options) error {
 		WriteText(o.Out, tree, time.Now())
 	}
 	if o.Watch {
-		err = Watch(ctx, c, c.Namespace, o.Name, o.Interval, show)
+		err = Watch(ctx, c, c.Namespace, o.Name, func() <-chan time.Time { return time.After(o.Interval) }, show)
 	} else {
 		var tree *Tree
 		if tree, err = Collect(ctx, c, c.Namespace, o.Name); err == nil {

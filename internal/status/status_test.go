@@ -138,20 +138,32 @@ func TestWatch(t *testing.T) {
 	}
 	trees := make(chan shown, 10)
 	done := make(chan error, 1)
+	// Each read but the first waits for a tick: Watch has taken a tick
+	// only once the read before it is shown or not.
+	tick := make(chan time.Time)
 	go func() {
-		done <- status.Watch(ctx, c, ns, "dev-1", 50*time.Millisecond, func(tree *status.Tree, first bool) {
+		done <- status.Watch(ctx, c, ns, "dev-1", func() <-chan time.Time { return tick }, func(tree *status.Tree, first bool) {
 			trees <- shown{tree, first}
 		})
 	}()
 	if s := <-trees; !s.first || s.tree.Ready {
 		t.Fatalf("first %v, ready %v", s.first, s.tree.Ready)
 	}
-	// Ages change between reads; nothing else does.
-	time.Sleep(300 * time.Millisecond)
+	// Ages change between reads; nothing else does: five more reads, the
+	// sixth tick taken once the fifth is done, and no redraw.
+	for range 6 {
+		tick <- time.Now()
+	}
 	if n := len(trees); n != 0 {
 		t.Fatalf("%d redraws without a change", n)
 	}
 	statustest.WriteStatus(t, c, ns, "testdata/watch-status.yaml")
+	go func() {
+		select {
+		case tick <- time.Now():
+		case <-ctx.Done():
+		}
+	}()
 	select {
 	case s := <-trees:
 		if s.first {

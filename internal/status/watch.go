@@ -6,11 +6,13 @@ import (
 	"time"
 )
 
-// Watch collects the deployment's tree every interval until ctx is done
-// and calls show with the first one and with each that differs from the
-// last one shown in more than its ages. It returns nil when ctx ends and
-// Collect's error (ErrNotFound when the deployment is gone) otherwise.
-func Watch(ctx context.Context, c *Client, namespace, name string, interval time.Duration, show func(t *Tree, first bool)) error {
+// Watch collects the deployment's tree, and again each time the channel
+// next returns delivers (kbook status --watch: time.After(interval)),
+// until ctx is done, and calls show with the first one and with each that
+// differs from the last one shown in more than its ages. It returns nil
+// when ctx ends and Collect's error (ErrNotFound when the deployment is
+// gone) otherwise.
+func Watch(ctx context.Context, c *Client, namespace, name string, next func() <-chan time.Time, show func(t *Tree, first bool)) error {
 	var last []byte
 	// The change key renders every tree at one fixed time: ages then stay
 	// put between reads (at each read's own time they grow, and a redraw
@@ -34,7 +36,7 @@ func Watch(ctx context.Context, c *Client, namespace, name string, interval time
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(interval):
+		case <-next():
 		}
 	}
 }
