@@ -311,7 +311,15 @@ func TestNoLeaks(t *testing.T) {
 		if err := syscall.Kill(st.PID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+		// Once it is gone (a zombie is gone), not after a guessed delay.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := proc.Inspect(st.PID); errors.Is(err, proc.ErrGone) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the cluster's server (pid %d) still runs 10s after kill -9", st.PID)
+			}
+		}
 		out, err := r.command("cluster", "status").CombinedOutput()
 		if exitCodeOf(err) != 1 || !strings.Contains(string(out), "not running") {
 			t.Errorf("status after kill -9: exit %d\n%s", exitCodeOf(err), out)

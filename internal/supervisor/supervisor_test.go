@@ -40,10 +40,14 @@ func TestMain(m *testing.M) {
 				c.Close()
 			}
 		}
-	case "crash": // fail after a log line
+	case "crash": // fail after a log line, once $GO exists when it is set
 		fmt.Println("loading config")
 		fmt.Println("error: no such CRD: clusters.cluster.x-k8s.io")
-		time.Sleep(200 * time.Millisecond)
+		for g := os.Getenv("GO"); g != ""; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(g); err == nil {
+				break
+			}
+		}
 		os.Exit(3)
 	case "ignore-term": // ignore SIGTERM: the supervisor must kill it
 		_ = os.WriteFile(os.Getenv("PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -109,12 +113,12 @@ func TestSupervisorOrderReadyAndStop(t *testing.T) {
 		sp := helper(t, "serve", "PORT="+strconv.Itoa(ports[i]), "DELAY=300ms", "PIDFILE="+filepath.Join(dir, name+".pid"))
 		sp.Name = name
 		sp.Ready = tcpReady(ports[i])
-		start := time.Now()
 		if err := s.Start(ctx, sp, 20*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if time.Since(start) < 300*time.Millisecond {
-			t.Errorf("%s reported ready before it listened", name)
+		// It listens 300 ms after it starts: Start returned once it did.
+		if err := tcpReady(ports[i])(ctx); err != nil {
+			t.Errorf("%s reported ready before it listened: %v", name, err)
 		}
 		pids = append(pids, readPID(t, filepath.Join(dir, name+".pid")))
 	}
@@ -162,9 +166,15 @@ func TestSupervisorCrash(t *testing.T) {
 		t.Errorf("crash report lacks the log tail or exit status:\n%v", c)
 	}
 
-	sp = helper(t, "crash")
+	// The second crashes once Start has returned: the event, not a delay
+	// Start had to beat.
+	goAhead := filepath.Join(t.TempDir(), "go")
+	sp = helper(t, "crash", "GO="+goAhead)
 	sp.Name = "later"
 	if err := s.Start(context.Background(), sp, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goAhead, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	select {
