@@ -217,7 +217,7 @@ func TestNoLeaks(t *testing.T) {
 		r.check("after SIGPIPE")
 	})
 	t.Run("double-SIGINT", func(t *testing.T) {
-		// Ctrl-C, and again 0.5 s later while kbook cleans up, each
+		// Ctrl-C, and again while kbook cleans up, each
 		// to kbook's whole process group as a terminal sends it (the
 		// runbook's command gets it too; the servers, in groups of
 		// their own, only from kbook).
@@ -226,9 +226,18 @@ func TestNoLeaks(t *testing.T) {
 		if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond)
+		// Again once kbook says it cleans up: the event, not a delay.
+		var said strings.Builder
+		for !strings.Contains(said.String(), "kbook: interrupted: stopping") {
+			line, err := out.ReadString('\n')
+			said.WriteString(line)
+			if err != nil {
+				break
+			}
+		}
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) // may have exited already
 		rest, _ := io.ReadAll(out)
+		rest = append([]byte(said.String()), rest...)
 		err := cmd.Wait()
 		if code := exitCodeOf(err); code != findings.ExitInterrupted {
 			t.Errorf("exit status %d, want %d\n%s", code, findings.ExitInterrupted, rest)
