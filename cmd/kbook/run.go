@@ -53,11 +53,7 @@ func newRunCmd() *cobra.Command {
 // cluster.
 func (f *runFlags) options(cmd *cobra.Command, paths []string) error {
 	ch := changed(cmd)
-	f.o.Paths, f.o.CacheDirSet, f.o.Out, f.o.OpenProcs = paths, ch["cache-dir"], cmd.OutOrStdout(), openProcs
-	if f.o.JSON == report.Stdout || f.o.JUnit == report.Stdout {
-		// The report has stdout to itself (kbook run --json - | jq).
-		f.o.Out, f.o.Stdout = cmd.ErrOrStderr(), cmd.OutOrStdout()
-	}
+	f.o.Paths, f.o.CacheDirSet, f.o.IOStreams, f.o.OpenProcs = paths, ch["cache-dir"], streams(cmd), openProcs
 	f.cluster.StateRoot, f.cluster.Changed = cacheRoot(), ch
 	c, err := f.cluster.Cluster()
 	f.o.Cluster = c

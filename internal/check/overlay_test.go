@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/testfile"
 
 	"github.com/k0rdent/kbook/internal/findings"
@@ -74,7 +75,7 @@ func TestCheckOverlays(t *testing.T) {
 				t.Fatalf("kbook check: %v, want bad input with %q", err, tc.want)
 			}
 			// kbook run says the same, before anything runs.
-			rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Overlays: extra, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, Out: new(bytes.Buffer)})
+			rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Overlays: extra, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, IOStreams: log.IOStreams{Out: new(bytes.Buffer)}})
 			if rep != nil || !findings.IsInput(err) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("kbook run: %v, want bad input with %q", err, tc.want)
 			}
@@ -86,7 +87,7 @@ func TestCheckOverlays(t *testing.T) {
 	testfile.Write(t, dir, "kbook.yaml", kbookYAML(matches))
 	page := testfile.Write(t, dir, "docs/page.md", "# Cloud\n\n```bash\naws-kbook-none s3 ls\n```\n\n```bash\necho ok\n```\n")
 	var out bytes.Buffer
-	rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, Out: &out})
+	rep, err := run.Run(context.Background(), run.Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: run.Cluster{None: true}, IOStreams: log.IOStreams{Out: &out}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func check(ctx context.Context, o *Options) (*checked, error) {
 
 // isTerminal reports whether the run's output is a terminal.
 func isTerminal(o *Options) bool {
-	f, ok := o.Out.(*os.File)
+	f, ok := o.progress().(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

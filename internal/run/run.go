@@ -16,6 +16,7 @@ import (
 	"github.com/k0rdent/kbook/internal/console"
 	"github.com/k0rdent/kbook/internal/docsrepo"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/overlay"
@@ -68,14 +69,23 @@ type Options struct {
 	// --no-run).
 	CacheOnly bool
 	Cluster   Cluster
-	// Out receives progress and the summary.
-	Out io.Writer
-	// Stdout receives a report named report.Stdout (nil: Out); the caller
-	// then gives progress another Out.
-	Stdout io.Writer
+	// Out receives progress and the summary, and a report named
+	// report.Stdout; when there is one, progress and the summary go to
+	// ErrOut instead (kbook run --json - | jq).
+	log.IOStreams
 	// OpenProcs opens the registry of what the run starts (kbook's reaps
 	// what earlier processes left first); nil: untracked.
 	OpenProcs proc.Opener
+}
+
+// progress is where o's progress and summary go: Out, or ErrOut when a
+// report has Out to itself.
+func (o *Options) progress() io.Writer {
+	s := o.OrDiscard()
+	if o.JSON == report.Stdout || o.JUnit == report.Stdout {
+		return s.ErrOut
+	}
+	return s.Out
 }
 
 // Run runs the runbooks of o.Paths and returns the report. Bad input (a
@@ -109,10 +119,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if err := chk.filter.Check(rbs); err != nil {
 		return nil, findings.Input(err)
 	}
-	out := o.Out
-	if out == nil {
-		out = io.Discard
-	}
+	out := o.progress()
 	printer := console.New(out, chk.tty, o.Verbose)
 	procs, closeProcs := o.OpenProcs.Open(printer)
 	// The cluster is stopped and the registry closed before the summary,
@@ -193,10 +200,7 @@ func Run(ctx context.Context, o Options) (*report.Report, error) {
 	if os.Getenv("GITHUB_ACTIONS") == "true" {
 		rep.GitHubAnnotations(out)
 	}
-	stdout := o.Stdout
-	if stdout == nil {
-		stdout = out
-	}
+	stdout := o.OrDiscard().Out
 	if o.JSON != "" {
 		if err := rep.WriteJSON(o.JSON, stdout); err != nil {
 			return rep, err

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/testfile"
 
 	"github.com/k0rdent/kbook/internal/cluster"
@@ -84,7 +85,7 @@ func TestRunReport(t *testing.T) {
 	var out bytes.Buffer
 	js := filepath.Join(t.TempDir(), "r.json")
 	rep, err := Run(context.Background(), Options{Paths: []string{dir}, Parallel: 1, Timeout: time.Minute, NoCache: true,
-		Cluster: Cluster{None: true}, JSON: js, Out: &out})
+		Cluster: Cluster{None: true}, JSON: js, IOStreams: log.IOStreams{Out: &out}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestRunShellPages(t *testing.T) {
 	page := write("docs/guide/intro/page.md", "# Intro\n\n```bash\nX=1\n```\n\n```sh\necho $((X+1))\n```\n\n```console\n2\n```\n")
 	other := write("docs/other.md", "# Other\n\n```bash\necho hi\n```\n")
 	var out bytes.Buffer
-	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, IOStreams: log.IOStreams{Out: &out}}
 	rep, err := Run(context.Background(), base)
 	if err != nil {
 		t.Fatal(err)
@@ -149,15 +150,15 @@ func write(t *testing.T, dir, name, content string) string {
 	return testfile.Write(t, dir, name, content)
 }
 
-// TestRunReportToStdout: --json - writes the report to Stdout, alone
-// there (progress and the summary go to Out), and no file named "-".
+// TestRunReportToStdout: --json - writes the report to Out, alone there
+// (progress and the summary go to ErrOut), and no file named "-".
 func TestRunReportToStdout(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	write(t, dir, "ok.md", "# T\n\n```testscript\nexec true\n```\n")
 	var out, stdout bytes.Buffer
 	if _, err := Run(context.Background(), Options{Paths: []string{"ok.md"}, Parallel: 1, Timeout: time.Minute, NoCache: true,
-		Cluster: Cluster{None: true}, JSON: "-", Out: &out, Stdout: &stdout}); err != nil {
+		Cluster: Cluster{None: true}, JSON: "-", IOStreams: log.IOStreams{Out: &stdout, ErrOut: &out}}); err != nil {
 		t.Fatal(err)
 	}
 	var rep report.Report
@@ -165,7 +166,7 @@ func TestRunReportToStdout(t *testing.T) {
 		t.Errorf("stdout is not the JSON report: %v\n%s", err, stdout.String())
 	}
 	if !strings.Contains(out.String(), "kbook: 1 passed") {
-		t.Errorf("the summary is not on Out: %q", out.String())
+		t.Errorf("the summary is not on ErrOut: %q", out.String())
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Error(`a file named "-" was written`)
@@ -182,7 +183,7 @@ func TestRunReadsKbookYAML(t *testing.T) {
 	write(t, dir, "kbook.yaml", "title: t\nrunbooks: books\n")
 	write(t, dir, "books/a.md", "# A\n\n```testscript\nexec true\n```\n")
 	var out bytes.Buffer
-	base := Options{Parallel: 1, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	base := Options{Parallel: 1, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, IOStreams: log.IOStreams{Out: &out}}
 	rep, err := Run(context.Background(), base)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +241,7 @@ func TestRunOverlay(t *testing.T) {
 	ov := "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\nrules:\n  - page: docs/page.md\n    command: ^aws\n    skip: needs an AWS account\n"
 	write(t, dir, "kbook.overlay.yaml", ov)
 	var out bytes.Buffer
-	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, IOStreams: log.IOStreams{Out: &out}}
 	rep, err := Run(context.Background(), base)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +274,7 @@ func TestRunOverlayPages(t *testing.T) {
 	ours := t.TempDir()
 	head := "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\npages: [docs/guide.md]\nrules:\n"
 	var out bytes.Buffer
-	o := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out,
+	o := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, IOStreams: log.IOStreams{Out: &out},
 		Overlays: []string{write(t, ours, "skip.yaml", head+"  - page: docs/guide.md\n    block: 1\n    skip: broken on the page\n")}}
 	rep, err := Run(context.Background(), o)
 	if err != nil {
@@ -311,7 +312,7 @@ func TestRunShellPageMacros(t *testing.T) {
 		"```console\n{{{ greeting }}} {{{ product.name }}} v1.2.3\n```\n\n"+
 		"```sh\necho {{{ unknown }}}\n```\n")
 	var out bytes.Buffer
-	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out}
+	base := Options{Paths: []string{page}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, IOStreams: log.IOStreams{Out: &out}}
 	rep, err := Run(context.Background(), base)
 	if err != nil {
 		t.Fatal(err)
@@ -359,7 +360,7 @@ func TestRunMacroErrorOnOtherPage(t *testing.T) {
 	write(t, dir, "docs/listed.md", "# Listed\n\n```bash\necho listed\n```\n")
 	write(t, dir, "docs/book.md", "# Book\n\n```testscript\nexec true\n```\n")
 	var out bytes.Buffer
-	rep, err := Run(context.Background(), Options{Paths: []string{dir}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, Out: &out})
+	rep, err := Run(context.Background(), Options{Paths: []string{dir}, Timeout: time.Minute, NoCache: true, Cluster: Cluster{None: true}, IOStreams: log.IOStreams{Out: &out}})
 	if err != nil {
 		t.Fatalf("kbook run: %v", err)
 	}
