@@ -115,7 +115,7 @@ func TestConformanceWithController(t *testing.T) {
 			"labels":      map[string]any{controller.ClusterNameLabel: "conformance-inventorycluster"},
 			"annotations": map[string]any{controller.StandaloneAnnotation: "true"}}}},
 	}
-	res, err := conformance.Run(ctx, set, conformance.Options{Config: cfg, Namespace: ns, Controller: true, Samples: samples, Timeout: time.Minute})
+	res, err := conformance.RunSet(ctx, set, conformance.RunOptions{Config: cfg, Namespace: ns, Controller: true, Samples: samples, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

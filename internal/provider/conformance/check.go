@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/k0rdent/kbook/internal/log"
 	"io"
 	"os"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/findings"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/output"
 	"github.com/k0rdent/kbook/internal/plural"
 	"github.com/k0rdent/kbook/internal/proc"
@@ -18,9 +19,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Request is kbook provider conformance: the provider's inputs, the
+// Options are kbook provider conformance's: the provider's inputs, the
 // cluster to check it on, and how.
-type Request struct {
+type Options struct {
 	// Paths are the provider's inputs, as provider validate takes them.
 	Paths []string
 	// Samples are object files to create instead of minimal objects.
@@ -28,38 +29,46 @@ type Request struct {
 	// Kubeconfig and Context select an existing cluster; neither set:
 	// the embedded local API server, started and stopped here.
 	Kubeconfig, Context string
-	// Options are Run's; Config is set here from the cluster.
-	Options Options
-	// Log receives the cluster's progress; OpenProcs opens the registry
-	// that records the local servers, so that they die with kbook and a
-	// kill -9 is reaped by the next kbook (nil: untracked).
-	Log       log.Logger
+	// Controller, Timeout, Namespace and Keep are RunSet's (RunOptions).
+	Controller bool
+	Timeout    time.Duration
+	Namespace  string
+	Keep       bool
+	// Logger receives the cluster's progress and the checks'; OpenProcs
+	// opens the registry that records the local servers, so that they
+	// die with kbook and a kill -9 is reaped by the next kbook (nil:
+	// untracked).
+	Logger    log.Logger
 	OpenProcs proc.Opener
 }
 
-// Outcome is a Run on the cluster Backend names.
+// Outcome is a RunSet on the cluster Backend names.
 type Outcome struct {
 	*Result
 	Backend string `json:"-"`
 }
 
-// OnCluster loads the provider and the samples, brings the cluster up, runs
-// the checks and stops the cluster (even after ctx ends). Unreadable
-// inputs and a cluster that does not come up are a findings.InputError;
-// an interrupted run says what it cleaned up.
-func OnCluster(ctx context.Context, r Request) (*Outcome, error) {
-	set, err := provider.Load(r.Paths, provider.RenderOptions{})
+// Run is kbook provider conformance: it loads the provider and the
+// samples, brings the cluster up, runs the checks (RunSet) and stops the
+// cluster (even after ctx ends). Unreadable inputs and a cluster that does
+// not come up are a findings.InputError; an interrupted run says what it
+// cleaned up. A context already done checks nothing.
+func Run(ctx context.Context, o Options) (*Outcome, error) {
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	set, err := provider.Load(o.Paths, provider.RenderOptions{})
 	if err != nil {
 		return nil, findings.Input(err)
 	}
-	o := r.Options
-	if o.Samples, err = loadSamples(r.Samples); err != nil {
+	ro := RunOptions{Controller: o.Controller, Timeout: o.Timeout, Namespace: o.Namespace, Keep: o.Keep, Logger: o.Logger}
+	if ro.Samples, err = loadSamples(o.Samples); err != nil {
 		return nil, findings.Input(err)
 	}
-	procs, closeProcs := r.OpenProcs.Open(r.Log)
+	procs, closeProcs := o.OpenProcs.Open(o.Logger)
 	defer closeProcs()
-	co := cluster.Options{Backend: cluster.Local, Kubeconfig: r.Kubeconfig, Context: r.Context, Logger: r.Log, Procs: procs}
-	if r.Kubeconfig != "" || r.Context != "" {
+	co := cluster.Options{Backend: cluster.Local, Kubeconfig: o.Kubeconfig, Context: o.Context, Logger: o.Logger, Procs: procs}
+	if o.Kubeconfig != "" || o.Context != "" {
 		co.Backend = cluster.Kubeconfig
 	}
 	c, err := cluster.Up(ctx, co)
@@ -68,8 +77,8 @@ func OnCluster(ctx context.Context, r Request) (*Outcome, error) {
 	}
 	// Stop even after Ctrl-C cancelled the context.
 	defer func() { _ = c.Stop(context.WithoutCancel(ctx)) }()
-	o.Config = c.RESTConfig()
-	res, err := Run(ctx, set, o)
+	ro.Config = c.RESTConfig()
+	res, err := RunSet(ctx, set, ro)
 	if ctx.Err() != nil {
 		return nil, errors.New("interrupted: the objects kbook created were deleted")
 	}

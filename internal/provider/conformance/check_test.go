@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,5 +56,16 @@ func TestWrite(t *testing.T) {
 	var doc Result
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Checks) != 2 || strings.Contains(js.String(), "local") {
 		t.Errorf("json %s: %v", js.String(), err)
+	}
+}
+
+// TestRunDoneContext: a context already done checks nothing, not even
+// the inputs.
+func TestRunDoneContext(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stopped")
+	cancel(stop)
+	if _, err := Run(ctx, Options{Paths: []string{"missing"}}); !errors.Is(err, stop) {
+		t.Errorf("done context: %v, want its cause", err)
 	}
 }

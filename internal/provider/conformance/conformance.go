@@ -54,7 +54,7 @@ type Check struct {
 	Message string `json:"message,omitempty"`
 }
 
-// Result is the outcome of Run.
+// Result is the outcome of RunSet.
 type Result struct {
 	Checks []Check `json:"checks"`
 	// Notes say how the run was done (aggregation computed by kbook...).
@@ -72,8 +72,8 @@ func (r *Result) Failed() int {
 	return n
 }
 
-// Options configure Run.
-type Options struct {
+// RunOptions configure RunSet.
+type RunOptions struct {
 	// Config is an admin client configuration of the cluster.
 	Config *rest.Config
 	// Controller means the provider's controller runs against the
@@ -96,8 +96,8 @@ type Options struct {
 	Logger log.Logger
 }
 
-// Run checks the provider in the set against the cluster.
-func Run(ctx context.Context, set *provider.Set, o Options) (*Result, error) {
+// RunSet checks the provider in the set against the cluster.
+func RunSet(ctx context.Context, set *provider.Set, o RunOptions) (*Result, error) {
 	if o.Logger == nil {
 		o.Logger = log.NoopLogger{}
 	}
@@ -133,7 +133,7 @@ func Run(ctx context.Context, set *provider.Set, o Options) (*Result, error) {
 }
 
 type runner struct {
-	o   Options
+	o   RunOptions
 	set *provider.Set
 	res *Result
 

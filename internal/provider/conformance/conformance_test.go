@@ -47,7 +47,7 @@ func TestConformanceValid(t *testing.T) {
 	ctx, cancel := testctx.New(t)
 	defer cancel()
 	set := load(t, filepath.Join(valid, "components.yaml"), filepath.Join(valid, "bootstrap-controlplane.yaml"), filepath.Join(valid, "chart"))
-	res, err := Run(ctx, set, Options{Config: cfg, Logger: logger{t}})
+	res, err := RunSet(ctx, set, RunOptions{Config: cfg, Logger: logger{t}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestConformanceCatchesPruning(t *testing.T) {
 	dir := t.TempDir()
 	data, _ := os.ReadFile(filepath.Join("../testdata/rules/INFRA007/components.yaml"))
 	os.WriteFile(filepath.Join(dir, "components.yaml"), []byte(strings.ReplaceAll(string(data), "acme", "prune")), 0o644)
-	res, err := Run(ctx, load(t, filepath.Join(dir, "components.yaml")), Options{Config: cfg})
+	res, err := RunSet(ctx, load(t, filepath.Join(dir, "components.yaml")), RunOptions{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestAggregationCountsCreatedRoles(t *testing.T) {
 	cfg := server.Config(t)
 	ctx, cancel := testctx.New(t)
 	defer cancel()
-	r := &runner{o: Options{Config: cfg, Logger: logger{t}}, res: &Result{}, ns: "agg-test"}
+	r := &runner{o: RunOptions{Config: cfg, Logger: logger{t}}, res: &Result{}, ns: "agg-test"}
 	if err := r.connect(); err != nil {
 		t.Fatal(err)
 	}
