@@ -142,13 +142,16 @@ func Parse(file string, data []byte) (*Overlay, error) {
 	if n := f["kind"]; n == nil || n.Value != Kind {
 		return nil, bad(lineOf(n, root), "kind: want %s", Kind)
 	}
-	rules := f["rules"]
-	if rules == nil {
-		return nil, bad(root.Line, "rules: want a list of rules (page:, then what to do: skip, provided, replace, run, env, output)")
-	}
-	o, err := ParseRules(file, "rules", rules)
-	if err != nil {
-		return nil, err
+	// An overlay that only opts pages in (pages:, no rules) is whole:
+	// their blocks run, or are skipped for what kbook finds itself.
+	o := &Overlay{File: file}
+	if rules := f["rules"]; rules != nil || f["pages"] == nil {
+		if rules == nil {
+			return nil, bad(root.Line, "rules: want a list of rules (page:, then what to do: skip, provided, replace, run, env, output), or pages: alone")
+		}
+		if o, err = ParseRules(file, "rules", rules); err != nil {
+			return nil, err
+		}
 	}
 	if pn := f["pages"]; pn != nil {
 		if pn.Kind != yaml.SequenceNode || len(pn.Content) == 0 {

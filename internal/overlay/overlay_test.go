@@ -32,6 +32,7 @@ func TestParseErrors(t *testing.T) {
 		{"replace and run", head + "  - page: a.md\n    replace: [{old: a, new: b}]\n    run: echo\n", "o.yaml:6: run: replaces the whole block"},
 		{"duplicate", head + "  - page: a.md\n    skip: x\n    skip: y\n", "o.yaml:6: rule: skip given twice"},
 		{"pages not a list", "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\npages: a.md\nrules:\n  - page: a.md\n    skip: x\n", "o.yaml:3: pages: want a list"},
+		{"pages alone, a list of no rules", "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\npages: [a.md]\nrules: []\n", "o.yaml:4: rules: want a list"},
 		{"pages glob", "apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\npages:\n  - '[a.md'\nrules:\n  - page: a.md\n    skip: x\n", "o.yaml:4: pages: syntax error in pattern"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -40,6 +41,17 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("err %v, want bad input starting %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestPagesAlone: an overlay that only opts pages in needs no rules.
+func TestPagesAlone(t *testing.T) {
+	o, err := Parse("o.yaml", []byte("apiVersion: kbook.k0rdent.io/v1alpha1\nkind: DocsOverlay\npages: [\"docs/**/*.md\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Rules) != 0 || o.File != "o.yaml" || !o.ShellPage("docs/a/b.md") || o.ShellPage("README.md") {
+		t.Errorf("got %+v: want docs/**/*.md opted in, no rules", o)
 	}
 }
 
