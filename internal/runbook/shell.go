@@ -100,14 +100,62 @@ func (sh *Shell) SetScript(file string, script []Line) error {
 		}
 		return nil
 	}
+	if redirectPlaceholder(f, script) {
+		// It parses, but only because bash reads a placeholder as
+		// redirections (--from-literal=ID=<your channel id>): it
+		// needs a human as much as one that does not parse.
+		fill, filled := placeholders(script)
+		if _, ff, ferr := shellRun(file, filled); ferr == nil {
+			sh.Script, sh.Run, sh.Needs, sh.Syntax, sh.Fill = script, "", analyze(ff, filled), nil, fill
+			if sh.Skip == "" && sh.Provided == "" {
+				sh.Skip = fillReason(fill)
+			}
+			return nil
+		}
+	}
 	sh.Script, sh.Run, sh.Needs, sh.Syntax = script, run, analyze(f, script), nil
 	return nil
 }
 
+// redirectPlaceholder reports whether a block that parses holds a
+// placeholder that bash reads as redirections: a placeholderWord whose
+// "<" is an input redirection of the parsed block and whose ">" ends a
+// word (is followed by a space, a quote, a backslash or the end of the
+// line), as in --from-literal=ID=<your channel id> or a <name> alone,
+// never wc -l </etc/hosts>count.
+func redirectPlaceholder(f *syntax.File, script []Line) bool {
+	in := map[[2]uint]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && r.Op == syntax.RdrIn {
+			in[[2]uint{r.OpPos.Line(), r.OpPos.Col()}] = true
+		}
+		return true
+	})
+	if len(in) == 0 {
+		return false
+	}
+	for i, l := range script {
+		for _, m := range placeholderWord.FindAllStringIndex(l.Text, -1) {
+			if end := m[1]; end < len(l.Text) && !strings.ContainsRune(" \t\"'\\;", rune(l.Text[end])) {
+				continue
+			}
+			if in[[2]uint{uint(i + 1), uint(m[0] + 1)}] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // placeholderWord is a doc placeholder: a name in angle brackets that a
 // reader replaces (<gcpJSONCredentialsFileName>, <cluster-name>, <your
-// project id>), never a redirection a block means (<<EOF, <(cmd), <&3).
-var placeholderWord = regexp.MustCompile(`<[A-Za-z][A-Za-z0-9_.:/-]*(?: [A-Za-z0-9_.:/-]+)*>`)
+// project id>, a path such as </path/to/kubeconfig>, a note such as
+// <optional, cc email addresses> or <port, defaults to "587">), never a
+// redirection a block means (<<EOF, <(cmd), <&3, < file). Placeholders
+// are only looked for in a block that does not parse as written, so a
+// redirection written without spaces (wc -l </etc/hosts>out) that
+// parses is never taken for one.
+var placeholderWord = regexp.MustCompile(`<[A-Za-z/~][A-Za-z0-9_.:/~-]*,?(?: [A-Za-z0-9_.:/~"'-]+,?)*>`)
 
 // placeholders returns the distinct placeholders of a script, in order,
 // and the script with each replaced by a plain word of its own (the
@@ -215,10 +263,18 @@ func prompt(l string) (string, bool) {
 // splitConsole splits a console block into commands (prompt lines and the
 // lines that continue them after a trailing backslash, or inside an
 // unfinished quote or heredoc, as "> " lines) and output.
+//
+// In a bash, sh or shell fence read as a transcript, a comment line
+// ("# Sign with the private key") whose next line that is not blank is a
+// prompt is a comment on that command, neither a command nor output.
 func splitConsole(b *Block) (cmds []Line, out []string, outLine int) {
 	cont := false
-	for i, l := range strings.Split(strings.TrimSuffix(b.Content, "\n"), "\n") {
+	lines := strings.Split(strings.TrimSuffix(b.Content, "\n"), "\n")
+	for i, l := range lines {
 		num := b.Line + 1 + i
+		if !cont && isShellLang(b.Lang) && commentBeforePrompt(lines, i) {
+			continue
+		}
 		if c, ok := prompt(l); ok && !cont {
 			cmds = append(cmds, Line{Text: c, Num: num})
 			cont = strings.HasSuffix(c, `\`)
@@ -237,6 +293,21 @@ func splitConsole(b *Block) (cmds []Line, out []string, outLine int) {
 	return cmds, out, outLine
 }
 
+// commentBeforePrompt reports whether lines[i] is a comment line whose
+// next line that is not blank is a "$ " prompt.
+func commentBeforePrompt(lines []string, i int) bool {
+	if !strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
+		return false
+	}
+	for _, l := range lines[i+1:] {
+		if strings.TrimSpace(l) != "" {
+			_, ok := prompt(l)
+			return ok
+		}
+	}
+	return false
+}
+
 // hasPrompt reports whether a console block shows a command.
 func hasPrompt(b *Block) bool {
 	cmds, _, _ := splitConsole(b)
@@ -244,8 +315,9 @@ func hasPrompt(b *Block) bool {
 }
 
 // isTranscript reports whether a shell block is a transcript: a console
-// block, or a bash, sh or shell block whose first line is a "$ " prompt
-// (docs often put "$ kubectl get pods" and its output in a bash fence),
+// block, or a bash, sh or shell block whose first line is a "$ " prompt,
+// after comment lines on it (docs often put "$ kubectl get pods" and its
+// output in a bash fence, and "# Push the chart" before a prompt),
 // read as a console block is: prompt lines are commands, the rest output.
 func isTranscript(b *Block) bool {
 	if isConsoleLang(b.Lang) {
@@ -254,8 +326,9 @@ func isTranscript(b *Block) bool {
 	if !isShellLang(b.Lang) {
 		return false
 	}
-	for _, l := range strings.Split(b.Content, "\n") {
-		if strings.TrimSpace(l) != "" {
+	lines := strings.Split(b.Content, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" && !commentBeforePrompt(lines, i) {
 			_, ok := prompt(l)
 			return ok
 		}
@@ -283,7 +356,8 @@ func newShell(file string, b, next *Block) (*Shell, bool, error) {
 	if isTranscript(b) {
 		cmds, out, outLine := splitConsole(b)
 		sh.Script = cmds
-		if len(out) > 0 {
+		// Blank lines between prompts are no output the page shows.
+		if strings.TrimSpace(strings.Join(out, "")) != "" {
 			sh.Expected = &Expected{Text: strings.Join(out, "\n") + "\n", Line: outLine, Block: b}
 		}
 	} else {

@@ -1,6 +1,7 @@
 package runbook
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,6 +152,10 @@ func TestShellSyntax(t *testing.T) {
 		{"a placeholder file name", page("```bash\nkubectl create secret generic gcp --from-file=<gcpJSONCredentialsFileName>\n```\n"), "", "needs a human: fill in <gcpJSONCredentialsFileName>"},
 		{"placeholders in a console block, each once", page("```console\n$ export A=<OS_AUTH_URL> B=<OS_REGION_NAME>\n$ echo <OS_AUTH_URL>\n```\n"), "", "needs a human: fill in <OS_AUTH_URL>, <OS_REGION_NAME>"},
 		{"a placeholder with spaces", page("```bash\ngcloud config set project <your project id>\n```\n"), "", "needs a human: fill in <your project id>"},
+		{"a placeholder path", page("```bash\nexport KUBECONFIG=</path/to/kubeconfig/management/cluster>\n```\n"), "", "needs a human: fill in </path/to/kubeconfig/management/cluster>"},
+		{"placeholders with commas and a quoted default", page("```bash\nkubectl create secret generic smtp --from-literal=BCC=<optional, cc email addresses> --from-literal=PORT=<port, defaults to \"587\">\n```\n"), "", "needs a human: fill in <optional, cc email addresses>, <port, defaults to \"587\">"},
+		{"a placeholder bash reads as redirections", page("```bash\nkubectl create secret generic slack --from-literal=SLACK_CHANNEL_ID=<your channel id> \\\n  --from-literal=TOKEN=<token>\n```\n"), "", "needs a human: fill in <your channel id>, <token>"},
+		{"a redirection without spaces parses: no placeholder", page("```bash\nwc -l </etc/hosts>count\n```\n"), "", ""},
 		{"a placeholder and a real syntax error", page("```bash\necho <name>\nif true; then\n```\n"), "page.md:7: bash syntax:", ""},
 		{"a skip= attribute hides a syntax error", page("```bash skip=\"broken on purpose\"\necho 'never closed\n```\n"), "", "broken on purpose"},
 		{"a provided= attribute hides one", page("```bash provided=\"kbook does it\"\nfi\n```\n"), "", ""},
@@ -265,5 +270,30 @@ func TestBashTranscript(t *testing.T) {
 	}
 	if sh := rb.Steps[1].Shell; len(sh.Script) != 2 || sh.Expected != nil {
 		t.Errorf("a bash block with a later $ line: script %+v, expected %+v", sh.Script, sh.Expected)
+	}
+}
+
+// TestBashTranscriptComments: comment lines before the first prompt, and
+// before each later one, of a bash transcript are comments: the block is
+// still a transcript and they are neither commands nor expected output;
+// a comment line followed by output stays output.
+func TestBashTranscriptComments(t *testing.T) {
+	rb, err := Parse("page.md", []byte("---\nrun: shell\n---\n\n```bash\n# Push the chart first\n$ echo pushed\npushed\n# a line of output\n\n# Sign it\n$ echo signed\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rb.Steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(rb.Steps))
+	}
+	sh := rb.Steps[0].Shell
+	var cmds []string
+	for _, l := range sh.Script {
+		cmds = append(cmds, fmt.Sprintf("%d:%s", l.Num, l.Text))
+	}
+	if strings.Join(cmds, ",") != "7:echo pushed,12:echo signed" {
+		t.Errorf("commands %q, want the two prompts at lines 7 and 12", cmds)
+	}
+	if sh.Expected == nil || sh.Expected.Text != "pushed\n# a line of output\n\n" || sh.Expected.Line != 8 {
+		t.Errorf("expected %+v: want pushed and the output's comment-looking line, from line 8", sh.Expected)
 	}
 }

@@ -1,6 +1,7 @@
 package runbook
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -44,6 +45,22 @@ type Needs struct {
 	// (kubectl wait without --timeout); nil when it runs none. The
 	// runner stops it once the expected output's last line appears.
 	Watch *Watch
+	// Kube is what it asks of the run's cluster: resource types,
+	// kinds and namespaces.
+	Kube Kube
+	// Human says why it needs a human, when a command it runs does
+	// (kubectl edit, an editor: they wait for a person to edit and save
+	// a file), with the line; "" otherwise.
+	Human string
+	// NotCommand says why a line of it is no command, when one is a URL
+	// or JSON in a shell fence (it would fail as a command not found).
+	NotCommand string
+	// Homes are the users whose home folder its words name (~alice/src):
+	// the page's author's, most often, which another machine has not.
+	Homes []KubeRef
+	// Make is the line of its first make that reads the Makefile where
+	// it runs (no -C, -f); 0 when it runs none.
+	Make int
 }
 
 // Watch is a command that runs until it is interrupted.
@@ -101,10 +118,14 @@ func analyze(f *syntax.File, script []Line) Needs {
 	for _, st := range f.Stmts {
 		a.stmt(st)
 	}
+	a.kubeDone()
 	// Uses of what the block sets or writes itself are no dependency.
 	n.Vars = slices.DeleteFunc(n.Vars, func(v string) bool { return slices.Contains(n.Sets, v) })
 	n.Words = slices.DeleteFunc(n.Words, func(w string) bool {
 		return slices.ContainsFunc(n.Writes, func(wr string) bool { return SameOrUnder(w, wr) })
+	})
+	n.Kube.Reads = slices.DeleteFunc(n.Kube.Reads, func(r KubeRef) bool {
+		return slices.ContainsFunc(n.Writes, func(wr string) bool { return SameOrUnder(path.Clean(r.Name), wr) })
 	})
 	return n
 }
@@ -121,6 +142,10 @@ type analysis struct {
 	defined     map[string]bool // functions and aliases of this block
 	// bg: the statement being read runs in the background.
 	bg bool
+	// heredocs are the block's heredocs; kubeStdin is set when kubectl
+	// applies its standard input (-f -).
+	heredocs  []heredocText
+	kubeStdin bool
 }
 
 func (a *analysis) line(p syntax.Pos) int { return sourceLine(a.script, int(p.Line())) }
@@ -174,6 +199,8 @@ func (a *analysis) stmt(st *syntax.Stmt) {
 				}
 			case syntax.RdrIn:
 				a.word(w)
+			case syntax.Hdoc, syntax.DashHdoc:
+				a.heredoc(x)
 			}
 		case *syntax.ParamExp:
 			a.param(x)
@@ -253,6 +280,18 @@ func (a *analysis) call(c *syntax.CallExpr) {
 			a.word(litWord(as.Value))
 		}
 	}
+	for i, w := range c.Args {
+		a.home(w)
+		if i == 0 && a.inFunc == "" && a.n.NotCommand == "" {
+			if s := litPrefix(w); isURL(s) {
+				a.n.NotCommand = fmt.Sprintf("line %d is a URL, not a command (%s)", a.line(w.Pos()), s)
+			} else if raw := rawText(w); strings.HasPrefix(raw, "{\"") || strings.HasPrefix(raw, "[{") {
+				a.n.NotCommand = fmt.Sprintf("line %d is JSON, not a command", a.line(w.Pos()))
+			} else if len(c.Args) > 1 && litWord(w) == "diff" && litWord(c.Args[1]) == "--git" {
+				a.n.NotCommand = fmt.Sprintf("line %d is a patch (diff --git, the output of git diff), not a command", a.line(w.Pos()))
+			}
+		}
+	}
 	i, bounded := 0, false
 	for i < len(args) {
 		name := args[i]
@@ -323,6 +362,23 @@ func (a *analysis) effects(name string, args []string, words []*syntax.Word) {
 	for _, w := range args {
 		a.word(w)
 	}
+	if editors[name] || ((name == "kubectl" || name == "oc") && slices.Contains(args, "edit")) {
+		if a.n.Human == "" && a.inFunc == "" && len(words) > 0 {
+			a.n.Human = fmt.Sprintf("%s %s opens an editor for a person to change and save (line %d)", name, strings.Join(args, " "), a.line(words[0].Pos()))
+		}
+	}
+	if name == "make" && a.n.Make == 0 && a.inFunc == "" && len(words) > 0 &&
+		!slices.ContainsFunc(args, func(w string) bool {
+			return w == "" || strings.HasPrefix(w, "-C") || strings.HasPrefix(w, "-f") || strings.HasPrefix(w, "--directory") || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "--makefile")
+		}) {
+		a.n.Make = a.line(words[0].Pos())
+	}
+	switch {
+	case name == "kubectl" || name == "oc":
+		a.kubectl(args, words)
+	case name == "helm" && (slices.Contains(args, "install") || slices.Contains(args, "upgrade")):
+		a.n.Kube.Installs = true
+	}
 	switch {
 	case fetchers[name]:
 		for i, w := range args {
@@ -377,6 +433,9 @@ func (a *analysis) effects(name string, args []string, words []*syntax.Word) {
 				a.write(w)
 			}
 		}
+	case name == "tar" && len(args) > 1 && !strings.HasPrefix(args[0], "--") && strings.Contains(args[0], "c") && strings.HasSuffix(args[0], "f"):
+		// tar -czf NAME ...: the archive it creates
+		a.write(args[1])
 	case name == "cp" || name == "mv":
 		if n := len(args); n >= 2 && args[n-1] != "" {
 			a.write(args[n-1])
@@ -400,6 +459,29 @@ func (a *analysis) effects(name string, args []string, words []*syntax.Word) {
 	case name == "export" || name == "declare" || name == "typeset" || name == "readonly" || name == "local":
 		// Parsed as DeclClause; nothing here.
 	}
+}
+
+// editors are the commands that open a file for a person to edit.
+var editors = map[string]bool{"vi": true, "vim": true, "nvim": true, "nano": true, "emacs": true, "pico": true, "joe": true}
+
+// home records the user a word's ~user/ names (not ~/ nor ~+ or ~-).
+func (a *analysis) home(w *syntax.Word) {
+	s := litPrefix(w)
+	if a.inFunc != "" || !strings.HasPrefix(s, "~") {
+		return
+	}
+	user, _, _ := strings.Cut(s[1:], "/")
+	if user == "" || !isName(strings.ReplaceAll(user, "-", "_")) || slices.ContainsFunc(a.n.Homes, func(r KubeRef) bool { return r.Name == user }) {
+		return
+	}
+	a.n.Homes = append(a.n.Homes, KubeRef{Name: user, Line: a.line(w.Pos())})
+}
+
+// rawText is a word's literal text with its quotes, as written.
+func rawText(w *syntax.Word) string {
+	var b strings.Builder
+	syntax.NewPrinter().Print(&b, w)
+	return b.String()
 }
 
 // litWord is a word's value when it holds no expansion: literal text
