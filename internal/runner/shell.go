@@ -335,7 +335,7 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	st := x.rb.Steps[i-1]
 	sh := st.Shell
-	if o, ok := x.notHere(st); ok {
+	if o, ok := x.notHere(ts, st); ok {
 		// Skipped, or provided by kbook: it does not run.
 		x.shellOutcome(st, o)
 		x.didNotRun(st, o)

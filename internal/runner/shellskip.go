@@ -3,11 +3,13 @@ package runner
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"sort"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // pageShell is what the runner knows of a page's shell blocks as they
@@ -28,8 +30,9 @@ var isRoot = os.Geteuid() == 0
 
 // notHere decides, before it runs, whether a block cannot run here: it
 // is declared skipped or provided (without a stand-in), it runs sudo
-// and the run is not root, or it downloads and the run is --offline.
-func (x *execution) notHere(st *runbook.Step) (shellRes, bool) {
+// and the run is not root, it downloads and the run is --offline, or
+// the run's cluster lacks what it asks of it (clusterLacks).
+func (x *execution) notHere(ts *testscript.TestScript, st *runbook.Step) (shellRes, bool) {
 	sh := st.Shell
 	switch {
 	case sh.Skip != "" && sh.By == "":
@@ -43,8 +46,20 @@ func (x *execution) notHere(st *runbook.Step) (shellRes, bool) {
 	case len(sh.Needs.Fetches) > 0 && x.r.opts.Offline:
 		f := sh.Needs.Fetches[0]
 		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("downloads from the internet (%s, line %d), and this run is --offline", f.What, f.Line)}, true
+	case sh.Needs.NotCommand != "":
+		return shellRes{result: report.BlockSkipped, reason: sh.Needs.NotCommand + " in a " + sh.Lang + " block: not for a terminal (a sample, or what a reader opens elsewhere)"}, true
+	case sh.Needs.Human != "":
+		return shellRes{result: report.BlockSkipped, reason: "needs a human: " + sh.Needs.Human}, true
 	}
-	return shellRes{}, false
+	for _, h := range sh.Needs.Homes {
+		if _, err := user.Lookup(h.Name); err != nil {
+			return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("uses the home folder of user %s (~%s, line %d), whom this machine does not have: the files of the page's author", h.Name, h.Name, h.Line)}, true
+		}
+	}
+	if o, ok := x.filesLack(ts, st); ok {
+		return o, true
+	}
+	return x.clusterLacks(ts, st)
 }
 
 // probe lists what the page's session must have for the block to run:
