@@ -1,6 +1,7 @@
 package runbook
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -36,6 +37,10 @@ type Kube struct {
 	// MakesNamespaces are the namespaces it creates (kubectl create
 	// namespace).
 	MakesNamespaces []string
+	// Nodes says what of it needs the cluster's nodes (kubectl run,
+	// exec, logs, drain; get nodes or pods), with the line; "" when
+	// nothing does.
+	Nodes string
 	// Installs is set when it may install what the cluster serves in
 	// ways kbook cannot read (helm install or upgrade, kubectl apply -k
 	// or of a URL): then nothing of the above is asked.
@@ -73,6 +78,14 @@ var (
 	typedVerbs  = map[string]bool{"get": true, "describe": true, "delete": true, "edit": true, "patch": true, "label": true, "annotate": true, "wait": true, "scale": true}
 	nestedVerbs = map[string]bool{"rollout": true, "set": true}
 	applyVerbs  = map[string]bool{"apply": true, "create": true, "replace": true, "delete": true}
+)
+
+// nodeVerbs are kubectl's verbs that need a node (a pod that runs, a
+// node itself); nodeTypes and podTypes the types whose objects do.
+var (
+	nodeVerbs = map[string]bool{"run": true, "exec": true, "logs": true, "attach": true, "port-forward": true, "cp": true, "top": true, "debug": true, "drain": true, "cordon": true, "uncordon": true, "taint": true}
+	nodeTypes = map[string]bool{"node": true, "nodes": true, "no": true}
+	podTypes  = map[string]bool{"pod": true, "pods": true, "po": true}
 )
 
 // kubectl reads one kubectl command's arguments.
@@ -132,6 +145,19 @@ func (a *analysis) kubectl(args []string, words []*syntax.Word) {
 		return
 	}
 	verb := args[pos[0]]
+	if k.Nodes == "" {
+		if nodeVerbs[verb] {
+			k.Nodes = fmt.Sprintf("kubectl %s (line %d) needs a pod running on a node", verb, line(pos[0]))
+		} else if typedVerbs[verb] && len(pos) > 1 {
+			t, _, _ := strings.Cut(args[pos[1]], "/")
+			for _, t := range strings.Split(t, ",") {
+				if nodeTypes[t] || (podTypes[t] && (verb == "get" || verb == "describe" || verb == "wait")) {
+					k.Nodes = fmt.Sprintf("kubectl %s %s (line %d) lists what runs on nodes", verb, t, line(pos[1]))
+					break
+				}
+			}
+		}
+	}
 	typeArg := 1
 	if nestedVerbs[verb] {
 		typeArg = 2

@@ -91,6 +91,11 @@ func TestNotForATerminal(t *testing.T) {
 		{block: "tar -czf a.tgz -C ~alice/src/examples .", homes: "alice@6"},
 		{block: "ls ~/src ~+ ~root"},
 		{block: "diff a b && echo https://example.com"},
+		{block: "ssh root@${HOST}", human: "ssh root@${HOST} opens a login shell on another machine for a person to type in (line 6)"},
+		{block: "ssh -i key root@host uptime"},
+		{block: "gpg --gen-key", human: "gpg --gen-key asks a person its questions at a terminal (line 6)"},
+		{block: "kubectl ...", human: "fill in what ... elides (line 6)"},
+		{block: "...", notCommand: "line 6 is an ellipsis (...), not a command"},
 	} {
 		n := needsOf(t, c.block)
 		var homes []string
@@ -103,10 +108,26 @@ func TestNotForATerminal(t *testing.T) {
 			t.Errorf("%s: not a command %q, human %q, homes %q; want %q, %q, %q", c.block, n.NotCommand, n.Human, homes, c.notCommand, c.human, c.homes)
 		}
 	}
-	if n := needsOf(t, "tar -czf a.tgz -C dir .\nmake deploy"); n.Make != 7 || !strings.Contains(strings.Join(n.Writes, " "), "a.tgz") {
-		t.Errorf("make at %d, writes %q: want make at line 7, a.tgz written", n.Make, n.Writes)
+	for _, c := range []struct{ block, want string }{
+		{"tar -czf a.tgz -C dir .\nmake deploy", "Makefile@7"},
+		{"make -C addon-controller deploy", ""},
+		{"go fmt ./... && go test ./...", "go.mod@6 go.mod@6"},
+		{"git clone https://x/y && git -C y log", ""},
+		{"git add . && git commit -m x", ".git@6 .git@6"},
+		{"terraform init\nterraform apply", "*.tf@6 *.tf@7"},
+	} {
+		var got []string
+		for _, r := range needsOf(t, c.block).Checkouts {
+			got = append(got, fmt.Sprintf("%s@%d", r.Name, r.Line))
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: checkouts %q, want %q", c.block, got, c.want)
+		}
 	}
-	if n := needsOf(t, "make -C addon-controller deploy"); n.Make != 0 {
-		t.Errorf("make -C: make at %d, want 0 (it reads another folder's Makefile)", n.Make)
+	if n := needsOf(t, "tar -czf a.tgz -C dir ."); !strings.Contains(strings.Join(n.Writes, " "), "a.tgz") {
+		t.Errorf("tar -czf: writes %q, want a.tgz", n.Writes)
+	}
+	if n := needsOf(t, "./tools/create.sh 7 && /var/lib/k0s/bin/containerd --root=/x && $BIN"); fmt.Sprint(n.Paths) != "[{./tools/create.sh 6} {/var/lib/k0s/bin/containerd 6}]" {
+		t.Errorf("paths %v", n.Paths)
 	}
 }

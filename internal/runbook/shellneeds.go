@@ -58,9 +58,24 @@ type Needs struct {
 	// Homes are the users whose home folder its words name (~alice/src):
 	// the page's author's, most often, which another machine has not.
 	Homes []KubeRef
-	// Make is the line of its first make that reads the Makefile where
-	// it runs (no -C, -f); 0 when it runs none.
-	Make int
+	// Checkouts are the commands it runs that work on a checkout where
+	// they run (make, go build, git commit, terraform apply, ...), by
+	// what they need there: "Makefile", "go.mod", ".git" or "*.tf".
+	Checkouts []KubeRef
+	// Paths are the commands it runs by their path (./tools/x.sh,
+	// /var/lib/k0s/bin/containerd), literal ones.
+	Paths []KubeRef
+	// Hosts are the other machines it reaches (ssh, scp, rsync to a
+	// host), as written.
+	Hosts []KubeRef
+	// Listens are the local addresses it fetches from (curl
+	// localhost:30003): something must listen there.
+	Listens []KubeRef
+	// Docker is the line of its first docker command that needs the
+	// Docker daemon; 0 when it runs none.
+	Docker int
+	// Kubeconfig is the literal file it sets KUBECONFIG to, if any.
+	Kubeconfig KubeRef
 }
 
 // Watch is a command that runs until it is interrupted.
@@ -184,6 +199,7 @@ func (a *analysis) stmt(st *syntax.Stmt) {
 			for _, as := range x.Args {
 				if as.Name != nil && !as.Naked {
 					a.assign(as.Name.Value)
+					a.kubeconfig(as)
 				}
 			}
 		case *syntax.WordIter:
@@ -207,6 +223,16 @@ func (a *analysis) stmt(st *syntax.Stmt) {
 		}
 		return true
 	})
+}
+
+// kubeconfig records a literal file KUBECONFIG is set to.
+func (a *analysis) kubeconfig(as *syntax.Assign) {
+	if a.inFunc != "" || as.Name == nil || as.Name.Value != "KUBECONFIG" || as.Value == nil || a.n.Kubeconfig.Name != "" {
+		return
+	}
+	if v := litWord(as.Value); v != "" && !strings.Contains(v, ":") {
+		a.n.Kubeconfig = KubeRef{Name: v, Line: a.line(as.Pos())}
+	}
 }
 
 // assign records a variable the block sets.
@@ -261,6 +287,9 @@ func isName(s string) bool {
 
 // call reads one simple command: what it runs, sets, writes and fetches.
 func (a *analysis) call(c *syntax.CallExpr) {
+	for _, as := range c.Assigns {
+		a.kubeconfig(as)
+	}
 	if len(c.Args) == 0 {
 		for _, as := range c.Assigns {
 			if as.Name != nil {
@@ -289,8 +318,17 @@ func (a *analysis) call(c *syntax.CallExpr) {
 				a.n.NotCommand = fmt.Sprintf("line %d is JSON, not a command", a.line(w.Pos()))
 			} else if len(c.Args) > 1 && litWord(w) == "diff" && litWord(c.Args[1]) == "--git" {
 				a.n.NotCommand = fmt.Sprintf("line %d is a patch (diff --git, the output of git diff), not a command", a.line(w.Pos()))
+			} else if s := litWord(w); s == "..." || s == "…" {
+				a.n.NotCommand = fmt.Sprintf("line %d is an ellipsis (%s), not a command", a.line(w.Pos()), s)
 			}
 		}
+		if s := litWord(w); i > 0 && (s == "..." || s == "…") && a.n.Human == "" && a.inFunc == "" {
+			a.n.Human = fmt.Sprintf("fill in what %s elides (line %d)", s, a.line(w.Pos()))
+		}
+	}
+	if name := litWord(c.Args[0]); strings.Contains(name, "/") && !isURL(name) && a.inFunc == "" &&
+		!slices.ContainsFunc(a.n.Paths, func(r KubeRef) bool { return r.Name == name }) {
+		a.n.Paths = append(a.n.Paths, KubeRef{Name: name, Line: a.line(c.Args[0].Pos())})
 	}
 	i, bounded := 0, false
 	for i < len(args) {
@@ -364,14 +402,17 @@ func (a *analysis) effects(name string, args []string, words []*syntax.Word) {
 	}
 	if editors[name] || ((name == "kubectl" || name == "oc") && slices.Contains(args, "edit")) {
 		if a.n.Human == "" && a.inFunc == "" && len(words) > 0 {
-			a.n.Human = fmt.Sprintf("%s %s opens an editor for a person to change and save (line %d)", name, strings.Join(args, " "), a.line(words[0].Pos()))
+			a.n.Human = fmt.Sprintf("%s opens an editor for a person to change and save (line %d)", cmdText(name, words), a.line(words[0].Pos()))
 		}
 	}
-	if name == "make" && a.n.Make == 0 && a.inFunc == "" && len(words) > 0 &&
-		!slices.ContainsFunc(args, func(w string) bool {
-			return w == "" || strings.HasPrefix(w, "-C") || strings.HasPrefix(w, "-f") || strings.HasPrefix(w, "--directory") || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "--makefile")
-		}) {
-		a.n.Make = a.line(words[0].Pos())
+	if a.inFunc == "" && len(words) > 0 {
+		if h := interactive(name, args); h != "" && a.n.Human == "" {
+			a.n.Human = fmt.Sprintf("%s %s (line %d)", cmdText(name, words), h, a.line(words[0].Pos()))
+		}
+		if what := checkout(name, args); what != "" {
+			a.n.Checkouts = append(a.n.Checkouts, KubeRef{Name: what, Line: a.line(words[0].Pos())})
+		}
+		a.reaches(name, args, words)
 	}
 	switch {
 	case name == "kubectl" || name == "oc":
@@ -461,6 +502,119 @@ func (a *analysis) effects(name string, args []string, words []*syntax.Word) {
 	}
 }
 
+// reaches records the other machines, local listeners and daemons a
+// command needs: ssh, scp and rsync's hosts, curl and wget of
+// localhost:PORT, docker's daemon.
+func (a *analysis) reaches(name string, args []string, words []*syntax.Word) {
+	line := func(i int) int { return a.line(words[i].Pos()) }
+	switch name {
+	case "ssh":
+		for i := 0; i < len(args); i++ {
+			switch w := args[i]; {
+			case len(w) == 2 && w[0] == '-' && strings.ContainsRune("bcDEeFIiJLlmOopQRSWw", rune(w[1])):
+				i++
+			case !strings.HasPrefix(w, "-"):
+				a.n.Hosts = append(a.n.Hosts, KubeRef{Name: rawText(words[i]), Line: line(i)})
+				return
+			}
+		}
+	case "scp", "rsync", "sftp":
+		for i, w := range args {
+			if h, _, ok := strings.Cut(rawText(words[i]), ":"); ok && !strings.HasPrefix(w, "-") && h != "" && !strings.Contains(h, "/") {
+				a.n.Hosts = append(a.n.Hosts, KubeRef{Name: h, Line: line(i)})
+				return
+			}
+		}
+	case "curl", "wget":
+		for i, w := range args {
+			u := strings.TrimPrefix(strings.TrimPrefix(w, "http://"), "https://")
+			host, port, ok := strings.Cut(strings.SplitN(u, "/", 2)[0], ":")
+			if ok && (host == "localhost" || host == "127.0.0.1") && port != "" && strings.Trim(port, "0123456789") == "" {
+				a.n.Listens = append(a.n.Listens, KubeRef{Name: host + ":" + port, Line: line(i)})
+			}
+		}
+	case "docker":
+		sub := ""
+		for _, w := range args {
+			if !strings.HasPrefix(w, "-") {
+				sub = w
+				break
+			}
+		}
+		if sub != "" && sub != "version" && sub != "help" && a.n.Docker == 0 && len(words) > 0 {
+			a.n.Docker = line(0)
+		}
+	}
+}
+
+// checkout says what a command needs where it runs when it works on a
+// checkout there ("Makefile", "go.mod", ".git", "*.tf"), else "".
+func checkout(name string, args []string) string {
+	sub := ""
+	for _, w := range args {
+		if w != "" && !strings.HasPrefix(w, "-") {
+			sub = w
+			break
+		}
+	}
+	switch name {
+	case "make":
+		if slices.ContainsFunc(args, func(w string) bool {
+			return w == "" || strings.HasPrefix(w, "-C") || strings.HasPrefix(w, "-f") || strings.HasPrefix(w, "--directory") || strings.HasPrefix(w, "--file") || strings.HasPrefix(w, "--makefile")
+		}) {
+			return ""
+		}
+		return "Makefile"
+	case "go":
+		switch sub {
+		case "build", "test", "fmt", "vet", "generate", "run", "mod":
+			return "go.mod"
+		}
+	case "git":
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			return "" // git -C DIR ...
+		}
+		switch sub {
+		case "add", "commit", "push", "pull", "diff", "log", "status", "rebase", "checkout", "switch", "branch", "merge", "fetch", "remote", "reset", "stash", "tag", "show", "cherry-pick":
+			return ".git"
+		}
+	case "terraform", "tofu":
+		switch sub {
+		case "init", "plan", "apply", "destroy":
+			return "*.tf"
+		}
+	}
+	return ""
+}
+
+// interactive says why a command waits for a person at a terminal (the
+// page's commands have none: their stdin is /dev/null), else "".
+func interactive(name string, args []string) string {
+	switch name {
+	case "ssh":
+		// ssh [options] HOST with no command: a login shell
+		var pos []string
+		for i := 0; i < len(args); i++ {
+			switch w := args[i]; {
+			case len(w) == 2 && w[0] == '-' && strings.ContainsRune("bcDEeFIiJLlmOopQRSWw", rune(w[1])):
+				i++ // an option's value
+			case !strings.HasPrefix(w, "-"):
+				pos = append(pos, w)
+			}
+		}
+		if len(pos) == 1 {
+			return "opens a login shell on another machine for a person to type in"
+		}
+	case "gpg", "gpg2":
+		for _, w := range args {
+			if w == "--gen-key" || w == "--full-gen-key" || w == "--full-generate-key" || w == "--generate-key" {
+				return "asks a person its questions at a terminal"
+			}
+		}
+	}
+	return ""
+}
+
 // editors are the commands that open a file for a person to edit.
 var editors = map[string]bool{"vi": true, "vim": true, "nvim": true, "nano": true, "emacs": true, "pico": true, "joe": true}
 
@@ -475,6 +629,15 @@ func (a *analysis) home(w *syntax.Word) {
 		return
 	}
 	a.n.Homes = append(a.n.Homes, KubeRef{Name: user, Line: a.line(w.Pos())})
+}
+
+// cmdText is a command as written: its name and words.
+func cmdText(name string, words []*syntax.Word) string {
+	s := name
+	for _, w := range words {
+		s += " " + rawText(w)
+	}
+	return s
 }
 
 // rawText is a word's literal text with its quotes, as written.

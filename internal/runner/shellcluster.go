@@ -2,10 +2,12 @@ package runner
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -19,6 +21,7 @@ type clusterAPI interface {
 	ServesResource(arg string) (bool, error)
 	ServesKind(apiVersion, kind string) (bool, error)
 	HasNamespace(name string) (bool, error)
+	HasNodes() (bool, error)
 }
 
 // maxManifest is the largest file given to kubectl -f that kbook reads
@@ -38,7 +41,7 @@ const maxManifest = 1 << 20
 // is a block when the run has no cluster or the cluster does not answer.
 func (x *execution) clusterLacks(ts *testscript.TestScript, st *runbook.Step) (shellRes, bool) {
 	k := &st.Shell.Needs.Kube
-	if k.Installs || (len(k.Types) == 0 && len(k.Kinds) == 0 && len(k.Files) == 0 && len(k.Namespaces) == 0) {
+	if k.Installs || (len(k.Types) == 0 && len(k.Kinds) == 0 && len(k.Files) == 0 && len(k.Namespaces) == 0 && k.Nodes == "") {
 		return shellRes{}, false
 	}
 	c, ok := ts.Value(kubecmd.ClientKey{}).(clusterAPI)
@@ -67,6 +70,11 @@ func (x *execution) clusterLacks(ts *testscript.TestScript, st *runbook.Step) (s
 	}
 	skip := func(format string, args ...any) (shellRes, bool) {
 		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf(format, args...)}, true
+	}
+	if k.Nodes != "" {
+		if has, err := c.HasNodes(); err == nil && !has {
+			return skip("needs a node: %s, and the run's cluster has none (kbook's local backend is an API server without kubelets; --cluster kind has nodes)", k.Nodes)
+		}
 	}
 	for _, t := range k.Types {
 		if served, err := c.ServesResource(t.Name); err == nil && !served {
@@ -103,18 +111,65 @@ func (x *execution) clusterLacks(ts *testscript.TestScript, st *runbook.Step) (s
 // the page shows makes), and the block needs it.
 func (x *execution) filesLack(ts *testscript.TestScript, st *runbook.Step) (shellRes, bool) {
 	p := x.page()
-	if n := st.Shell.Needs.Make; n > 0 {
-		found := false
-		for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
-			if _, err := os.Stat(ts.MkAbs(f)); err == nil {
-				found = true
-			}
-		}
-		if !found {
-			return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("runs make (line %d), and there is no Makefile where the block runs: it runs in a checkout the page does not make here", n)}, true
+	n := &st.Shell.Needs
+	here := ts.MkAbs(".")
+	for _, c := range n.Checkouts {
+		if !inCheckout(here, c.Name) {
+			return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("works on a checkout (line %d), and where the block runs has no %s: the page runs it in a project's source the run does not have", c.Line, c.Name)}, true
 		}
 	}
-	for _, r := range st.Shell.Needs.Kube.Reads {
+	for _, c := range n.Paths {
+		name := c.Name
+		if rest, ok := strings.CutPrefix(name, "~/"); ok {
+			name = filepath.Join(ts.Getenv("HOME"), rest)
+		}
+		if _, err := os.Stat(ts.MkAbs(name)); err == nil {
+			continue
+		}
+		if p.lostFile(filepath.Clean(c.Name)) {
+			return x.missing(st, []string{"f:" + filepath.Clean(c.Name)}), true
+		}
+		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("needs %s (line %d), which is not on this machine, nor where the block runs", c.Name, c.Line)}, true
+	}
+	if len(n.Hosts) > 0 {
+		h := n.Hosts[0]
+		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("needs the machine %s (line %d), which the page reaches over the network: the page's hosts are not this run's", h.Name, h.Line)}, true
+	}
+	for _, l := range n.Listens {
+		if c, err := net.DialTimeout("tcp", l.Name, 200*time.Millisecond); err == nil {
+			c.Close()
+			continue
+		}
+		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("fetches from %s (line %d), and nothing listens there: what the page serves there (a NodePort, a port-forward) does not run here", l.Name, l.Line)}, true
+	}
+	if n.Docker > 0 && !dockerDaemon(ts.Getenv("DOCKER_HOST")) {
+		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("needs a running Docker daemon (docker, line %d), and this machine has none (no /var/run/docker.sock, no DOCKER_HOST)", n.Docker)}, true
+	}
+	for _, w := range n.Words {
+		if strings.HasPrefix(w, "/") && system(w) && !strings.HasPrefix(w, "/dev/") {
+			if _, err := os.Stat(w); err != nil {
+				return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("uses %s, which this machine does not have: a file of the host the page sets up", w)}, true
+			}
+		}
+	}
+	for _, w := range n.Writes {
+		if system(w) {
+			return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("writes %s, in the machine's own system folders: the page sets up the host it is about, and kbook changes no host's system", w)}, true
+		}
+	}
+	if kc := n.Kubeconfig; kc.Name != "" {
+		name := kc.Name
+		if rest, ok := strings.CutPrefix(name, "~/"); ok {
+			name = filepath.Join(ts.Getenv("HOME"), rest)
+		}
+		if _, err := os.Stat(ts.MkAbs(name)); err != nil {
+			if p.lostFile(filepath.Clean(kc.Name)) {
+				return x.missing(st, []string{"f:" + filepath.Clean(kc.Name)}), true
+			}
+			return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("points KUBECONFIG at %s (line %d), which this machine does not have: the kubeconfig of the page's own cluster, not the run's", kc.Name, kc.Line)}, true
+		}
+	}
+	for _, r := range n.Kube.Reads {
 		if _, err := os.Stat(ts.MkAbs(r.Name)); err == nil {
 			continue
 		}
@@ -162,6 +217,56 @@ func readManifest(p string) ([]byte, error) {
 func (p *pageShell) lostFile(name string) bool {
 	for k := range p.lost {
 		if f, ok := strings.CutPrefix(k, "f:"); ok && runbook.SameOrUnder(name, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// inCheckout reports whether dir holds what a command that works on a
+// checkout needs: a Makefile or *.tf files in dir, a go.mod or .git in
+// dir or a folder above it.
+func inCheckout(dir, what string) bool {
+	switch what {
+	case "Makefile":
+		for _, f := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				return true
+			}
+		}
+		return false
+	case "*.tf":
+		m, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+		return len(m) > 0
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, what)); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// systemDirs are the folders of a machine's own system: a block that
+// writes there sets up the host (k0s's config, a systemd unit).
+var systemDirs = []string{"/etc", "/usr", "/var", "/opt", "/lib", "/lib64", "/bin", "/sbin", "/boot", "/srv", "/sys", "/proc", "/root", "/run"}
+
+// dockerDaemon reports whether a Docker daemon may answer: DOCKER_HOST
+// set, or its socket there.
+func dockerDaemon(host string) bool {
+	if host != "" {
+		return true
+	}
+	_, err := os.Stat("/var/run/docker.sock")
+	return err == nil
+}
+
+func system(p string) bool {
+	p = filepath.Clean(p)
+	for _, d := range systemDirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
 			return true
 		}
 	}

@@ -35,6 +35,7 @@ func (c *fakeCluster) ServesKind(apiVersion, kind string) (bool, error) {
 	return c.kinds[apiVersion+"/"+kind], nil
 }
 func (c *fakeCluster) HasNamespace(name string) (bool, error) { return c.namespaces[name], nil }
+func (c *fakeCluster) HasNodes() (bool, error)                { return false, nil }
 
 // TestShellClusterLacks: a block that asks the run's cluster for a
 // resource type or a kind no CRD defines there, or a namespace nothing
@@ -42,7 +43,10 @@ func (c *fakeCluster) HasNamespace(name string) (bool, error) { return c.namespa
 // what it would have written are skipped after it; a block whose
 // namespace an earlier block made, or that makes its own, runs; one that
 // may install what it uses (helm install) is not asked; a file kubectl
-// reads that no block wrote is a skip too. kubectl here is a stub that
+// reads that no block wrote is a skip too, and so are a block that lists
+// pods on a cluster without nodes, one that writes the host's /etc, one
+// that runs a script that is not there and one that commits outside a
+// git checkout. kubectl here is a stub that
 // records that it ran.
 func TestShellClusterLacks(t *testing.T) {
 	dir := t.TempDir()
@@ -60,12 +64,16 @@ func TestShellClusterLacks(t *testing.T) {
 		"```bash\nkubectl get sveltosclusters -A > clusters.txt\n```\n\n" + // 5: no CRD
 		"```bash\ncat clusters.txt\n```\n\n" + // 9: after 5
 		"```bash\nkubectl apply -f - <<EOF\napiVersion: config.projectsveltos.io/v1beta1\nkind: ClusterProfile\nmetadata:\n  name: p\nEOF\n```\n\n" + // 13: no CRD
-		"```bash\nkubectl -n projectsveltos get pods\n```\n\n" + // 22: no namespace
+		"```bash\nkubectl -n projectsveltos get configmaps\n```\n\n" + // 22: no namespace
 		"```bash\nkubectl create namespace demo\n```\n\n" + // 26: runs
 		"```bash\nkubectl -n demo get configmaps\n```\n\n" + // 30: runs (the fake has demo)
-		"```bash\nkubectl create namespace other && kubectl -n other get pods\n```\n\n" + // 34: makes its own
+		"```bash\nkubectl create namespace other && kubectl -n other get configmaps\n```\n\n" + // 34: makes its own
 		"```bash\nhelm install x chart && kubectl get sveltosclusters\n```\n\n" + // 38: installs: not asked
-		"```bash\nkubectl create secret generic k --from-file=cosign.pub\n```\n" // 42: no file
+		"```bash\nkubectl create secret generic k --from-file=cosign.pub\n```\n\n" + // 42: no file
+		"```bash\nkubectl get pods -n demo\n```\n\n" + // 46: no node
+		"```bash\necho x > /etc/conf.d/k0scontroller\n```\n\n" + // 50: the host's system
+		"```bash\n./tools/create.sh 3\n```\n\n" + // 54: not here
+		"```bash\ngit commit -m x\n```\n" // 58: no checkout
 	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +98,10 @@ func TestShellClusterLacks(t *testing.T) {
 		34: "passed",
 		38: "passed",
 		42: "skipped: needs the file cosign.pub (line 43), which is not where the block runs",
+		46: "skipped: needs a node: kubectl get pods (line 47) lists what runs on nodes, and the run's cluster has none",
+		50: "skipped: writes /etc/conf.d/k0scontroller, in the machine's own system folders",
+		54: "skipped: needs ./tools/create.sh (line 55), which is not on this machine, nor where the block runs",
+		58: "skipped: works on a checkout (line 59), and where the block runs has no .git",
 	}
 	for _, st := range res.Steps {
 		if st.Shell == nil {

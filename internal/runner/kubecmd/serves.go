@@ -57,3 +57,16 @@ func (c *Client) HasNamespace(name string) (bool, error) {
 	}
 	return false, err
 }
+
+// HasNodes reports whether the cluster has a node (kbook's local backend,
+// an API server alone, has none).
+func (c *Client) HasNodes() (bool, error) {
+	if err := c.ready(); err != nil {
+		return false, err
+	}
+	l, err := c.dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}).List(c.ctx(), metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return false, err
+	}
+	return len(l.Items) > 0, nil
+}
