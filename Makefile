@@ -42,6 +42,10 @@ ASSETS = $$(./$(BIN) cluster assets --assets-from $(ASSETS_FROM))
 # local backend runs with --k0rdent: built once into kbook's cache (about 15
 # minutes on 2 cores the first time), and the runbooks that need them.
 K0RDENT          ?= v1.11.4
+# CONTENT_RUNBOOKS: kbook's own pages of content/ that run the examples
+# that can run (run: shell in their front matter): kbook run runs them
+# with runbooks/, and the site shows their marks.
+CONTENT_RUNBOOKS := $(shell grep -rl '^run: shell' content)
 K0RDENT_RUNBOOKS := runbooks/custom-template.md runbooks/local-k0rdent.md runbooks/proprietary-provider-capi.md runbooks/upgrade-k0rdent.md
 # CAPD_RUNBOOKS: the --k0rdent runbooks whose workload clusters are docker
 # machines, run by test-capd (bin/runbooks-capd.json).
@@ -125,9 +129,9 @@ help:
 # the real plane.
 test-runbooks:
 	@echo "== kbook check ($$(date +%T))" && \
-	$(PHASE) check ./$(BIN) check runbooks/ && \
+	$(PHASE) check ./$(BIN) check runbooks/ $(CONTENT_RUNBOOKS) && \
 	echo "== kbook run ($$(date +%T))" && \
-	$(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ && \
+	$(PHASE) run ./$(BIN) run --no-cache $(CRD_FLAGS) --junit $(or $(JUNIT),bin/runbooks.xml) --json bin/runbooks.json runbooks/ $(CONTENT_RUNBOOKS) && \
 	echo "== kbook run --k0rdent $(K0RDENT) ($$(date +%T))" && \
 	$(PHASE) run-k0rdent ./$(BIN) run --no-cache --k0rdent $(K0RDENT) --junit bin/runbooks-k0rdent.xml --json bin/runbooks-k0rdent.json $(K0RDENT_RUNBOOKS)
 

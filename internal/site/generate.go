@@ -89,7 +89,17 @@ func hugoConfig(dir string, vs []*Version, base *docsrepo.Config, params map[str
 		// into the generated content: docs_dir is not mounted.
 		if d := filepath.Join(p.Dir, p.Config.Content); p.MkDocs == nil && isDir(d) {
 			abs, _ := filepath.Abs(d)
-			mounts = append(mounts, map[string]any{"source": abs, "target": "content", "sites": matrix(v.Name)})
+			m := map[string]any{"source": abs, "target": "content", "sites": matrix(v.Name)}
+			// Its pages that run their shell blocks are written into
+			// the generated content, as runbook pages.
+			var exclude []string
+			for _, f := range p.ContentRunbooks() {
+				exclude = append(exclude, "! "+strings.TrimPrefix(f, p.Config.Content+"/"))
+			}
+			if len(exclude) > 0 {
+				m["files"] = exclude
+			}
+			mounts = append(mounts, m)
 		}
 		mounts = append(mounts, map[string]any{"source": filepath.Join(dir, "gen", v.Name, "content"), "target": "content", "sites": matrix(v.Name)})
 	}
@@ -169,7 +179,7 @@ func generate(dir string, vs []*Version, cfg *docsrepo.Config, params map[string
 				g.byURL[strings.Trim(pg.URL(), "/")] = pg.File
 			}
 			sources[v.Name+"|"+pg.File] = pg.Path
-			if pg.Body == nil && !strings.HasPrefix(pg.File, v.Project.Config.Runbooks+"/") {
+			if pg.Body == nil && pg.Runbook == nil && !strings.HasPrefix(pg.File, v.Project.Config.Runbooks+"/") {
 				continue // authored content is mounted as it is
 			}
 			out := filepath.Join(content, filepath.FromSlash(pg.Path))

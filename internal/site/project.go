@@ -1,6 +1,7 @@
 package site
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -132,7 +133,16 @@ func Load(dir string, opts ...LoadOption) (*Project, error) {
 		if err := docsrepo.CheckFrontMatter(file, src); err != nil {
 			return err
 		}
-		return add(&Page{File: file, Path: rel, Source: src})
+		pg := &Page{File: file, Path: rel, Source: src}
+		rb, err := contentRunbook(dir, cfg, file, src)
+		if err != nil {
+			return err
+		}
+		if rb != nil {
+			pg.Runbook = rb
+			p.Runbooks = append(p.Runbooks, rb)
+		}
+		return add(pg)
 	}); err != nil {
 		return nil, err
 	}
@@ -203,6 +213,42 @@ func walkMarkdown(root, sub string, fn func(rel, file string, src []byte) error,
 	})
 }
 
+// contentRunbook parses a page of content/ as a runbook when it runs its
+// shell blocks (run: shell in its front matter, or kbook.yaml's
+// run.pages lists it) and has one: kbook's own pages run the examples
+// that can run, and show their marks, as a runbook page does. nil for
+// any other page: authored content is mounted as it is.
+func contentRunbook(dir string, cfg *docsrepo.Config, file string, src []byte) (*runbook.Runbook, error) {
+	listed := cfg.Run.ShellPage(file)
+	if !listed && !bytes.Contains(src, []byte("run:")) {
+		return nil, nil
+	}
+	rb, err := runbook.Parse(filepath.Join(dir, file), src)
+	if err == nil && listed {
+		err = rb.RunShellBlocks("kbook.yaml run.pages")
+	}
+	if err != nil {
+		return nil, docsrepo.RelError(dir, err)
+	}
+	if rb.ShellPage() == "" || len(rb.Steps) == 0 {
+		return nil, nil
+	}
+	rb.Path = file
+	return rb, nil
+}
+
+// ContentRunbooks are the runbooks among the pages of content/ (of a kbook
+// docs repository: contentRunbook), by docs-relative path.
+func (p *Project) ContentRunbooks() []string {
+	var out []string
+	for _, rb := range p.Runbooks {
+		if !strings.HasPrefix(rb.Path, p.Config.Runbooks+"/") && p.MkDocs == nil {
+			out = append(out, rb.Path)
+		}
+	}
+	return out
+}
+
 // Runbook returns the runbook with the given docs-relative path.
 func (p *Project) Runbook(path string) *runbook.Runbook {
 	for _, rb := range p.Runbooks {
@@ -214,11 +260,16 @@ func (p *Project) Runbook(path string) *runbook.Runbook {
 }
 
 // RunbookPaths are what kbook run is given to run the project's
-// runbooks: the runbooks folder, or an MkDocs project's runbook pages
+// runbooks: the runbooks folder and the pages of content/ that run their
+// shell blocks, or an MkDocs project's runbook pages
 // (they may be anywhere in docs_dir, among pages that are no runbooks).
 func (p *Project) RunbookPaths() []string {
 	if p.MkDocs == nil {
-		return []string{filepath.Join(p.Dir, p.Config.Runbooks)}
+		out := []string{filepath.Join(p.Dir, p.Config.Runbooks)}
+		for _, f := range p.ContentRunbooks() {
+			out = append(out, filepath.Join(p.Dir, filepath.FromSlash(f)))
+		}
+		return out
 	}
 	var out []string
 	for _, rb := range p.Runbooks {

@@ -39,6 +39,51 @@ func TestMkDocsShellPages(t *testing.T) {
 	}
 }
 
+// TestContentShellPages: in a kbook docs repository, a page of content/
+// whose front matter says run: shell, or that kbook.yaml's run.pages
+// lists, is a runbook: kbook run is given it beside the runbooks folder,
+// and the site writes it as a runbook page instead of mounting it. A page
+// of content/ with shell or testscript blocks that does not opt in stays
+// authored content.
+func TestContentShellPages(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"kbook.yaml":             "title: Shell pages\nrun:\n  pages: [content/listed.md]\n",
+		"content/_index.md":      "# Home\n",
+		"content/guide/front.md": "---\ntitle: Front\nrun: shell\n---\n\n```sh\necho front\n```\n",
+		"content/listed.md":      "---\ntitle: Listed\n---\n\n```bash\necho listed\n```\n",
+		"content/not-in.md":      "---\ntitle: Not in\n---\n\n```bash\necho not run\n```\n",
+		"content/testscript.md":  "---\ntitle: Testscript\n---\n\n```testscript\nexec true\n```\n",
+		"runbooks/first.md":      "# First\n\n```testscript\nexec true\n```\n",
+	})
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rb := range p.Runbooks {
+		got = append(got, rb.Path+":"+rb.ShellPage())
+	}
+	sort.Strings(got)
+	want := []string{"content/guide/front.md:front matter run: shell", "content/listed.md:kbook.yaml run.pages", "runbooks/first.md:"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("runbooks %v, want %v", got, want)
+	}
+	paths := p.RunbookPaths()
+	for i := range paths {
+		paths[i], _ = filepath.Rel(dir, paths[i])
+	}
+	sort.Strings(paths)
+	if want := []string{"content/guide/front.md", "content/listed.md", "runbooks"}; strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("RunbookPaths %v, want %v", paths, want)
+	}
+	for _, pg := range p.Pages {
+		if (pg.Runbook != nil) != (pg.File == "content/guide/front.md" || pg.File == "content/listed.md" || pg.File == "runbooks/first.md") {
+			t.Errorf("%s: runbook %v", pg.File, pg.Runbook != nil)
+		}
+	}
+}
+
 // TestRunIgnoresMacroErrorsOfOtherPages: a macro error (strict macros, an
 // undefined variable) on a page that is not a runbook does not stop
 // kbook run, which finds the runbook pages on their source; Load, which
