@@ -176,6 +176,14 @@ func (a *analysis) kubectl(args []string, words []*syntax.Word) {
 		for _, t := range strings.Split(first, ",") {
 			a.kubeType(t, line(pos[typeArg]))
 		}
+		if (first == "namespace" || first == "namespaces" || first == "ns") && verb != "get" {
+			// kubectl annotate namespace team-a: that namespace
+			for _, i := range pos[typeArg+1:] {
+				if isNamespace(args[i]) {
+					k.Namespaces = append(k.Namespaces, KubeRef{args[i], line(i)})
+				}
+			}
+		}
 	case verb == "create" && len(pos) > 1 && (args[pos[1]] == "role" || args[pos[1]] == "clusterrole"):
 		for _, r := range resources {
 			for _, t := range strings.Split(r.Name, ",") {

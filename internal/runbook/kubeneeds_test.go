@@ -40,6 +40,7 @@ func TestKubeNeeds(t *testing.T) {
 		{name: "TYPE/NAME, --namespace=", block: "kubectl label sveltoscluster/mgmt --namespace=mgmt type=mgmt",
 			types: "sveltoscluster@6", namespaces: "mgmt@6"},
 		{name: "all and -A ask nothing", block: "kubectl get all -A"},
+		{name: "a namespace by name", block: "kubectl annotate namespace team-a a=b", types: "namespace@6", namespaces: "team-a@6"},
 		{name: "rollout's type is its second word", block: "kubectl rollout restart deployment/coredns -nkube-system",
 			types: "deployment@6", namespaces: "kube-system@6"},
 		{name: "logs -f follows, reads no file", block: "kubectl logs -f deploy/web"},
