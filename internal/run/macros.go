@@ -2,6 +2,7 @@ package run
 
 import (
 	"maps"
+	"path/filepath"
 
 	"github.com/k0rdent/kbook/internal/mkdocs"
 	"github.com/k0rdent/kbook/internal/mkdocs/macros"
@@ -27,6 +28,11 @@ func PageMacros(root string, vars map[string]any) (runbook.Macros, error) {
 		return nil, nil
 	}
 	plugin := macros.ReadPlugin(cfg)
+	// {% include %} reads from include_dir, then docs_dir.
+	if d, ok := cfg["include_dir"].(string); ok && d != "" {
+		plugin.IncludeDirs = append(plugin.IncludeDirs, filepath.Join(root, filepath.FromSlash(d)))
+	}
+	plugin.IncludeDirs = append(plugin.IncludeDirs, filepath.Join(root, filepath.FromSlash(mk.DocsDir)))
 	extra := map[string]any{}
 	maps.Copy(extra, mk.Extra)
 	maps.Copy(extra, vars)

@@ -1,6 +1,8 @@
 package macros
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,5 +42,56 @@ func TestLines(t *testing.T) {
 	strict := ReadPlugin(map[string]any{"on_undefined": "strict", "on_error_fail": true})
 	if _, err := Lines("docs/p.md", []byte("a\n{{ nope }}\n"), strict, vars); err == nil || !strings.Contains(err.Error(), "docs/p.md:2: macros: undefined variable \"nope\"") {
 		t.Errorf("strict undefined: %v", err)
+	}
+}
+
+// TestLinesBlocks: an expression over several lines is evaluated, its
+// value on its first line and the others empty; {% if %} keeps the
+// branch taken and empties the rest and the tags' lines; an if kbook
+// cannot evaluate stays as written; {% include %} puts the file's lines,
+// rendered, on its line. Every line keeps its number.
+func TestLinesBlocks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "inc.sh"), []byte("echo included {{ v }}\necho two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]any{"v": "1.2.3", "cloud": "aws", "on": true}
+	plugin := ReadPlugin(map[string]any{})
+	plugin.IncludeDirs = []string{dir}
+	src := strings.Join([]string{
+		"```bash",
+		"helm install kcm --version {{",
+		"  v }} --wait",
+		"{% if cloud == 'aws' %}",
+		"aws sts get-caller-identity",
+		"{% elif cloud == 'gcp' %}",
+		"gcloud auth list",
+		"{% else %}",
+		"echo other",
+		"{% endif %}",
+		"{% if not on %}",
+		"echo off",
+		"{% endif %}",
+		"{% if some.python() %}",
+		"echo kept",
+		"{% endif %}",
+		"  {% include 'inc.sh' %}",
+		"echo {{ nope",
+		"  }}",
+		"```",
+	}, "\n")
+	lines, err := Lines("docs/p.md", []byte(src), plugin, vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"```bash", "helm install kcm --version 1.2.3 --wait", "", "", "aws sts get-caller-identity", "", "", "", "", "",
+		"", "", "", "{% if some.python() %}", "echo kept", "{% endif %}", "  echo included 1.2.3\n  echo two", "echo {{ nope", "  }}", "```"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d: %q", len(lines), len(want), lines)
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d: %q, want %q", i+1, lines[i], want[i])
+		}
 	}
 }

@@ -25,6 +25,9 @@ type Plugin struct {
 	// Modules are the Python modules the project loads (modules:,
 	// module_name:).
 	Modules []string
+	// IncludeDirs are the folders {% include %} reads from, in order:
+	// the plugin's include_dir, then docs_dir (PageMacros sets them).
+	IncludeDirs []string
 }
 
 // ReadPlugin reads the plugin's options (mkdocs.yml's plugins: macros).
@@ -69,8 +72,9 @@ func optString(o map[string]any, key, def string) string {
 // Every line is rendered as code is: what cannot be evaluated stays as
 // written (silent and lax: an undefined name is empty); a line of
 // statements alone ({% set %}) sets its variables and is left empty; an
-// expression is never continued on the next line, and other statements
-// ({% include %}, {% if %}) stay as written. A value with newlines makes
+// expression that goes on over lines, {% if %} blocks and {% include %}
+// are rendered as blocks.go says, line numbers kept; other statements
+// stay as written. A value with newlines makes
 // its line hold them. lines is nil when the page's front matter says
 // render_macros: false. An undefined name under on_undefined: strict with
 // on_error_fail is a located *findings.InputError.
@@ -90,11 +94,39 @@ func Lines(file string, src []byte, p Plugin, vars map[string]any) (lines []stri
 	all := strings.Split(string(src), "\n")
 	lines = make([]string, len(all))
 	inComment, inRaw := false, false
-	for i, l := range all {
-		l = strings.TrimSuffix(l, "\r")
+	for i := range all {
+		all[i] = strings.TrimSuffix(all[i], "\r")
+	}
+	var stack []branch
+	for i := 0; i < len(all); i++ {
+		l := all[i]
 		if i < fb.Lines {
 			lines[i] = l
 			continue
+		}
+		if !inComment && !inRaw {
+			if out, done := p.control(env, l, &stack); done {
+				lines[i] = out
+				continue
+			}
+		}
+		if !active(stack) {
+			continue // a branch not taken: an empty line
+		}
+		if j := p.exprEnd(all, i); j > i && !inComment && !inRaw {
+			// An expression over lines i..j: its value on line i
+			// when kbook evaluates it, the others empty.
+			joined := strings.Join(all[i:j+1], " ")
+			c, r := inComment, inRaw
+			out, err := p.line(env, joined, &c, &r)
+			if err != nil {
+				return nil, findings.Inputf(file, i+1, "macros: %v", err)
+			}
+			if p.evaluates(env, all, i, j) {
+				lines[i], inComment, inRaw = out, c, r
+				i = j
+				continue
+			}
 		}
 		if lines[i], err = p.line(env, l, &inComment, &inRaw); err != nil {
 			return nil, findings.Inputf(file, i+1, "macros: %v", err)
