@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/report"
 )
 
@@ -52,7 +53,7 @@ func TestShellCorpusRun(t *testing.T) {
 				Overlays: []string{filepath.Join("..", "..", "examples", name+"-docs", "kbook.overlay.yaml")},
 				Offline:  true, NoCache: true, Parallel: 2, Timeout: 2 * time.Minute,
 				Env:      []string{"PATH=" + censusPath(t)},
-				Progress: "plain", Out: &out,
+				Progress: "plain", IOStreams: log.IOStreams{Out: &out},
 				Cluster: Cluster{Options: cluster.Options{Backend: cluster.Local}},
 			}
 			rep, err := Run(context.Background(), o)
