@@ -34,20 +34,7 @@ func TestShellCorpusCensus(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, "mkdocs.yml")); err != nil {
 				t.Skipf("corpus %s absent (%v): the real MkDocs projects live in ../shared/mkdocs", name, err)
 			}
-			got := census(t, root)
-			file := filepath.Join("testdata", "census-"+name+".txt")
-			if os.Getenv("KBOOK_UPDATE_CENSUS") != "" {
-				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (KBOOK_UPDATE_CENSUS=1 writes it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("the census of %s changed (KBOOK_UPDATE_CENSUS=1 rewrites %s):\n%s", name, file, got)
-			}
+			wantGolden(t, "the census of "+name, filepath.Join("testdata", "census-"+name+".txt"), census(t, root))
 		})
 	}
 }
@@ -175,4 +162,22 @@ func missing(cmds []string, has func(string) bool) string {
 		}
 	}
 	return ""
+}
+
+// wantGolden wants got to be file's content; KBOOK_UPDATE_CENSUS=1
+// writes it instead. what names it in the failure.
+func wantGolden(t *testing.T, what, file, got string) {
+	t.Helper()
+	if os.Getenv("KBOOK_UPDATE_CENSUS") != "" {
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (KBOOK_UPDATE_CENSUS=1 writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s changed (KBOOK_UPDATE_CENSUS=1 rewrites %s):\n%s", what, file, got)
+	}
 }

@@ -253,13 +253,19 @@ func inCheckout(dir, what string) bool {
 // writes there sets up the host (k0s's config, a systemd unit).
 var systemDirs = []string{"/etc", "/usr", "/var", "/opt", "/lib", "/lib64", "/bin", "/sbin", "/boot", "/srv", "/sys", "/proc", "/root", "/run"}
 
-// dockerDaemon reports whether a Docker daemon may answer: DOCKER_HOST
-// set, or its socket there.
+// dockerDaemon reports whether a Docker daemon may answer: the socket
+// DOCKER_HOST names (unix://PATH) or, without it, /var/run/docker.sock is
+// there; a DOCKER_HOST of another scheme (tcp://, ssh://) may answer.
 func dockerDaemon(host string) bool {
+	sock := "/var/run/docker.sock"
 	if host != "" {
-		return true
+		p, ok := strings.CutPrefix(host, "unix://")
+		if !ok {
+			return true
+		}
+		sock = p
 	}
-	_, err := os.Stat("/var/run/docker.sock")
+	_, err := os.Stat(sock)
 	return err == nil
 }
 

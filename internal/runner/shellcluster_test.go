@@ -120,3 +120,20 @@ func TestShellClusterLacks(t *testing.T) {
 		t.Errorf("no result for the blocks at %v:\n%s", want, dumpResult(res))
 	}
 }
+
+func TestDockerDaemon(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "docker.sock")
+	if dockerDaemon("unix://" + sock) {
+		t.Errorf("a DOCKER_HOST socket that is not there answers")
+	}
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !dockerDaemon("unix://" + sock) {
+		t.Errorf("a DOCKER_HOST socket that is there does not answer")
+	}
+	if !dockerDaemon("tcp://127.0.0.1:2375") {
+		t.Errorf("a tcp DOCKER_HOST may answer")
+	}
+}

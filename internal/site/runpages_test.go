@@ -24,19 +24,7 @@ func TestMkDocsShellPages(t *testing.T) {
 		"docs/not-in.md":     "# Not in\n\n```bash\necho not run\n```\n",
 		"docs/testscript.md": "# Testscript\n\n```testscript\nexec true\n```\n",
 	})
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, rb := range p.Runbooks {
-		got = append(got, rb.Path+":"+rb.ShellPage())
-	}
-	sort.Strings(got)
-	want := []string{"docs/front.md:front matter run: shell", "docs/listed.md:kbook.yaml run.pages", "docs/testscript.md:"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("runbooks %v, want %v", got, want)
-	}
+	loadShellPages(t, dir, "docs/front.md:front matter run: shell", "docs/listed.md:kbook.yaml run.pages", "docs/testscript.md:")
 }
 
 // TestContentShellPages: in a kbook docs repository, a page of content/
@@ -56,19 +44,7 @@ func TestContentShellPages(t *testing.T) {
 		"content/testscript.md":  "---\ntitle: Testscript\n---\n\n```testscript\nexec true\n```\n",
 		"runbooks/first.md":      "# First\n\n```testscript\nexec true\n```\n",
 	})
-	p, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, rb := range p.Runbooks {
-		got = append(got, rb.Path+":"+rb.ShellPage())
-	}
-	sort.Strings(got)
-	want := []string{"content/guide/front.md:front matter run: shell", "content/listed.md:kbook.yaml run.pages", "runbooks/first.md:"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("runbooks %v, want %v", got, want)
-	}
+	p := loadShellPages(t, dir, "content/guide/front.md:front matter run: shell", "content/listed.md:kbook.yaml run.pages", "runbooks/first.md:")
 	paths := p.RunbookPaths()
 	for i := range paths {
 		paths[i], _ = filepath.Rel(dir, paths[i])
@@ -154,4 +130,23 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// loadShellPages loads the project in dir and wants its runbooks to be
+// want, each "PATH:" and why it is a shell page (ShellPage).
+func loadShellPages(t *testing.T, dir string, want ...string) *Project {
+	t.Helper()
+	p, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rb := range p.Runbooks {
+		got = append(got, rb.Path+":"+rb.ShellPage())
+	}
+	sort.Strings(got)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("runbooks %v, want %v", got, want)
+	}
+	return p
 }
