@@ -19,7 +19,7 @@ func BenchmarkTemplateValidate20(b *testing.B) {
 	var charts []string
 	for i := range 20 {
 		p := filepath.Join(dir, fmt.Sprintf("chart%02d", i))
-		if _, _, err := scaffold.Init(scaffold.Options{Name: fmt.Sprintf("chart%02d", i), Dir: p, Provider: scaffold.ProviderNames()[i%2]}); err != nil {
+		if _, _, err := scaffold.Init(scaffold.ChartOptions{Name: fmt.Sprintf("chart%02d", i), Dir: p, Provider: scaffold.ProviderNames()[i%2]}); err != nil {
 			b.Fatal(err)
 		}
 		charts = append(charts, p)

@@ -116,7 +116,7 @@ func templateValid(t *testing.T, cfg *rest.Config, repoURL string) {
 		t.Fatal(err)
 	}
 	chartDir := filepath.Join(t.TempDir(), name)
-	if _, _, err := scaffold.Init(scaffold.Options{Name: name, Dir: chartDir, Provider: "inmemory"}); err != nil {
+	if _, _, err := scaffold.Init(scaffold.ChartOptions{Name: name, Dir: chartDir, Provider: "inmemory"}); err != nil {
 		t.Fatal(err)
 	}
 	// Published as kbook template publish does, the repository found

@@ -29,7 +29,7 @@ func BenchmarkDockerVsInMemory(b *testing.B) {
 		var lb nodeimage.LoadBalancerImage
 		if lb, why, err = nodeimage.CachedLoadBalancer(ctx, nodeimage.Options{}); err == nil && why == "" {
 			b.Logf("machines boot %s behind %s", node.Ref, lb.Ref)
-			benchDockerVsInMemory(b, scaffold.Options{
+			benchDockerVsInMemory(b, scaffold.ChartOptions{
 				Name: "bench-docker", Provider: "docker", MachineImage: node.Ref, ImageK8sVersion: node.Kubernetes,
 				LoadBalancerRepository: lb.Repository, LoadBalancerTag: lb.Tag,
 			})
@@ -42,7 +42,7 @@ func BenchmarkDockerVsInMemory(b *testing.B) {
 	b.Skipf("kbook's images: %s (kbook cluster image --load-balancer builds them)", why)
 }
 
-func benchDockerVsInMemory(b *testing.B, docker scaffold.Options) {
+func benchDockerVsInMemory(b *testing.B, docker scaffold.ChartOptions) {
 	for i := range b.N {
 		p, cfg := startPlane(b, server)
 		l := newLifecycle(b, p, cfg, fmt.Sprintf("bench-dvm-%d-%d", os.Getpid(), i))

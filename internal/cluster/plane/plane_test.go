@@ -103,11 +103,11 @@ func newLifecycle(tb testing.TB, p *Plane, cfg *rest.Config, ns string) *lifecyc
 // publish does; it returns the ClusterTemplate name.
 func (l *lifecycle) publish(tb testing.TB, name string) string {
 	tb.Helper()
-	return l.publishChart(tb, scaffold.Options{Name: name, Provider: "inmemory"})
+	return l.publishChart(tb, scaffold.ChartOptions{Name: name, Provider: "inmemory"})
 }
 
 // publishChart is publish of the chart template init writes with o.
-func (l *lifecycle) publishChart(tb testing.TB, o scaffold.Options) string {
+func (l *lifecycle) publishChart(tb testing.TB, o scaffold.ChartOptions) string {
 	tb.Helper()
 	name := o.Name
 	dir := filepath.Join(tb.TempDir(), name)

@@ -22,7 +22,7 @@ func dependencyUpdate(t *testing.T, dir string) {
 func TestExtend(t *testing.T) {
 	root := t.TempDir()
 	base := filepath.Join(root, "acme-base")
-	if _, _, err := Init(Options{Name: "acme-base", Dir: base, Provider: "docker"}); err != nil {
+	if _, _, err := Init(ChartOptions{Name: "acme-base", Dir: base, Provider: "docker"}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "acme-docker")

@@ -7,11 +7,11 @@ import (
 	"github.com/k0rdent/kbook/internal/skeleton"
 )
 
-// Request is kbook template init's flags: a new chart (Options), or with
+// Request is kbook template init's flags: a new chart (ChartOptions), or with
 // Extend a wrapper of that template (see Extend) with the organisation's
 // Registry and Labels.
 type Request struct {
-	Options
+	ChartOptions
 	// Extend is the template to wrap ("": write a new chart).
 	Extend   string
 	Registry string
@@ -42,7 +42,7 @@ func New(r Request) (skeleton.Created, error) {
 		if r.Registry != "" || len(r.Labels) > 0 {
 			return skeleton.Created{}, fmt.Errorf("--registry and --label go with --extend; a new chart takes them from values.yaml")
 		}
-		dir, files, err = Init(r.Options)
+		dir, files, err = Init(r.ChartOptions)
 	}
 	if err != nil {
 		return skeleton.Created{}, err

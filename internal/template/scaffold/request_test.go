@@ -15,7 +15,7 @@ import (
 // --extend alone, and bad labels, fail before anything is written.
 func TestNew(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme")
-	c, err := New(Request{Options: Options{Name: "acme", Dir: dir, Provider: "docker"}})
+	c, err := New(Request{ChartOptions: ChartOptions{Name: "acme", Dir: dir, Provider: "docker"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +27,11 @@ func TestNew(t *testing.T) {
 		r    Request
 		want string
 	}{
-		{"registry without extend", Request{Options: Options{Name: "b", Provider: "docker"}, Registry: "r.io"}, "--registry and --label go with --extend"},
-		{"label without extend", Request{Options: Options{Name: "b", Provider: "docker"}, Labels: []string{"a=b"}}, "--registry and --label go with --extend"},
-		{"label without =", Request{Options: Options{Name: "b"}, Extend: "./base", Labels: []string{"team"}}, `--label "team": want KEY=VALUE`},
-		{"label without key", Request{Options: Options{Name: "b"}, Extend: "./base", Labels: []string{"=x"}}, `--label "=x": want KEY=VALUE`},
-		{"kind image with extend", Request{Options: Options{Name: "b", MachineImage: "kbook.local/kind-node:v1"}, Extend: "./base"}, "--kind-image goes with a new chart"},
+		{"registry without extend", Request{ChartOptions: ChartOptions{Name: "b", Provider: "docker"}, Registry: "r.io"}, "--registry and --label go with --extend"},
+		{"label without extend", Request{ChartOptions: ChartOptions{Name: "b", Provider: "docker"}, Labels: []string{"a=b"}}, "--registry and --label go with --extend"},
+		{"label without =", Request{ChartOptions: ChartOptions{Name: "b"}, Extend: "./base", Labels: []string{"team"}}, `--label "team": want KEY=VALUE`},
+		{"label without key", Request{ChartOptions: ChartOptions{Name: "b"}, Extend: "./base", Labels: []string{"=x"}}, `--label "=x": want KEY=VALUE`},
+		{"kind image with extend", Request{ChartOptions: ChartOptions{Name: "b", MachineImage: "kbook.local/kind-node:v1"}, Extend: "./base"}, "--kind-image goes with a new chart"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "b")
@@ -57,23 +57,23 @@ func TestParseLabels(t *testing.T) {
 // image alone; auto, a provider other than docker, --extend and a bad
 // reference are bad input. (build needs an engine: see runbooks/capd-docker.md.)
 func TestUseKindImage(t *testing.T) {
-	r := Request{Options: Options{Name: "a", Provider: "docker"}}
+	r := Request{ChartOptions: ChartOptions{Name: "a", Provider: "docker"}}
 	if err := UseKindImage(context.Background(), &r, "", "", nil); err != nil || r.MachineImage != "" {
-		t.Fatalf("no --kind-image: %v, %+v", err, r.Options)
+		t.Fatalf("no --kind-image: %v, %+v", err, r.ChartOptions)
 	}
 	if err := UseKindImage(context.Background(), &r, "registry.example.com/kind-node:v1.34.12", "", nil); err != nil ||
 		r.MachineImage != "registry.example.com/kind-node:v1.34.12" || r.LoadBalancerRepository != "" || r.ImageK8sVersion != "" {
-		t.Fatalf("a reference: %v, %+v", err, r.Options)
+		t.Fatalf("a reference: %v, %+v", err, r.ChartOptions)
 	}
 	for _, tc := range []struct {
 		name, image string
 		r           Request
 		want        string
 	}{
-		{"auto", "auto", Request{Options: Options{Provider: "docker"}}, "--kind-image auto: not for a template"},
-		{"other provider", "build", Request{Options: Options{Provider: "inmemory"}}, "--kind-image goes with a new chart for --provider docker"},
-		{"extend", "build", Request{Options: Options{Provider: "docker"}, Extend: "./base"}, "--kind-image goes with a new chart"},
-		{"bad reference", "Not An Image", Request{Options: Options{Provider: "docker"}}, `--kind-image "Not An Image": want build or an image reference`},
+		{"auto", "auto", Request{ChartOptions: ChartOptions{Provider: "docker"}}, "--kind-image auto: not for a template"},
+		{"other provider", "build", Request{ChartOptions: ChartOptions{Provider: "inmemory"}}, "--kind-image goes with a new chart for --provider docker"},
+		{"extend", "build", Request{ChartOptions: ChartOptions{Provider: "docker"}, Extend: "./base"}, "--kind-image goes with a new chart"},
+		{"bad reference", "Not An Image", Request{ChartOptions: ChartOptions{Provider: "docker"}}, `--kind-image "Not An Image": want build or an image reference`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := UseKindImage(context.Background(), &tc.r, tc.image, "", nil)

@@ -41,8 +41,8 @@ func ProviderNames() []string {
 	return out
 }
 
-// Options configure Init.
-type Options struct {
+// ChartOptions are one new chart's: what Init writes.
+type ChartOptions struct {
 	// Name is the chart name: lowercase letters, digits and dashes.
 	Name string
 	// Dir is the directory to create (default: Name in the working directory).
@@ -76,7 +76,7 @@ var (
 // Init writes a new chart and returns the files it wrote, relative to the
 // chart directory. The directory must not exist: nothing is overwritten,
 // and on error nothing is left behind.
-func Init(o Options) (dir string, files []string, err error) {
+func Init(o ChartOptions) (dir string, files []string, err error) {
 	if !chartName.MatchString(o.Name) {
 		return "", nil, fmt.Errorf("chart name %q: use lowercase letters, digits and dashes (at most 53 characters), starting and ending with a letter or digit", o.Name)
 	}

@@ -97,7 +97,7 @@ func TestInit(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.provider, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "acme-"+tc.provider)
-			got, files, err := Init(Options{Name: "acme-" + tc.provider, Dir: dir, Provider: tc.provider})
+			got, files, err := Init(ChartOptions{Name: "acme-" + tc.provider, Dir: dir, Provider: tc.provider})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +139,7 @@ func TestInit(t *testing.T) {
 // is the one object kept, so nothing else outlives the release.
 func TestInMemoryDevClusterKept(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme-mem")
-	if _, _, err := Init(Options{Name: "acme-mem", Dir: dir, Provider: "inmemory"}); err != nil {
+	if _, _, err := Init(ChartOptions{Name: "acme-mem", Dir: dir, Provider: "inmemory"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, config := range []string{"", "ci/ha.yaml"} {
@@ -223,7 +223,7 @@ func dockerImages(t *testing.T, objs []*unstructured.Unstructured) (images []str
 // chart names kindest/node and leaves the load balancer to CAPD's default.
 func TestDockerImages(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme-local")
-	_, _, err := Init(Options{Name: "acme-local", Dir: dir, Provider: "docker",
+	_, _, err := Init(ChartOptions{Name: "acme-local", Dir: dir, Provider: "docker",
 		MachineImage: "kbook.local/kind-node:v1.34.12-abc", ImageK8sVersion: "v1.34.12",
 		LoadBalancerRepository: "kbook.local", LoadBalancerTag: "bookworm-123"})
 	if err != nil {
@@ -234,7 +234,7 @@ func TestDockerImages(t *testing.T) {
 		t.Errorf("Chart.yaml does not run the image's Kubernetes:\n%s", chart)
 	}
 	plain := filepath.Join(t.TempDir(), "acme-plain")
-	if _, _, err := Init(Options{Name: "acme-plain", Dir: plain, Provider: "docker"}); err != nil {
+	if _, _, err := Init(ChartOptions{Name: "acme-plain", Dir: plain, Provider: "docker"}); err != nil {
 		t.Fatal(err)
 	}
 	hostless := writeConfig(t, dir, "hostless.yaml", "global:\n  registry: mirror.example.com/k8s\nmachineImage: nodes/kind:v1.34.12\nloadBalancer:\n  imageRepository: lbs\n")
@@ -268,7 +268,7 @@ func TestDockerImages(t *testing.T) {
 // the chart does not render.
 func TestDockerCNI(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme-cni")
-	if _, _, err := Init(Options{Name: "acme-cni", Dir: dir, Provider: "docker"}); err != nil {
+	if _, _, err := Init(ChartOptions{Name: "acme-cni", Dir: dir, Provider: "docker"}); err != nil {
 		t.Fatal(err)
 	}
 	post := func(config string) []string {
@@ -301,7 +301,7 @@ func TestDockerCNI(t *testing.T) {
 // (see TestInMemoryDevClusterKept); it is the one object kept.
 func TestDockerClusterKept(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme-docker")
-	if _, _, err := Init(Options{Name: "acme-docker", Dir: dir, Provider: "docker"}); err != nil {
+	if _, _, err := Init(ChartOptions{Name: "acme-docker", Dir: dir, Provider: "docker"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, config := range []string{"", "ci/ha.yaml"} {
@@ -317,15 +317,15 @@ func TestDockerClusterKept(t *testing.T) {
 func TestInitErrors(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
-		o    Options
+		o    ChartOptions
 		want string
 	}{
-		{Options{Name: "Bad_Name", Provider: "docker"}, `chart name "Bad_Name": use lowercase`},
-		{Options{Name: "ok", Provider: "aws"}, `provider "aws": want one of docker, k0smotron`},
-		{Options{Name: "ok", Provider: "docker", K8sVersion: "1.34"}, `Kubernetes version "1.34": want vMAJOR.MINOR.PATCH`},
-		{Options{Name: "ok", Provider: "docker", Dir: dir}, dir + " already exists"},
-		{Options{Name: "ok", Provider: "inmemory", MachineImage: "kbook.local/kind-node:v1"}, "a machine or load balancer image goes with --provider docker"},
-		{Options{Name: "ok", Provider: "docker", K8sVersion: "v1.33.4", MachineImage: "kbook.local/kind-node:v1", ImageK8sVersion: "v1.34.12"}, "Kubernetes version v1.33.4: the node image kbook.local/kind-node:v1 runs v1.34.12"},
+		{ChartOptions{Name: "Bad_Name", Provider: "docker"}, `chart name "Bad_Name": use lowercase`},
+		{ChartOptions{Name: "ok", Provider: "aws"}, `provider "aws": want one of docker, k0smotron`},
+		{ChartOptions{Name: "ok", Provider: "docker", K8sVersion: "1.34"}, `Kubernetes version "1.34": want vMAJOR.MINOR.PATCH`},
+		{ChartOptions{Name: "ok", Provider: "docker", Dir: dir}, dir + " already exists"},
+		{ChartOptions{Name: "ok", Provider: "inmemory", MachineImage: "kbook.local/kind-node:v1"}, "a machine or load balancer image goes with --provider docker"},
+		{ChartOptions{Name: "ok", Provider: "docker", K8sVersion: "v1.33.4", MachineImage: "kbook.local/kind-node:v1", ImageK8sVersion: "v1.34.12"}, "Kubernetes version v1.33.4: the node image kbook.local/kind-node:v1 runs v1.34.12"},
 	}
 	for _, tc := range tests {
 		if _, _, err := Init(tc.o); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
@@ -357,7 +357,7 @@ func TestInitServerDryRun(t *testing.T) {
 	dyn := dynamic.NewForConfigOrDie(cfg)
 	for _, p := range ProviderNames() {
 		dir := filepath.Join(t.TempDir(), "c")
-		if _, _, err := Init(Options{Name: "c-" + p, Dir: dir, Provider: p}); err != nil {
+		if _, _, err := Init(ChartOptions{Name: "c-" + p, Dir: dir, Provider: p}); err != nil {
 			t.Fatal(err)
 		}
 		for _, config := range []string{"ci/default.yaml", "ci/ha.yaml"} {
