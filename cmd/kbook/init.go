@@ -12,7 +12,7 @@ func newInitDocsCmd() *cobra.Command {
 		Use:  "docs DIR",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return to{cmd}.created(scaffold.New(args[0], scaffold.Options{Title: title, KbookVersion: version.String()}))
+			return to{cmd}.created(scaffold.New(cmd.Context(), scaffold.Options{Dir: args[0], Title: title, KbookVersion: version.String()}))
 		},
 	}
 	cmd.Flags().StringVar(&title, "title", "", "site title (default: the directory name)")

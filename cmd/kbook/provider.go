@@ -20,7 +20,7 @@ func newProviderInitCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
-			return to{cmd}.created(scaffold.New(o))
+			return to{cmd}.created(scaffold.New(cmd.Context(), o))
 		},
 	}
 	fl := cmd.Flags()

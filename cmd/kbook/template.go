@@ -20,25 +20,23 @@ import (
 )
 
 func newTemplateInitCmd() *cobra.Command {
-	var (
-		r         scaffold.Request
-		kindImage string
-	)
+	var r scaffold.Options
 	cmd := &cobra.Command{
 		Use:  "init NAME",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r.Name = args[0]
-			if err := scaffold.UseKindImage(cmd.Context(), &r, kindImage, cacheRoot(), stderrLog); err != nil {
+			r.Name, r.CacheDir, r.Logger = args[0], cacheRoot(), stderrLog
+			c, err := scaffold.New(cmd.Context(), r)
+			if err != nil {
 				return exit(cmd.Context(), err)
 			}
-			return to{cmd}.created(scaffold.New(r))
+			return to{cmd}.created(c, nil)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&r.Provider, "provider", "docker", "provider set: "+strings.Join(scaffold.ProviderNames(), ", "))
 	cli.Choose(fl, "provider", scaffold.ProviderNames()...)
-	fl.StringVar(&kindImage, "kind-image", "", "with --provider docker: the node `image` the machines boot from: build (kbook's own node image and CAPD load balancer image, built here: kbook cluster image) or an image reference (default: kindest/node and kindest/haproxy from the registry)")
+	fl.StringVar(&r.KindImage, "kind-image", "", "with --provider docker: the node `image` the machines boot from: build (kbook's own node image and CAPD load balancer image, built here: kbook cluster image) or an image reference (default: kindest/node and kindest/haproxy from the registry)")
 	cli.Choose(fl, "kind-image", cluster.KindImageBuild)
 	fl.StringVar(&r.K8sVersion, "k8s-version", "", "Kubernetes version `vX.Y.Z` of the clusters (default: the provider's)")
 	fl.StringVar(&r.Dir, "dir", "", "directory to create (default: NAME)")

@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -20,6 +21,8 @@ var skeletonFS embed.FS
 
 // Options describe the repository to make.
 type Options struct {
+	// Dir is the folder to make it in.
+	Dir string
 	// Title is the site title (default: the directory name).
 	Title string
 	// KbookVersion is the kbook release the workflow installs, with
@@ -73,9 +76,10 @@ func Files(o Options) (map[string][]byte, error) {
 	return out, err
 }
 
-// Write makes the repository in dir. It writes nothing when any of its
+// Write makes the repository in o.Dir. It writes nothing when any of its
 // files already exists, and says which.
-func Write(dir string, o Options) ([]string, error) {
+func Write(o Options) ([]string, error) {
+	dir := o.Dir
 	if o.Title == "" {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
@@ -97,14 +101,17 @@ func Write(dir string, o Options) ([]string, error) {
 	return skeleton.Names(files), nil
 }
 
-// New writes the repository as Write does, with the kbook version the
+// New is kbook init: it writes the repository into o.Dir as Write does, with the kbook version the
 // workflow installs (a development build's: latest), and says what it
 // created and what to run next.
-func New(dir string, o Options) (skeleton.Created, error) {
-	names, err := Write(dir, o)
+func New(ctx context.Context, o Options) (skeleton.Created, error) {
+	if err := ctx.Err(); err != nil {
+		return skeleton.Created{}, err
+	}
+	names, err := Write(o)
 	if err != nil {
 		return skeleton.Created{}, err
 	}
-	return skeleton.Created{Dir: dir, Files: names, Into: true,
-		Next: "cd " + dir + " && kbook serve   (then kbook build to write public/)"}, nil
+	return skeleton.Created{Dir: o.Dir, Files: names, Into: true,
+		Next: "cd " + o.Dir + " && kbook serve   (then kbook build to write public/)"}, nil
 }

@@ -17,7 +17,7 @@ import (
 // runbook passes and its site builds; a second init writes nothing.
 func TestScaffoldBuilds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme-docs")
-	names, err := Write(dir, Options{KbookVersion: "v0.3.0"})
+	names, err := Write(Options{Dir: dir, KbookVersion: "v0.3.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestScaffoldBuilds(t *testing.T) {
 			t.Errorf("docs.yml lacks %q", want)
 		}
 	}
-	if _, err := Write(dir, Options{}); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := Write(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second init: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package scaffold
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"go/format"
@@ -273,13 +274,16 @@ func defaultComponentsURL(o Options) string {
 	return fmt.Sprintf("https://github.com/%s/releases/%s/infrastructure-components.yaml", repo, o.Version)
 }
 
-// New writes the provider as Init does and says what it created and what
+// New is kbook provider init: it writes the provider as Init does and says what it created and what
 // to run next: make build and validate for a Go provider, validate for a
 // chart (the chart alone: the release's infrastructure-components.yaml and
 // metadata.yaml, which the scaffold does not write, join it once they
 // exist). Each hint runs green as printed (cmd/kbook's
 // TestScaffoldNextHints).
-func New(o Options) (skeleton.Created, error) {
+func New(ctx context.Context, o Options) (skeleton.Created, error) {
+	if err := ctx.Err(); err != nil {
+		return skeleton.Created{}, err
+	}
 	dir, files, err := Init(o)
 	if err != nil {
 		return skeleton.Created{}, err

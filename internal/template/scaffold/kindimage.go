@@ -8,7 +8,6 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster/nodeimage"
 	"github.com/k0rdent/kbook/internal/findings"
-	"github.com/k0rdent/kbook/internal/log"
 )
 
 // The --kind-image values that are not an image reference, as package
@@ -20,11 +19,13 @@ const (
 	kindImageBuild = "build"
 )
 
-// UseKindImage resolves template init's --kind-image into the images the
-// chart's values name (r's MachineImage and load balancer): build is kbook's node image and load balancer
-// image (built, or from the cache), whose Kubernetes version the chart
-// then runs; a reference is the node image alone.
-func UseKindImage(ctx context.Context, r *Request, kindImage, cacheDir string, l log.Logger) error {
+// useKindImage resolves template init's --kind-image (r.KindImage) into
+// the images the chart's values name (r's MachineImage and load
+// balancer): build is kbook's node image and load balancer image (built,
+// or from r.CacheDir), whose Kubernetes version the chart then runs; a
+// reference is the node image alone.
+func useKindImage(ctx context.Context, r *Options) error {
+	kindImage := r.KindImage
 	switch kindImage {
 	case "":
 		return nil
@@ -41,7 +42,7 @@ func UseKindImage(ctx context.Context, r *Request, kindImage, cacheDir string, l
 		r.MachineImage = kindImage
 		return nil
 	}
-	o := nodeimage.Options{CacheDir: cacheDir, Logger: l}
+	o := nodeimage.Options{CacheDir: r.CacheDir, Logger: r.Logger}
 	node, err := nodeimage.Build(ctx, o)
 	if err != nil {
 		return err

@@ -12,10 +12,10 @@ import (
 )
 
 // TestNew: a new chart and its next line; the flags that go with
-// --extend alone, and bad labels, fail before anything is written.
+// --extend alone, and bad labels, are bad input before anything is written.
 func TestNew(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "acme")
-	c, err := New(Request{ChartOptions: ChartOptions{Name: "acme", Dir: dir, Provider: "docker"}})
+	c, err := New(context.Background(), Options{ChartOptions: ChartOptions{Name: "acme", Dir: dir, Provider: "docker"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,20 +24,21 @@ func TestNew(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		r    Request
+		r    Options
 		want string
 	}{
-		{"registry without extend", Request{ChartOptions: ChartOptions{Name: "b", Provider: "docker"}, Registry: "r.io"}, "--registry and --label go with --extend"},
-		{"label without extend", Request{ChartOptions: ChartOptions{Name: "b", Provider: "docker"}, Labels: []string{"a=b"}}, "--registry and --label go with --extend"},
-		{"label without =", Request{ChartOptions: ChartOptions{Name: "b"}, Extend: "./base", Labels: []string{"team"}}, `--label "team": want KEY=VALUE`},
-		{"label without key", Request{ChartOptions: ChartOptions{Name: "b"}, Extend: "./base", Labels: []string{"=x"}}, `--label "=x": want KEY=VALUE`},
-		{"kind image with extend", Request{ChartOptions: ChartOptions{Name: "b", MachineImage: "kbook.local/kind-node:v1"}, Extend: "./base"}, "--kind-image goes with a new chart"},
+		{"registry without extend", Options{ChartOptions: ChartOptions{Name: "b", Provider: "docker"}, Registry: "r.io"}, "--registry and --label go with --extend"},
+		{"label without extend", Options{ChartOptions: ChartOptions{Name: "b", Provider: "docker"}, Labels: []string{"a=b"}}, "--registry and --label go with --extend"},
+		{"label without =", Options{ChartOptions: ChartOptions{Name: "b"}, Extend: "./base", Labels: []string{"team"}}, `--label "team": want KEY=VALUE`},
+		{"label without key", Options{ChartOptions: ChartOptions{Name: "b"}, Extend: "./base", Labels: []string{"=x"}}, `--label "=x": want KEY=VALUE`},
+		{"kind image with extend", Options{ChartOptions: ChartOptions{Name: "b", MachineImage: "kbook.local/kind-node:v1"}, Extend: "./base"}, "--kind-image goes with a new chart"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "b")
 			tc.r.Dir = out
-			if _, err := New(tc.r); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want %q", err, tc.want)
+			var in *findings.InputError
+			if _, err := New(context.Background(), tc.r); !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want bad input %q", err, tc.want)
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Error("written despite the error")
@@ -57,26 +58,28 @@ func TestParseLabels(t *testing.T) {
 // image alone; auto, a provider other than docker, --extend and a bad
 // reference are bad input. (build needs an engine: see runbooks/capd-docker.md.)
 func TestUseKindImage(t *testing.T) {
-	r := Request{ChartOptions: ChartOptions{Name: "a", Provider: "docker"}}
-	if err := UseKindImage(context.Background(), &r, "", "", nil); err != nil || r.MachineImage != "" {
+	r := Options{ChartOptions: ChartOptions{Name: "a", Provider: "docker"}}
+	if err := useKindImage(context.Background(), &r); err != nil || r.MachineImage != "" {
 		t.Fatalf("no --kind-image: %v, %+v", err, r.ChartOptions)
 	}
-	if err := UseKindImage(context.Background(), &r, "registry.example.com/kind-node:v1.34.12", "", nil); err != nil ||
+	r.KindImage = "registry.example.com/kind-node:v1.34.12"
+	if err := useKindImage(context.Background(), &r); err != nil ||
 		r.MachineImage != "registry.example.com/kind-node:v1.34.12" || r.LoadBalancerRepository != "" || r.ImageK8sVersion != "" {
 		t.Fatalf("a reference: %v, %+v", err, r.ChartOptions)
 	}
 	for _, tc := range []struct {
 		name, image string
-		r           Request
+		r           Options
 		want        string
 	}{
-		{"auto", "auto", Request{ChartOptions: ChartOptions{Provider: "docker"}}, "--kind-image auto: not for a template"},
-		{"other provider", "build", Request{ChartOptions: ChartOptions{Provider: "inmemory"}}, "--kind-image goes with a new chart for --provider docker"},
-		{"extend", "build", Request{ChartOptions: ChartOptions{Provider: "docker"}, Extend: "./base"}, "--kind-image goes with a new chart"},
-		{"bad reference", "Not An Image", Request{ChartOptions: ChartOptions{Provider: "docker"}}, `--kind-image "Not An Image": want build or an image reference`},
+		{"auto", "auto", Options{ChartOptions: ChartOptions{Provider: "docker"}}, "--kind-image auto: not for a template"},
+		{"other provider", "build", Options{ChartOptions: ChartOptions{Provider: "inmemory"}}, "--kind-image goes with a new chart for --provider docker"},
+		{"extend", "build", Options{ChartOptions: ChartOptions{Provider: "docker"}, Extend: "./base"}, "--kind-image goes with a new chart"},
+		{"bad reference", "Not An Image", Options{ChartOptions: ChartOptions{Provider: "docker"}}, `--kind-image "Not An Image": want build or an image reference`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := UseKindImage(context.Background(), &tc.r, tc.image, "", nil)
+			tc.r.KindImage = tc.image
+			err := useKindImage(context.Background(), &tc.r)
 			var in *findings.InputError
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want bad input %q", err, tc.want)
