@@ -51,6 +51,12 @@ func debootstrapRoot(ctx context.Context, o *Options, prefix, what string, pkgs 
 	if os.Geteuid() != 0 {
 		return "", fmt.Errorf("%s is a Debian %s root made by debootstrap, which needs root: run kbook cluster image as root once (the image is then cached), or use a released node image (--kind-image REF)", what, Suite)
 	}
+	// A root an earlier debootstrap did not finish (killed, or failed)
+	// may still have its proc and sys mounted: unmounted first, it can
+	// be removed.
+	if err := unmountUnder(dir); err != nil {
+		return "", err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
@@ -68,6 +74,8 @@ func debootstrapRoot(ctx context.Context, o *Options, prefix, what string, pkgs 
 	err = cmd.Run()
 	stop()
 	if err != nil {
+		// What it mounted in the root goes now, not at the next run.
+		_ = unmountUnder(dir)
 		if ctx.Err() != nil {
 			return "", context.Cause(ctx)
 		}
