@@ -40,10 +40,10 @@ func TestMain(m *testing.M) {
 				c.Close()
 			}
 		}
-	case "crash": // fail after a log line, once $GO exists when it is set
+	case "crash": // fail after a log line, once $KBOOK_CRASH_AFTER exists when it is set
 		fmt.Println("loading config")
 		fmt.Println("error: no such CRD: clusters.cluster.x-k8s.io")
-		for g := os.Getenv("GO"); g != ""; time.Sleep(10 * time.Millisecond) {
+		for g := os.Getenv("KBOOK_CRASH_AFTER"); g != ""; time.Sleep(10 * time.Millisecond) {
 			if _, err := os.Stat(g); err == nil {
 				break
 			}
@@ -169,7 +169,7 @@ func TestSupervisorCrash(t *testing.T) {
 	// The second crashes once Start has returned: the event, not a delay
 	// Start had to beat.
 	goAhead := filepath.Join(t.TempDir(), "go")
-	sp = helper(t, "crash", "GO="+goAhead)
+	sp = helper(t, "crash", "KBOOK_CRASH_AFTER="+goAhead)
 	sp.Name = "later"
 	if err := s.Start(context.Background(), sp, time.Second); err != nil {
 		t.Fatal(err)
