@@ -205,18 +205,18 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 	}
 	var (
 		rec         []string // the block's record, once it is complete
+		out         string   // what the block printed, before its record
 		interrupted *string
 		kill        <-chan time.Time
 	)
 	for rec == nil {
-		out := s.output()
-		if r, ok := s.record(out); ok {
-			rec = r
+		all := s.output()
+		if rec, out = s.record(all); rec != nil {
 			break
 		}
 		if got != nil {
-			if i := strings.LastIndexByte(out, '\n'); i >= 0 && until(out[:i+1]) {
-				matched := out[:i+1]
+			if i := strings.LastIndexByte(all, '\n'); i >= 0 && until(all[:i+1]) {
+				matched := all[:i+1]
 				interrupted, got = &matched, nil
 				s.interrupt(before, syscall.SIGINT)
 				kill = time.After(interruptGrace)
@@ -227,8 +227,7 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 		case <-kill:
 			s.interrupt(before, syscall.SIGKILL)
 		case <-s.exited:
-			if r, ok := s.record(s.output()); ok {
-				rec = r
+			if rec, out = s.record(s.output()); rec != nil {
 				break
 			}
 			return blockResult{output: s.output()}, s.gone()
@@ -241,7 +240,6 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 	if err != nil {
 		return blockResult{}, fmt.Errorf("bash session: bad status %q", rec[0])
 	}
-	out, _, _ := strings.Cut(s.output(), s.mark)
 	if page != "" {
 		out = strings.ReplaceAll(out, file+": line ", page+": line ")
 	}
@@ -254,21 +252,20 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 }
 
 // record finds the block's record in out: the fields after the mark,
-// complete once the empty field that ends them has arrived.
-func (s *shellSession) record(out string) ([]string, bool) {
-	i := strings.Index(out, s.mark)
-	if i < 0 {
-		return nil, false
+// complete once the empty field that ends them has arrived (nil until
+// then), and what the block printed before it.
+func (s *shellSession) record(out string) (fields []string, printed string) {
+	printed, rest, found := strings.Cut(out, s.mark)
+	if !found {
+		return nil, ""
 	}
-	rest := out[i+len(s.mark):]
-	var fields []string
 	for {
 		f, after, ok := strings.Cut(rest, "\x00")
 		switch {
 		case !ok:
-			return nil, false
+			return nil, ""
 		case f == "" && len(fields) >= 2:
-			return fields, true
+			return fields, printed
 		}
 		fields, rest = append(fields, f), after
 	}

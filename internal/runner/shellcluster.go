@@ -110,7 +110,6 @@ func (x *execution) clusterLacks(ts *testscript.TestScript, st *runbook.Step) (s
 // made it, the reader is taken to have it (cosign.pub, which a command
 // the page shows makes), and the block needs it.
 func (x *execution) filesLack(ts *testscript.TestScript, st *runbook.Step) (shellRes, bool) {
-	p := x.page()
 	n := &st.Shell.Needs
 	here := ts.MkAbs(".")
 	for _, c := range n.Checkouts {
@@ -119,17 +118,9 @@ func (x *execution) filesLack(ts *testscript.TestScript, st *runbook.Step) (shel
 		}
 	}
 	for _, c := range n.Paths {
-		name := c.Name
-		if rest, ok := strings.CutPrefix(name, "~/"); ok {
-			name = filepath.Join(ts.Getenv("HOME"), rest)
+		if o, lacks := x.fileLacks(st, ts.MkAbs(homePath(ts, c.Name)), c.Name, fmt.Sprintf("needs %s (line %d), which is not on this machine, nor where the block runs", c.Name, c.Line)); lacks {
+			return o, true
 		}
-		if _, err := os.Stat(ts.MkAbs(name)); err == nil {
-			continue
-		}
-		if p.lostFile(filepath.Clean(c.Name)) {
-			return x.missing(st, []string{"f:" + filepath.Clean(c.Name)}), true
-		}
-		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("needs %s (line %d), which is not on this machine, nor where the block runs", c.Name, c.Line)}, true
 	}
 	if len(n.Hosts) > 0 {
 		h := n.Hosts[0]
@@ -158,28 +149,40 @@ func (x *execution) filesLack(ts *testscript.TestScript, st *runbook.Step) (shel
 		}
 	}
 	if kc := n.Kubeconfig; kc.Name != "" {
-		name := kc.Name
-		if rest, ok := strings.CutPrefix(name, "~/"); ok {
-			name = filepath.Join(ts.Getenv("HOME"), rest)
-		}
-		if _, err := os.Stat(ts.MkAbs(name)); err != nil {
-			if p.lostFile(filepath.Clean(kc.Name)) {
-				return x.missing(st, []string{"f:" + filepath.Clean(kc.Name)}), true
-			}
-			return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("points KUBECONFIG at %s (line %d), which this machine does not have: the kubeconfig of the page's own cluster, not the run's", kc.Name, kc.Line)}, true
+		if o, lacks := x.fileLacks(st, ts.MkAbs(homePath(ts, kc.Name)), kc.Name, fmt.Sprintf("points KUBECONFIG at %s (line %d), which this machine does not have: the kubeconfig of the page's own cluster, not the run's", kc.Name, kc.Line)); lacks {
+			return o, true
 		}
 	}
 	for _, r := range n.Kube.Reads {
-		if _, err := os.Stat(ts.MkAbs(r.Name)); err == nil {
-			continue
+		if o, lacks := x.fileLacks(st, ts.MkAbs(r.Name), r.Name, fmt.Sprintf("needs the file %s (line %d), which is not where the block runs: no block of the page that ran wrote it, nor is a block of the page bound to it", r.Name, r.Line)); lacks {
+			return o, true
 		}
-		if name := filepath.Clean(r.Name); p.lostFile(name) {
-			// after the block that would have written it
-			return x.missing(st, []string{"f:" + name}), true
-		}
-		return shellRes{result: report.BlockSkipped, reason: fmt.Sprintf("needs the file %s (line %d), which is not where the block runs: no block of the page that ran wrote it, nor is a block of the page bound to it", r.Name, r.Line)}, true
 	}
 	return shellRes{}, false
+}
+
+// fileLacks decides about a file the block needs, name as the page
+// writes it, at path: there, nothing; else the block is skipped after the
+// block of the page that did not run and would have written it, or, when
+// none would have, skipped with why.
+func (x *execution) fileLacks(st *runbook.Step, path, name, why string) (shellRes, bool) {
+	if _, err := os.Stat(path); err == nil {
+		return shellRes{}, false
+	}
+	name = filepath.Clean(name)
+	if _, ok := x.page().lostFile(name); ok {
+		return x.missing(st, []string{"f:" + name}), true
+	}
+	return shellRes{result: report.BlockSkipped, reason: why}, true
+}
+
+// homePath is name with a leading ~/ in the runbook's HOME, as bash
+// reads it.
+func homePath(ts *testscript.TestScript, name string) string {
+	if rest, ok := strings.CutPrefix(name, "~/"); ok {
+		return filepath.Join(ts.Getenv("HOME"), rest)
+	}
+	return name
 }
 
 // readManifest reads a file given to kubectl -f, when it is a file of a
@@ -213,14 +216,15 @@ func readManifest(p string) ([]byte, error) {
 }
 
 // lostFile reports whether a block of the page that did not run would
-// have written the file or folder name (or a folder it is in).
-func (p *pageShell) lostFile(name string) bool {
-	for k := range p.lost {
-		if f, ok := strings.CutPrefix(k, "f:"); ok && runbook.SameOrUnder(name, f) {
-			return true
+// have written the file or folder name (or a folder it is in), and the
+// line of the last such block.
+func (p *pageShell) lostFile(name string) (line int, ok bool) {
+	for k, l := range p.lost {
+		if f, isFile := strings.CutPrefix(k, "f:"); isFile && runbook.SameOrUnder(name, f) && l > line {
+			line, ok = l, true
 		}
 	}
-	return false
+	return line, ok
 }
 
 // inCheckout reports whether dir holds what a command that works on a

@@ -113,11 +113,7 @@ func (x *execution) missing(st *runbook.Step, missing []string) shellRes {
 		kind, name, _ := strings.Cut(m, ":")
 		line, ok := p.lost[m]
 		if kind == "f" {
-			for k, l := range p.lost {
-				if f, isFile := strings.CutPrefix(k, "f:"); isFile && runbook.SameOrUnder(name, f) {
-					line, ok = l, true
-				}
-			}
+			line, ok = p.lostFile(name)
 		}
 		if !ok {
 			continue
