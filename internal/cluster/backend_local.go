@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 	"github.com/k0rdent/kbook/internal/log"
 	"os"
 	"time"
@@ -51,7 +52,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 	}
 	var (
 		paths       controllers.K0rdentPaths
-		planeCRDs   []plane.CRD
+		planeCRDs   []releasecrds.CRD
 		planeInputs []plane.SnapshotInput
 	)
 	full := rel != nil && !o.K0rdentAPIOnly
@@ -60,7 +61,7 @@ func upLocal(ctx context.Context, o Options) (Cluster, error) {
 			return nil, err
 		}
 		if o.K0rdentAPIOnly || !o.NoSnapshot {
-			if planeCRDs, err = plane.LoadCRDs(paths); err != nil {
+			if planeCRDs, err = releasecrds.Load(paths); err != nil {
 				return nil, fmt.Errorf("k0rdent %s: %w", rel.Version, err)
 			}
 		}
@@ -209,7 +210,7 @@ func (c *localCluster) startFromSnapshot(ctx context.Context, o Options, snap *s
 // freshly installed server, saves etcd's data as the snapshot and starts
 // again from it. A snapshot that cannot be saved is only a warning: the
 // server then starts fresh once more.
-func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, planeCRDs []plane.CRD) (bool, error) {
+func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, planeCRDs []releasecrds.CRD) (bool, error) {
 	logger := o.logger()
 	begin := time.Now()
 	if o.K0rdent != "" {
@@ -245,7 +246,7 @@ func (c *localCluster) saveAndRestart(ctx context.Context, o Options, snap *snap
 // A fresh start saves the snapshot (the plane stopped, etcd's data
 // saved) and starts again from it, which also proves it; a run whose
 // restore failed saves none (the next run makes it).
-func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []plane.CRD) error {
+func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []releasecrds.CRD) error {
 	logger := o.logger()
 	restoreFailed := false
 	if snap != nil {
@@ -310,7 +311,7 @@ func (c *localCluster) upPlane(ctx context.Context, o Options, snap *snapshot, p
 // snapshot, or it could not be used (planeFailed: the server started from
 // it but the plane did not become ready): it is then removed, with a
 // warning, and nothing runs.
-func (c *localCluster) restorePlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []plane.CRD) (ok, planeFailed bool, err error) {
+func (c *localCluster) restorePlane(ctx context.Context, o Options, snap *snapshot, paths controllers.K0rdentPaths, crds []releasecrds.CRD) (ok, planeFailed bool, err error) {
 	restored, err := c.startFromSnapshot(ctx, o, snap)
 	if err != nil || !restored {
 		return false, false, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/supervisor"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,7 +46,7 @@ func (o *Options) k0rdentRelease() (*controllers.K0rdentRelease, error) {
 // started from the snapshot of a bootstrapped plane, which the plane
 // rewires (plane.Options.Restored), within restoreTimeout; wiring is the
 // snapshotted plane's (or nil).
-func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []plane.CRD, crdsInstalled, restored bool, wiring *plane.Wiring) (*plane.Plane, string, error) {
+func startPlane(ctx context.Context, o Options, cfg *rest.Config, kubeconfig []byte, paths controllers.K0rdentPaths, crds []releasecrds.CRD, crdsInstalled, restored bool, wiring *plane.Wiring) (*plane.Plane, string, error) {
 	r, err := o.k0rdentRelease()
 	if err != nil || r == nil {
 		return nil, "", err

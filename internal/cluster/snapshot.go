@@ -20,6 +20,7 @@ import (
 	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/cluster/local/binaries"
 	"github.com/k0rdent/kbook/internal/cluster/plane"
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,7 +79,7 @@ type snapshot struct {
 // when they install nothing or snapshots are off. planeCRDs are the
 // release's CRDs of an API-only plane, planeInputs the inputs of a plane
 // with controllers (nil: that plane is not snapshotted).
-func snapshotFor(o Options, assetsDir string, planeCRDs []plane.CRD, planeInputs []plane.SnapshotInput) (*snapshot, error) {
+func snapshotFor(o Options, assetsDir string, planeCRDs []releasecrds.CRD, planeInputs []plane.SnapshotInput) (*snapshot, error) {
 	full := o.K0rdent != "" && !o.K0rdentAPIOnly
 	if o.NoSnapshot || (full && len(planeInputs) == 0) || (!full && len(o.CRDs) == 0 && len(planeCRDs) == 0) {
 		return nil, nil

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/k0rdent/kbook/internal/cluster/plane"
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/schema"
 )
@@ -18,7 +18,7 @@ const NoRelease = "none"
 // against by default: the CRDs of the k0rdent release's management plane
 // (kcm, Flux, Sveltos, Cluster API core, kubeadm and CAPD), read from the
 // release's Go modules exactly as the local plane of kbook run --k0rdent
-// installs them (plane.LoadCRDs: contract labels included), then the CRDs
+// installs them (releasecrds.Load: contract labels included), then the CRDs
 // of files, which replace same-named ones. The module trees are fetched
 // into the cache on first use (go mod download through the module proxy:
 // seconds; no controller is built).
@@ -35,7 +35,7 @@ func releaseSchemas(ctx context.Context, version, cacheDir string, files []strin
 	if err != nil {
 		return nil, fmt.Errorf("the CRDs of k0rdent %s could not be had: %w", rel.Version, err)
 	}
-	crds, err := plane.LoadCRDs(paths)
+	crds, err := releasecrds.Load(paths)
 	if err != nil {
 		return nil, fmt.Errorf("the CRDs of k0rdent %s: %w", rel.Version, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 	"github.com/k0rdent/kbook/internal/helmrepo"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	"github.com/k0rdent/kbook/internal/log"
@@ -59,8 +60,8 @@ type Options struct {
 	// restored CRDs need no rewiring.
 	Wiring *Wiring
 	// CRDs are the release's CRDs when the caller has loaded them already
-	// (LoadCRDs; nil: Start loads them).
-	CRDs []CRD
+	// (releasecrds.Load; nil: Start loads them).
+	CRDs []releasecrds.CRD
 	// Launcher starts the controllers (nil: supervisor.Registry(nil)).
 	Launcher supervisor.Launcher
 	// Procs records the DockerClusters of CAPD's docker backend while
@@ -140,7 +141,7 @@ func Start(ctx context.Context, o Options) (p *Plane, err error) {
 
 	crds := o.CRDs
 	if crds == nil {
-		if crds, err = LoadCRDs(o.Paths); err != nil {
+		if crds, err = releasecrds.Load(o.Paths); err != nil {
 			return p, err
 		}
 	}
@@ -199,7 +200,7 @@ func (p *Plane) lock(ctx context.Context) (err error) {
 // prepare checks the controllers' binaries and CAPD's port, starts
 // following the container engine, picks the controllers' ports and
 // certificates and points the CRDs' conversion webhooks at them.
-func (p *Plane) prepare(ctx context.Context, crds []CRD) (err error) {
+func (p *Plane) prepare(ctx context.Context, crds []releasecrds.CRD) (err error) {
 	o := p.opts
 	for _, c := range o.Release.Controllers {
 		if why := checkExe(o.Paths.Binary(c.Name)); why != "" {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 	"github.com/k0rdent/kbook/internal/k0rdent"
 	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,7 +42,7 @@ var fluxGVRs = []schema.GroupVersionResource{k0rdent.HelmRepositoryGVR, k0rdent.
 // leases, kcm's statuses are cleared, and
 // every Flux object is asked to reconcile (token) with the templates'
 // HelmRepository pointing at this run's repository.
-func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
+func (p *Plane) rewire(ctx context.Context, crds []releasecrds.CRD, token string) error {
 	begin := time.Now()
 	cfg := p.opts.RESTConfig
 	ac, err := apiext.NewForConfig(cfg)
@@ -163,7 +164,7 @@ func (p *Plane) rewire(ctx context.Context, crds []CRD, token string) error {
 // one at this run's controllers (crds are wired already), eight requests
 // at a time: each makes kube-apiserver rebuild that CRD's handlers, which
 // one after the other took seconds under load. It returns how many.
-func patchConversions(ctx context.Context, ac apiext.Interface, crds []CRD) (int, error) {
+func patchConversions(ctx context.Context, ac apiext.Interface, crds []releasecrds.CRD) (int, error) {
 	var jobs []func() error
 	for _, c := range crds {
 		if c.ConversionBy == "" {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 )
 
 // TestSnapshotInputs reads the real module trees with stand-in binaries:
@@ -33,7 +35,7 @@ func TestSnapshotInputs(t *testing.T) {
 	}
 	inputs := func() string {
 		t.Helper()
-		crds, err := LoadCRDs(p)
+		crds, err := releasecrds.Load(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +53,7 @@ func TestSnapshotInputs(t *testing.T) {
 	if again := inputs(); again != base {
 		t.Error("the same plane gave other inputs")
 	}
-	crds, err := LoadCRDs(p)
+	crds, err := releasecrds.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

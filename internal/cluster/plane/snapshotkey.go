@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/cluster/plane/controllers"
+	"github.com/k0rdent/kbook/internal/cluster/plane/releasecrds"
 )
 
 // snapshotFormat names how a bootstrapped plane is restored (what rewire
@@ -31,7 +32,7 @@ type SnapshotInput struct {
 // webhook manifests and bootstrap objects the release ships, and the
 // controllers' command lines with the per-run ports and directories left
 // out.
-func SnapshotInputs(p controllers.K0rdentPaths, r *controllers.K0rdentRelease, crds []CRD) ([]SnapshotInput, error) {
+func SnapshotInputs(p controllers.K0rdentPaths, r *controllers.K0rdentRelease, crds []releasecrds.CRD) ([]SnapshotInput, error) {
 	in := []SnapshotInput{{What: snapshotFormat}}
 	for _, m := range r.Modules {
 		in = append(in, SnapshotInput{What: "module " + m.Key, Data: []byte(m.Path + "@" + m.Version)})
