@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/proc"
 	"k8s.io/client-go/tools/clientcmd"
@@ -138,7 +139,7 @@ func Reuse(ctx context.Context, s *State) (Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster %q: kubeconfig: %w", s.Name, err)
 	}
-	if err := ping(ctx, cfg); err != nil {
+	if err := kubeconfig.Ping(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("cluster %q: %w", s.Name, err)
 	}
 	return &kubeconfigCluster{name: s.Name, cfg: cfg, backend: s.Backend, raw: raw}, nil

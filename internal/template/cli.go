@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/cluster/kubeconfig"
 	"github.com/k0rdent/kbook/internal/findings"
 	"github.com/k0rdent/kbook/internal/log"
 	"github.com/k0rdent/kbook/internal/policy"
@@ -88,11 +88,11 @@ func Validate(ctx context.Context, o Options) ([]*findings.Report, error) {
 			}
 		}
 	case kube:
-		c, err := cluster.Up(ctx, cluster.Options{Backend: cluster.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: o.Context})
+		l, err := kubeconfig.Connect(ctx, o.Kubeconfig, o.Context)
 		if err != nil {
 			return nil, findings.Input(err)
 		}
-		if opts.Schemas, err = schema.FromCluster(ctx, c.RESTConfig()); err != nil {
+		if opts.Schemas, err = schema.FromCluster(ctx, l.Config); err != nil {
 			return nil, findings.Input(err)
 		}
 	}

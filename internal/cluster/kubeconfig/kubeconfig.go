@@ -1,8 +1,11 @@
 package kubeconfig
 
 import (
+	"context"
 	"fmt"
+	"time"
 
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -57,6 +60,44 @@ func Load(path, context string) (*Loaded, error) {
 		l.Namespace = "default"
 	}
 	return l, nil
+}
+
+// Connect loads the kubeconfig as Load does and checks that the context's
+// API server answers (Ping): what a command that works on an existing
+// cluster does first.
+func Connect(ctx context.Context, path, context string) (*Loaded, error) {
+	l, err := Load(path, context)
+	if err != nil {
+		return nil, err
+	}
+	if err := Ping(ctx, l.Config); err != nil {
+		return nil, fmt.Errorf("cluster of context %q: %w", l.Context, err)
+	}
+	return l, nil
+}
+
+// Ping checks that the API server answers, with a bounded wait.
+func Ping(ctx context.Context, cfg *rest.Config) error {
+	c := rest.CopyConfig(cfg)
+	c.Timeout = 15 * time.Second
+	dc, err := discovery.NewDiscoveryClientForConfig(c)
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := dc.ServerVersion()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("cannot reach the API server at %s: %w", cfg.Host, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Minified is the kubeconfig of the loaded context alone, credentials
