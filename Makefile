@@ -20,7 +20,11 @@ export CGO_ENABLED ?= 0
 # kube-apiserver, for the plane lock, for the controllers: the three plane
 # packages can wait together), so fewer left a core idle.
 # -ldflags=-w: no DWARF in the test binaries, a tenth less link work.
-GOTESTFLAGS ?= -timeout 60m -vet=off -p 5 -ldflags=-w
+# -tags e2e: the packages that only hold end-to-end tests (a browser, kind
+# clusters on a container engine: internal/site/e2e, internal/cluster/kindtest)
+# build their tests only with it, so go test -short ./... does not link two
+# of the largest test binaries to skip every test in them.
+GOTESTFLAGS ?= -timeout 60m -vet=off -p 5 -ldflags=-w -tags e2e
 
 # Reference CRDs (k0rdent, Cluster API, k0smotron) beside the repository, when
 # present. Without them the local API server serves the k0rdent release's own
@@ -97,7 +101,7 @@ site-tools:
 ## screenshots: build kbook's docs and save the home and a runbook page (light, dark, mobile) as PNGs in SCREENS
 SCREENS ?= bin/screens
 screenshots: site site-tools
-	$(GO) test -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
+	$(GO) test -tags e2e -count=1 -run TestScreenshots ./internal/site/e2e -args -screenshots $(abspath $(SCREENS)) -site $(CURDIR)/bin/site -runbook runbooks/first-runbook/
 
 ## test: everything CI checks: lint, unit, integration and end-to-end tests, and the runbooks themselves; each phase says its wall and CPU seconds (hack/phase), and a table of them ends the run
 # The order and why: hack/test, which runs the phases below in lanes side
@@ -248,9 +252,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	@echo "== gofmt, go vet ($$(date +%T))"
 	@fmt=$$(gofmt -l cmd internal site); if [ -n "$$fmt" ]; then echo "gofmt needed:"; echo "$$fmt"; exit 1; fi
-	$(GO) vet $(PKGS)
+	$(GO) vet -tags e2e $(PKGS)
 	@echo "== staticcheck ($$(date +%T))"
-	$(GO) run $(STATICCHECK) $(PKGS)
+	$(GO) run $(STATICCHECK) -tags e2e $(PKGS)
 
 ## docs: regenerate the CLI reference pages from the commands, and README.md's package table from the doc comments
 docs: build
@@ -259,7 +263,7 @@ docs: build
 
 ## bench: the speed issue's rows with the load and ratios against baselines of the same run (hack/bench-speed.sh), then all Go benchmarks; helm (the baseline of the template benchmark) is built into bin/ first
 bench: bench-speed bin/helm
-	PATH=$(CURDIR)/bin:$$PATH KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	PATH=$(CURDIR)/bin:$$PATH KUBEBUILDER_ASSETS=$(ASSETS) $(GO) test -tags e2e -run '^$$' -bench . -benchmem $(PKGS)
 
 ## bench-speed: only the speed issue's rows (REPEAT=3 for best of 3, SKIP_PLANE=1 without the controllers' row)
 bench-speed: build
