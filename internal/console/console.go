@@ -195,6 +195,12 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 	if res.Alone != "" {
 		fmt.Fprintf(&b, "    ran alone on the run's cluster: %s\n", res.Alone)
 	}
+	if r := res.Restored; r != nil {
+		fmt.Fprintf(&b, "    after it: %s\n", r)
+		for _, f := range r.Failed {
+			fmt.Fprintf(&b, "    after it: could not restore %s\n", f)
+		}
+	}
 	if res.Status != report.Skipped {
 		// The blocks kbook wrote to files no file= names, then a
 		// page's shell blocks, each at its line.

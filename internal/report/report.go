@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/k0rdent/kbook/internal/atomicfile"
@@ -82,10 +83,86 @@ type Runbook struct {
 	// a namespace of its own or makes a cluster-wide object); "" when it
 	// shared the cluster with the runbooks beside it.
 	Alone string `json:"alone,omitempty"`
+	// Restored is what kbook put back after a page that ran alone, on
+	// a cluster kbook made: nil for a page that shared the cluster, ran
+	// on one kbook did not make (--kubeconfig), or came from the cache.
+	Restored *Restored `json:"restored,omitempty"`
 	// Bindings are the blocks of a page that runs its shell blocks that
 	// kbook wrote to a file no file= attribute names: by their title=,
 	// or inferred from the prose.
 	Bindings []Binding `json:"bindings,omitempty"`
+}
+
+// Restored is how kbook put the run's cluster back as it was before a
+// page that ran alone: the objects it changed were put back, those it
+// deleted re-created, those it made deleted. Status is not restored (the
+// controllers recompute it).
+type Restored struct {
+	Changed   Objects `json:"changed"`
+	Recreated Objects `json:"recreated"`
+	Deleted   Objects `json:"deleted"`
+	// Failed are the objects kbook could not put back, each with why
+	// ("configmaps/x -n default: ...field is immutable"): reported, not
+	// a failure of the page.
+	Failed []string `json:"failed,omitempty"`
+	// Duration is what the snapshot before the page and the restore
+	// after it took.
+	Duration time.Duration `json:"duration"`
+}
+
+// Objects counts objects and names the first few ("namespaces/default",
+// "configmaps/x -n default").
+type Objects struct {
+	Count int      `json:"count"`
+	First []string `json:"first,omitempty"`
+}
+
+// FirstObjects is how many objects Objects names.
+const FirstObjects = 5
+
+// Add counts an object, naming it among the first few.
+func (o *Objects) Add(name string) {
+	o.Count++
+	if len(o.First) < FirstObjects {
+		o.First = append(o.First, name)
+	}
+}
+
+func (o Objects) named() string {
+	s := strings.Join(o.First, ", ")
+	if o.Count > len(o.First) {
+		s += fmt.Sprintf(", and %d more", o.Count-len(o.First))
+	}
+	return s
+}
+
+// String says it as the terminal does: "restored 2 changed objects
+// (managements.k0rdent.mirantis.com/kcm, namespaces/default), re-created
+// 1 (configmaps/x -n default), deleted 3 new (...) in 41ms", or "nothing
+// to restore (checked in 12ms)".
+func (r *Restored) String() string {
+	var parts []string
+	if r.Changed.Count > 0 {
+		what := "objects"
+		if r.Changed.Count == 1 {
+			what = "object"
+		}
+		parts = append(parts, fmt.Sprintf("restored %d changed %s (%s)", r.Changed.Count, what, r.Changed.named()))
+	}
+	if r.Recreated.Count > 0 {
+		parts = append(parts, fmt.Sprintf("re-created %d (%s)", r.Recreated.Count, r.Recreated.named()))
+	}
+	if r.Deleted.Count > 0 {
+		parts = append(parts, fmt.Sprintf("deleted %d new (%s)", r.Deleted.Count, r.Deleted.named()))
+	}
+	d := r.Duration.Round(time.Millisecond)
+	if len(parts) == 0 && len(r.Failed) == 0 {
+		return fmt.Sprintf("nothing to restore (checked in %s)", d)
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("nothing restored (in %s)", d)
+	}
+	return fmt.Sprintf("%s in %s", strings.Join(parts, ", "), d)
 }
 
 // Binding is a block kbook wrote to a file before the page ran.
