@@ -39,9 +39,12 @@ type ProgressKey struct{}
 
 // execution is one runbook being run.
 type execution struct {
-	r      *Runner
-	rb     *runbook.Runbook
-	plan   *plan
+	r    *Runner
+	rb   *runbook.Runbook
+	plan *plan
+	// alone is why the runbook runs alone on the run's cluster, "" when
+	// it shares it (AloneKey).
+	alone  string
 	ctx    context.Context
 	masker *mask.Masker
 	// cmdCtx is ctx with the runbook's deadline, for kbook's commands.
@@ -274,6 +277,9 @@ func (x *execution) closeSession(res *report.Runbook) {
 	if err := s.Close(ctx); err != nil {
 		x.r.obs.Warn(fmt.Sprintf("%s: cleanup: %v", x.rb.Path, err))
 	}
+	if rs, ok := s.(Restorer); ok {
+		res.Restored = rs.Restored()
+	}
 }
 
 // setup prepares the script environment: it runs after testscript has
@@ -311,6 +317,9 @@ func (x *execution) setup(env *testscript.Env) error {
 	if t := x.r.opts.Target; t != nil {
 		// Its context is the commands': the client it makes for
 		// await and assert stops with them (deadline, lost cluster).
+		if x.alone != "" {
+			env.Values[AloneKey{}] = x.alone
+		}
 		s, err := t.Prepare(x.cmdCtx, x.rb, env)
 		if err != nil {
 			return fmt.Errorf("prepare cluster: %w", err)

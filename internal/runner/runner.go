@@ -106,6 +106,19 @@ type SecretHolder interface {
 	Secrets() []string
 }
 
+// AloneKey is the Env.Values key, set before Target.Prepare, of why the
+// runbook runs alone on the run's cluster (runbook.SharesCluster): no
+// other runbook uses the cluster until its session is closed. Absent for
+// a runbook that shares it.
+type AloneKey struct{}
+
+// Restorer is implemented by sessions that put the cluster back as it
+// was before a runbook that ran alone: Restored, asked after Close, says
+// what they put back (nil: nothing was checked).
+type Restorer interface {
+	Restored() *report.Restored
+}
+
 // Starter is implemented by targets that start something before a
 // runbook can use them (a local API server, possibly built first). The
 // runner starts it before a runbook that needs it (see NeedsTarget) begins,
@@ -295,7 +308,7 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 						cluster.RLock()
 					}
 					r.obs.RunbookStarted(rb)
-					res = r.runOne(ctx, rb)
+					res = r.runOne(ctx, rb, alone)
 					if alone != "" {
 						res.Alone = alone
 						cluster.Unlock()
@@ -330,8 +343,8 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 
 // runOne produces a runbook's result, stamped with the hash of the source
 // it describes.
-func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
-	res := r.result(ctx, rb)
+func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook, alone string) *report.Runbook {
+	res := r.result(ctx, rb, alone)
 	if ctx.Err() != nil && res.Status == report.Failed {
 		// Stopped before its script ran (the cluster's start was
 		// interrupted): the interrupt's doing too.
@@ -369,7 +382,7 @@ func (r *Runner) environment(ctx context.Context, usedTarget bool) *report.Envir
 // pass was verified against the same backend and CRDs (they are part of
 // the cache key), so a run whose runbooks all come from the cache starts
 // nothing.
-func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runbook {
+func (r *Runner) result(ctx context.Context, rb *runbook.Runbook, alone string) *report.Runbook {
 	if why := r.unmet(rb, true); why != "" {
 		return skippedResult(rb, why)
 	}
@@ -399,6 +412,7 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 		}
 		if ok && hit.Status == report.Passed {
 			hit.Cached = true
+			hit.Restored = nil // nothing ran, so nothing was put back
 			hit.Path, hit.Title = rb.Path, rb.Title()
 			return hit
 		}
@@ -415,7 +429,7 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook) *report.Runboo
 	if err := r.broken(); err != nil && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
 		return failed(&report.Runbook{Path: rb.Path, Title: rb.Title(), Verified: time.Now()}, "not run: "+err.Error())
 	}
-	x := &execution{r: r, rb: rb, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
+	x := &execution{r: r, rb: rb, alone: alone, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
 	res := x.run()
 	if res.Status != report.Skipped {
 		x.mu.Lock()
