@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
@@ -25,6 +26,12 @@ type object struct {
 	Namespace string
 	Name      string
 	UID       types.UID
+	// ResourceVersion changes with every write of the object (its
+	// status's too): an object whose version is the same is unchanged.
+	ResourceVersion string
+	// Deleting is true once the object is being deleted (its finalizers
+	// hold it).
+	Deleting bool
 	// Managers are the field managers of its managedFields entries: who
 	// wrote it (attribute.go).
 	Managers []string
@@ -55,6 +62,9 @@ var ignored = map[string]bool{
 type lister struct {
 	disc discovery.DiscoveryInterface
 	meta metadata.Interface
+	// dyn lists whole objects, for the snapshot a page that runs alone
+	// is restored from (restore.go).
+	dyn dynamic.Interface
 	// etcd is the local server's etcd (cluster.EtcdURL; "" for other
 	// clusters): asked which custom resources hold objects, so that only
 	// those are listed (storedCRs).
@@ -73,7 +83,11 @@ func newLister(cfg *rest.Config, etcd string) (*lister, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lister{disc: dc, meta: mc, etcd: etcd}, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &lister{disc: dc, meta: mc, dyn: dyn, etcd: etcd}, nil
 }
 
 type resource struct {
@@ -127,17 +141,54 @@ func hasVerbs(have metav1.Verbs, want ...string) bool {
 
 // snapshot lists every object in namespace ns ("" for all namespaces and
 // cluster-scoped objects), leaving out objects owned by others (the
-// garbage collector follows their owners). Lists run 16 at a time: the
-// first list of a freshly installed CRD can take a second.
+// garbage collector follows their owners).
 func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object, error) {
-	rs, err := l.resources()
+	var (
+		mu  sync.Mutex
+		out = map[types.UID]object{}
+	)
+	err := l.each(ctx, ns, func(ctx context.Context, r resource, ri metadataLister) error {
+		list, err := ri.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, o := range list.Items {
+			if len(o.OwnerReferences) == 0 {
+				obj := object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID,
+					ResourceVersion: o.ResourceVersion, Deleting: o.DeletionTimestamp != nil}
+				for _, m := range o.ManagedFields {
+					obj.Managers = append(obj.Managers, m.Manager)
+				}
+				out[o.UID] = obj
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+type metadataLister interface {
+	List(context.Context, metav1.ListOptions) (*metav1.PartialObjectMetadataList, error)
+}
+
+// each calls list for every resource that may hold objects in namespace
+// ns ("" for all namespaces and cluster-scoped resources), with a client
+// of its metadata in ns. Lists run 16 at a time: the first list of a
+// freshly installed CRD can take a second. A resource that is gone or
+// that kbook may not list is left out.
+func (l *lister) each(ctx context.Context, ns string, list func(context.Context, resource, metadataLister) error) error {
+	rs, err := l.resources()
+	if err != nil {
+		return err
 	}
 	empty := l.emptyCRs(ctx, ns)
 	var (
 		mu   sync.Mutex
-		out  = map[types.UID]object{}
 		errs []error
 		wg   sync.WaitGroup
 		sem  = make(chan struct{}, 16)
@@ -150,37 +201,20 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 		sem <- struct{}{}
 		go func(r resource) {
 			defer func() { <-sem; wg.Done() }()
-			var list *metav1.PartialObjectMetadataList
-			var err error
+			var ri metadataLister = l.meta.Resource(r.gvr)
 			if r.namespaced {
-				list, err = l.meta.Resource(r.gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
-			} else {
-				list, err = l.meta.Resource(r.gvr).List(ctx, metav1.ListOptions{})
+				ri = l.meta.Resource(r.gvr).Namespace(ns)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsForbidden(err) {
-					errs = append(errs, fmt.Errorf("list %s: %w", r.gvr.Resource, err))
-				}
-				return
-			}
-			for _, o := range list.Items {
-				if len(o.OwnerReferences) == 0 {
-					obj := object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID}
-					for _, m := range o.ManagedFields {
-						obj.Managers = append(obj.Managers, m.Manager)
-					}
-					out[o.UID] = obj
-				}
+			err := list(ctx, r, ri)
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsForbidden(err) {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("list %s: %w", r.gvr.Resource, err))
+				mu.Unlock()
 			}
 		}(r)
 	}
 	wg.Wait()
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return out, nil
+	return errors.Join(errs...)
 }
 
 // emptyCRs reports the custom resources that etcd holds no objects of

@@ -16,6 +16,7 @@ import (
 
 	"github.com/k0rdent/kbook/internal/cluster"
 	"github.com/k0rdent/kbook/internal/k0rdent"
+	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 	"github.com/k0rdent/kbook/internal/runner"
 	"github.com/k0rdent/kbook/internal/runner/kubecmd"
@@ -360,7 +361,21 @@ func (t *Target) Prepare(ctx context.Context, rb *runbook.Runbook, env *testscri
 		t.runAttr.add(s.namespace, progs)
 		t.mu.Unlock()
 	}
-	if !t.parallel && !t.keep {
+	alone, _ := env.Values[runner.AloneKey{}].(string)
+	switch {
+	case alone != "" && !t.shared() && !t.keep:
+		// It runs alone on a cluster kbook made: put back as it was
+		// after it (restore.go).
+		if s.lister, err = newLister(cfg, cluster.EtcdURL(c)); err != nil {
+			return nil, err
+		}
+		begin := time.Now()
+		if s.saved, err = s.lister.wholeSnapshot(ctx); err != nil {
+			return nil, fmt.Errorf("snapshot cluster objects: %w", err)
+		}
+		s.before, s.saveTook = objectsOf(s.saved), time.Since(begin)
+		t.opts.Log().Infof("  %s: the cluster's %d objects saved in %s, to restore after it", rb.Path, len(s.saved), since(begin))
+	case !t.parallel && !t.keep:
 		if s.lister, err = newLister(cfg, cluster.EtcdURL(c)); err != nil {
 			return nil, err
 		}
@@ -718,7 +733,17 @@ type Session struct {
 	lister    *lister
 	before    map[types.UID]object
 	secrets   []string
+	// saved is the whole objects before a page that runs alone, on a
+	// cluster kbook made (restore.go), saveTook what listing them took;
+	// restored is what Close put back.
+	saved    map[types.UID]saved
+	saveTook time.Duration
+	restored *report.Restored
 }
+
+// Restored implements runner.Restorer: what Close put back after a page
+// that ran alone; nil for other runbooks.
+func (s *Session) Restored() *report.Restored { return s.restored }
 
 // Secrets implements runner.SecretHolder: the credentials of the
 // runbook's kubeconfig.
@@ -796,16 +821,28 @@ func (s *Session) Close(ctx context.Context) error {
 	defer func() {
 		s.t.opts.Log().Infof("  namespace %s and what the runbook made cleaned up in %s", s.namespace, since(begin))
 	}()
+	if s.saved != nil {
+		s.restored = &report.Restored{Duration: s.saveTook}
+	}
 	if s.before != nil {
 		var err error
 		if after, err = l.snapshot(ctx, ""); err != nil {
 			errs = append(errs, err.Error())
 		} else {
 			made = created(s.before, after, map[string]bool{s.namespace: true})
+			if s.saved != nil {
+				// One the page deleted and made again is put back,
+				// not deleted.
+				made = notReplaced(made, planRestore(s.saved, after).replaced)
+			}
 			if made, err = s.t.ownObjects(ctx, &s.attr, made, s.path); err != nil {
 				errs = append(errs, err.Error())
 			} else if err := s.t.delete(ctx, l, made); err != nil {
 				errs = append(errs, err.Error())
+			} else if s.restored != nil {
+				for _, o := range made {
+					s.restored.Deleted.Add(o.String())
+				}
 			}
 		}
 	}
@@ -814,6 +851,15 @@ func (s *Session) Close(ctx context.Context) error {
 	}
 	if err := s.t.awaitCRDsGone(ctx, l, made); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if s.restored != nil {
+		if after == nil {
+			s.restored.Failed = append(s.restored.Failed, "nothing: the cluster's objects could not be listed after the page")
+		} else {
+			begin := time.Now()
+			s.restore(ctx, l, after, s.restored)
+			s.restored.Duration += time.Since(begin)
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
