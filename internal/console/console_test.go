@@ -97,3 +97,20 @@ func TestSummary(t *testing.T) {
 		t.Errorf("a pass on a terminal = %q, want %q", b.String(), want)
 	}
 }
+
+// TestResultRestored: what kbook put back after a page that ran alone,
+// and what it could not, under the line that says why it ran alone.
+func TestResultRestored(t *testing.T) {
+	res := &report.Runbook{Path: "docs/install.md", Status: report.Passed, Duration: 2 * time.Second,
+		Alone:    "it names the namespace kcm-system (docs/install.md:31)",
+		Restored: &report.Restored{Duration: 300 * time.Millisecond, Failed: []string{"services/s -n kcm-system: put back: field is immutable"}}}
+	res.Restored.Changed.Add("managements.k0rdent.mirantis.com/kcm")
+	res.Restored.Deleted.Add("configmaps/x -n kcm-system")
+	want := "--- PASS  docs/install.md (2s)\n" +
+		"    ran alone on the run's cluster: it names the namespace kcm-system (docs/install.md:31)\n" +
+		"    after it: restored 1 changed object (managements.k0rdent.mirantis.com/kcm), deleted 1 new (configmaps/x -n kcm-system) in 300ms\n" +
+		"    after it: could not restore services/s -n kcm-system: put back: field is immutable\n"
+	if got := Result(res, false); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +230,29 @@ func TestMergeKeepsLatestRun(t *testing.T) {
 		if len(got.Runbooks) != 1 || got.Runbooks[0].Status != c.want {
 			t.Errorf("%s then %s: %v, want %s", c.first, c.second, got.Runbooks[0].Status, c.want)
 		}
+	}
+}
+
+// TestRestoredString: what the terminal says of a restore, with the
+// first few objects named and the rest counted.
+func TestRestoredString(t *testing.T) {
+	r := &Restored{Duration: 41 * time.Millisecond}
+	if got, want := r.String(), "nothing to restore (checked in 41ms)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	r.Changed.Add("managements.k0rdent.mirantis.com/kcm")
+	r.Changed.Add("namespaces/default")
+	r.Recreated.Add("configmaps/x -n default")
+	for i := range 7 {
+		r.Deleted.Add(fmt.Sprintf("configmaps/n%d -n kcm-system", i))
+	}
+	want := "restored 2 changed objects (managements.k0rdent.mirantis.com/kcm, namespaces/default), re-created 1 (configmaps/x -n default), " +
+		"deleted 7 new (configmaps/n0 -n kcm-system, configmaps/n1 -n kcm-system, configmaps/n2 -n kcm-system, configmaps/n3 -n kcm-system, configmaps/n4 -n kcm-system, and 2 more) in 41ms"
+	if got := r.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	failed := &Restored{Failed: []string{"services/s -n default: put back: field is immutable"}}
+	if got, want := failed.String(), "nothing restored (in 0s)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/k0rdent/kbook/internal/cache"
 	"github.com/k0rdent/kbook/internal/report"
 	"github.com/k0rdent/kbook/internal/runbook"
 )
@@ -94,6 +95,106 @@ func TestPageAlone(t *testing.T) {
 		}
 		if res.Status != report.Passed {
 			t.Errorf("%s: %s", res.Path, res.Status)
+		}
+	}
+}
+
+// restoreTarget says, per runbook, why Prepare was told it runs alone
+// (AloneKey), and its sessions report a restore.
+type restoreTarget struct {
+	mu    sync.Mutex
+	alone map[string]string
+}
+
+func (r *restoreTarget) ID() string                       { return "restore" }
+func (r *restoreTarget) Conditions() map[string]Condition { return nil }
+func (r *restoreTarget) Prepare(_ context.Context, rb *runbook.Runbook, env *testscript.Env) (Session, error) {
+	why, _ := env.Values[AloneKey{}].(string)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.alone[filepath.Base(rb.Path)] = why
+	return &restoreSession{alone: why != ""}, nil
+}
+
+type restoreSession struct{ alone, closed bool }
+
+func (s *restoreSession) Diagnose(context.Context) string { return "" }
+func (s *restoreSession) Close(context.Context) error     { s.closed = true; return nil }
+
+// Restored answers after Close, and only for a page that ran alone.
+func (s *restoreSession) Restored() *report.Restored {
+	if !s.alone || !s.closed {
+		return nil
+	}
+	r := &report.Restored{}
+	r.Changed.Add("namespaces/default")
+	return r
+}
+
+// TestAloneRestoreReported: the target's Prepare is told which runbook
+// runs alone and why, what its session restored reaches the result (and
+// the terminal's words), and a result the cache reuses restored nothing.
+func TestAloneRestoreReported(t *testing.T) {
+	dir := t.TempDir()
+	alone := filepath.Join(dir, "alone.md")
+	shared := filepath.Join(dir, "shared.md")
+	for p, src := range map[string]string{
+		alone:  "---\nrun: shell\n---\n\n```bash\nkubectl -n kcm-system get management\n```\n",
+		shared: "---\nrun: shell\n---\n\n```bash\necho shared\n```\n",
+	} {
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// kubectl is whatever the machine has: a stand-in that prints nothing.
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "kubectl"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	c, err := cache.Open(filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *report.Report {
+		tg := &restoreTarget{alone: map[string]string{}}
+		r, err := New(Options{Parallel: 2, Target: tg, Cache: c, KbookID: "test", NeedsTarget: func(*runbook.Runbook) bool { return true }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.Run(context.Background(), load(t, alone, shared))
+		if len(tg.alone) > 0 {
+			if why := tg.alone["alone.md"]; !strings.Contains(why, "kcm-system") {
+				t.Errorf("Prepare of alone.md was told %q", why)
+			}
+			if why, ok := tg.alone["shared.md"]; !ok || why != "" {
+				t.Errorf("Prepare of shared.md was told %q (%v)", why, ok)
+			}
+		}
+		return rep
+	}
+	for _, res := range run().Runbooks {
+		if res.Status != report.Passed {
+			t.Fatalf("%s: %s: %s\n%s", res.Path, res.Status, res.Reason, res.Log)
+		}
+		got := ""
+		if res.Restored != nil {
+			got = res.Restored.String()
+		}
+		want := ""
+		if strings.HasSuffix(res.Path, "alone.md") {
+			want = "restored 1 changed object (namespaces/default) in 0s"
+		}
+		if got != want {
+			t.Errorf("%s: restored %q, want %q", res.Path, got, want)
+		}
+	}
+	for _, res := range run().Runbooks {
+		if !res.Cached || res.Restored != nil {
+			t.Errorf("%s from the cache: cached %v, restored %+v", res.Path, res.Cached, res.Restored)
 		}
 	}
 }
