@@ -12,5 +12,7 @@
 // kbook's Kubernetes commands (package kubecmd), diagnostics when it fails,
 // and cleanup of what it created, in and outside its namespace (on a
 // cluster kbook did not create, only what it can attribute to the
-// runbook: attribute.go).
+// runbook: attribute.go). After a page that runs alone on a cluster
+// kbook made, it also puts back what the page changed or deleted of the
+// objects that were there before it (restore.go).
 package target

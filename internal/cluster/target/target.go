@@ -795,8 +795,10 @@ func (s *Session) Diagnose(ctx context.Context) string {
 }
 
 // Close implements runner.Session: unless kept, it deletes what the
-// runbook created outside its namespace (sequential runs) and the
-// namespace itself.
+// runbook created outside its namespace (sequential runs, and a page
+// that ran alone) and the namespace itself; after a page that ran alone
+// on a cluster kbook made, it puts back what the page changed or deleted
+// (restore.go).
 func (s *Session) Close(ctx context.Context) error {
 	if s.t.lost() != nil {
 		return nil // the cluster and what the runbook made in it are gone
