@@ -186,6 +186,10 @@ type ShellCounts struct {
 	Provided int `json:"provided"`
 	Skipped  int `json:"skipped"`
 	Failed   int `json:"failed"`
+	// Unflagged are the page's shell blocks that did not run because the
+	// page runs only its blocks with the run flag and they have none:
+	// not among Blocks, and the page is not verified while there are.
+	Unflagged int `json:"unflagged,omitempty"`
 	// Verification is Verified when every block passed or ran, else
 	// PartlyVerified; "" for a page that failed.
 	Verification string `json:"verification,omitempty"`
@@ -202,8 +206,9 @@ const (
 )
 
 // CountShell counts the shell blocks of steps; nil when there are none.
-// passed is whether the page passed.
-func CountShell(steps []*Step, passed bool) *ShellCounts {
+// passed is whether the page passed; unflagged counts the page's shell
+// blocks left out because they lack the run flag (ShellCounts.Unflagged).
+func CountShell(steps []*Step, passed bool, unflagged int) *ShellCounts {
 	c := &ShellCounts{}
 	for _, st := range steps {
 		if st.Shell == nil {
@@ -226,9 +231,10 @@ func CountShell(steps []*Step, passed bool) *ShellCounts {
 	if c.Blocks == 0 {
 		return nil
 	}
+	c.Unflagged = unflagged
 	if passed {
 		c.Verification = PartlyVerified
-		if c.Passed+c.Ran == c.Blocks {
+		if c.Passed+c.Ran == c.Blocks && c.Unflagged == 0 {
 			c.Verification = Verified
 		}
 	}
@@ -241,6 +247,9 @@ func CountShell(steps []*Step, passed bool) *ShellCounts {
 func (c *ShellCounts) String() string {
 	ran := c.Passed + c.Ran
 	s := fmt.Sprintf("%d of %d ran; %d provided by kbook; %d skipped; %d failed", ran, c.Blocks, c.Provided, c.Skipped, c.Failed)
+	if c.Unflagged > 0 {
+		s += fmt.Sprintf("; %d more without the run flag not run", c.Unflagged)
+	}
 	switch c.Verification {
 	case Verified:
 		return fmt.Sprintf("verified: all %d shell blocks passed or ran", c.Blocks)

@@ -118,13 +118,17 @@ func Lint(r *Runbook) []findings.Finding {
 // shellNotRunMessage says why a shell block does not run and how to make
 // it run.
 func shellNotRunMessage(r *Runbook, b *Block) string {
+	if r.blocksOptIn && (isShellLang(b.Lang) || isConsoleLang(b.Lang)) {
+		return fmt.Sprintf("%s block is shown to readers but never executed (this page runs only its blocks with the %s flag): add it to this one (```%s %s), run all the page's shell blocks (run: %s in its front matter, or its path under run.pages in kbook.yaml), or mark it ```%s %s if it must not run",
+			b.Lang, RunFlag, b.Lang, RunFlag, RunShell, b.Lang, NoRun)
+	}
 	if r.shellWhy != "" {
 		// The page runs its shell blocks, but not this kind.
 		return fmt.Sprintf("%s block is shown to readers but never executed (this page runs bash, sh, shell and console blocks with $ prompts): make it one of those or a %s step, or mark it ```%s %s if it must not run",
 			b.Lang, StepLang, b.Lang, NoRun)
 	}
-	return fmt.Sprintf("%s block is shown to readers but never executed: run the page's shell blocks (run: %s in its front matter, or its path under run.pages in kbook.yaml), make it a %s step, or mark it ```%s %s if it must not run",
-		b.Lang, RunShell, StepLang, b.Lang, NoRun)
+	return fmt.Sprintf("%s block is shown to readers but never executed: run the page's shell blocks (run: %s in its front matter, or its path under run.pages in kbook.yaml), run this one (```%s %s), make it a %s step, or mark it ```%s %s if it must not run",
+		b.Lang, RunShell, b.Lang, RunFlag, StepLang, b.Lang, NoRun)
 }
 
 // execProgram returns the program an "exec" line runs and the conditions

@@ -141,7 +141,7 @@ func loadPath(p string, shell ShellPages, macros Macros) ([]*Runbook, error) {
 				if n == 1 {
 					verb = "runs"
 				}
-				return nil, errorf(p, 0, "no %s blocks: nothing to run; the page has %s, which %s when it opts in (run: %s in its front matter, or the page under run.pages in kbook.yaml)", StepLang, plural.Count(n, "shell block"), verb, RunShell)
+				return nil, errorf(p, 0, "no %s blocks: nothing to run; the page has %s, which %s when it opts in (run: %s in its front matter, or the page under run.pages in kbook.yaml), or one by one with the %s flag (```bash %s)", StepLang, plural.Count(n, "shell block"), verb, RunShell, RunFlag, RunFlag)
 			}
 			return nil, errorf(p, 0, "no %s blocks: nothing to run", StepLang)
 		}

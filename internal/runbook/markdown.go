@@ -65,6 +65,9 @@ func parseMarkdown(file string, src []byte) (*Runbook, error) {
 	if rb.Meta.Run == RunShell {
 		rb.shellWhy = "front matter run: shell"
 	}
+	if err := optInBlocks(rb); err != nil {
+		return nil, err
+	}
 	if err := classify(rb); err != nil {
 		return nil, err
 	}
@@ -161,7 +164,7 @@ func classify(rb *Runbook) error {
 	for i := 0; i < len(rb.Blocks); i++ {
 		b := rb.Blocks[i]
 		name, isFile := b.Attrs["file"]
-		if rb.shellWhy != "" && !isFile && runsAsShell(b) {
+		if rb.shellWhy != "" && !isFile && runsAsShell(b) && (!rb.blocksOptIn || b.Has(RunFlag)) {
 			var next *Block
 			if i+1 < len(rb.Blocks) {
 				next = rb.Blocks[i+1]

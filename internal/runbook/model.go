@@ -30,6 +30,9 @@ type Runbook struct {
 	Source []byte
 	// shellWhy is why the page runs its shell blocks; "" when it does not.
 	shellWhy string
+	// blocksOptIn: nothing but the run flag (RunFlag) of some of its
+	// blocks opted the page in, so only those blocks run.
+	blocksOptIn bool
 }
 
 // Name is the runbook's display name: its path without extension.

@@ -18,7 +18,7 @@ const CategoryLint = "Runbook lint"
 var Registry = findings.NewRegistry([]string{CategoryLint},
 	findings.Rule{ID: RuleShellNotRun, Category: CategoryLint, Severity: findings.Error,
 		Title:       "a sh/bash/console block that no step executes; run the page's shell blocks (run: shell), make it a testscript step or mark it ```sh norun",
-		Description: "A shell block (sh, bash, console, ...) shows readers commands that no step runs, so nothing keeps them working: documentation rots there. Run the page's shell blocks (`run: shell` in its front matter, or the page under `run.pages` in kbook.yaml: its bash, sh and shell blocks and its console blocks with `$ ` prompts then run in one bash session, the output block after each compared), make it a `testscript` step, or mark it ```` ```sh norun ```` when it must not run."},
+		Description: "A shell block (sh, bash, console, ...) shows readers commands that no step runs, so nothing keeps them working: documentation rots there. Run the page's shell blocks (`run: shell` in its front matter, or the page under `run.pages` in kbook.yaml: its bash, sh and shell blocks and its console blocks with `$ ` prompts then run in one bash session, the output block after each compared), run that block alone with the `run` flag (```` ```sh run ````: on a page nothing else opted in, only the blocks with the flag run), make it a `testscript` step, or mark it ```` ```sh norun ```` when it must not run."},
 	findings.Rule{ID: RuleNoSteps, Category: CategoryLint, Severity: findings.Error,
 		Title:       "a Markdown runbook given by name with no testscript block",
 		Description: "A Markdown file given to kbook as a runbook has no `testscript` block: nothing in it is executed or verified."},

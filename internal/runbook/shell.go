@@ -1,6 +1,7 @@
 package runbook
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -218,11 +219,14 @@ func (r *Runbook) ShellPage() string { return r.shellWhy }
 // document order. A block's syntax error is kept on the block
 // (Shell.Syntax, reported by ShellSyntax once the overlays have applied);
 // a bad attribute is a *findings.InputError at its line.
+//
+// A page that only some blocks' run flags opted in runs all its shell
+// blocks from then on.
 func (r *Runbook) RunShellBlocks(why string) error {
-	if r.Format != Markdown || r.shellWhy != "" {
+	if r.Format != Markdown || (r.shellWhy != "" && !r.blocksOptIn) {
 		return nil
 	}
-	r.shellWhy = why
+	r.shellWhy, r.blocksOptIn = why, false
 	r.Steps, r.Files = nil, nil
 	return classify(r)
 }
@@ -338,6 +342,66 @@ func isTranscript(b *Block) bool {
 
 // runsAsShell reports whether a block of a page that runs its shell
 // blocks is one of them.
+// RunFlag is the info-string flag (```bash run) that makes one shell
+// block run on a page that does not run its shell blocks otherwise: the
+// page runs the blocks that carry it, and only those.
+const RunFlag = "run"
+
+// runFlagFence finds a fence whose info string carries RunFlag, as a bare
+// word or inside MkDocs' attribute braces ({ .no-copy run }).
+var runFlagFence = regexp.MustCompile("(?m)^[ \t>]*(?:```+|~~~+)[ \t]*[A-Za-z][\\w-]*[^\n]*?[ \t{]run(?:[ \t}]|$)")
+
+// HasRunFlag reports whether a page's source may have a block with the
+// run flag: what decides, before a page is parsed, that it may be a
+// runbook (a block's fence is read again when it is).
+func HasRunFlag(src []byte) bool {
+	return bytes.Contains(src, []byte("run")) && runFlagFence.Match(src)
+}
+
+// optInBlocks makes a page that nothing else opted in run the shell
+// blocks that carry the run flag. The flag on a block that cannot run is
+// an error at its line.
+func optInBlocks(rb *Runbook) error {
+	var first *Block
+	for _, b := range rb.Blocks {
+		if !b.Has(RunFlag) {
+			continue
+		}
+		switch {
+		case b.Has(NoRun):
+			return errorf(rb.Path, b.Line, "a block has %s and %s: drop one", RunFlag, NoRun)
+		case isConsoleLang(b.Lang) && !hasPrompt(b):
+			return errorf(rb.Path, b.Line, "the %s flag on a %s block with no $ prompt: it has no command to run", RunFlag, b.Lang)
+		case !isShellLang(b.Lang) && !isConsoleLang(b.Lang):
+			return errorf(rb.Path, b.Line, "the %s flag on a %s block: only bash, sh, shell and console blocks (with $ prompts) run", RunFlag, b.Lang)
+		}
+		if first == nil {
+			first = b
+		}
+	}
+	if first != nil && rb.shellWhy == "" {
+		rb.shellWhy = fmt.Sprintf("the run flag of its block at line %d", first.Line)
+		rb.blocksOptIn = true
+	}
+	return nil
+}
+
+// Unflagged counts the shell blocks a page that only the run flags of
+// some blocks opted in leaves out: those without the flag (0 on any
+// other page).
+func (r *Runbook) Unflagged() int {
+	if !r.blocksOptIn {
+		return 0
+	}
+	n := 0
+	for _, b := range r.Blocks {
+		if _, isFile := b.Attrs["file"]; !isFile && runsAsShell(b) && !b.Has(RunFlag) {
+			n++
+		}
+	}
+	return n
+}
+
 func runsAsShell(b *Block) bool {
 	if b.Has(NoRun) {
 		return false

@@ -141,7 +141,7 @@ func (x *execution) fill(res *report.Runbook, log string, tFailed, skipped bool)
 		}
 		res.Steps = append(res.Steps, sr)
 	}
-	defer func() { res.Shell = report.CountShell(res.Steps, res.Status == report.Passed) }()
+	defer func() { res.Shell = report.CountShell(res.Steps, res.Status == report.Passed, x.rb.Unflagged()) }()
 	if failure != nil || tFailed {
 		res.Status = report.Failed
 		res.Failure = failure

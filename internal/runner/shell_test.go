@@ -287,3 +287,18 @@ func TestShellBlocksAsFiles(t *testing.T) {
 	}
 	TestShellErrorLine(t)
 }
+
+// TestShellBlockOptIn: on a page that only a block's run flag opted in,
+// that block runs with its output checked, the unflagged one does not
+// (its variable is unset), and the page passes only partially verified,
+// counting the block left out.
+func TestShellBlockOptIn(t *testing.T) {
+	res := runShell(t, "testdata/shell/optin.md")
+	if res.Status != report.Passed || len(res.Steps) != 1 || res.Steps[0].Line != 11 || res.Steps[0].Shell.Result != report.BlockPassed {
+		t.Fatalf("optin.md:\n%s", dumpResult(res))
+	}
+	if c := res.Shell; c == nil || c.Unflagged != 1 || c.Verification != report.PartlyVerified ||
+		c.String() != "partially verified: 1 of 1 ran; 0 provided by kbook; 0 skipped; 0 failed; 1 more without the run flag not run" {
+		t.Errorf("counts %+v: %s", c, c)
+	}
+}

@@ -220,7 +220,7 @@ func walkMarkdown(root, sub string, fn func(rel, file string, src []byte) error,
 // any other page: authored content is mounted as it is.
 func contentRunbook(dir string, cfg *docsrepo.Config, file string, src []byte) (*runbook.Runbook, error) {
 	listed := cfg.Run.ShellPage(file)
-	if !listed && !bytes.Contains(src, []byte("run:")) {
+	if !listed && !bytes.Contains(src, []byte("run:")) && !runbook.HasRunFlag(src) {
 		return nil, nil
 	}
 	rb, err := runbook.Parse(filepath.Join(dir, file), src)
