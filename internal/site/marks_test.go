@@ -176,3 +176,13 @@ func TestInterruptedBlockNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestShellVerdictUnflagged: a page that ran only its flagged blocks
+// says how many it left out.
+func TestShellVerdictUnflagged(t *testing.T) {
+	c := report.CountShell([]*report.Step{{Shell: &report.ShellBlock{Result: report.BlockPassed}}}, true, 2)
+	want := "partially verified: 1 of 1 ran on local; 0 provided by kbook; 2 more without the run flag not run; 0 failed"
+	if got := shellVerdict(c, &report.Environment{Backend: "local"}); got != want {
+		t.Errorf("shellVerdict = %q, want %q", got, want)
+	}
+}

@@ -188,5 +188,8 @@ func shellVerdict(c *report.ShellCounts, env *report.Environment) string {
 	if c.Skipped > 0 {
 		s += fmt.Sprintf("; %d skipped", c.Skipped)
 	}
+	if c.Unflagged > 0 {
+		s += fmt.Sprintf("; %d more without the run flag not run", c.Unflagged)
+	}
 	return s + fmt.Sprintf("; %d failed", c.Failed)
 }
