@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/k0rdent/kbook/internal/cluster"
+	"github.com/k0rdent/kbook/internal/crdapply"
 	"github.com/k0rdent/kbook/internal/report"
+	apiext "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 )
 
 // A page that runs alone (runner.AloneKey: it names a namespace of its
@@ -339,7 +339,7 @@ func (s *Session) restore(ctx context.Context, l *lister, after map[types.UID]ob
 			continue
 		}
 		if o.GVR == crdGVR {
-			if err := awaitEstablished(ctx, l.dyn, o.Name); err != nil {
+			if err := s.awaitEstablished(ctx, o.Name); err != nil {
 				fail(o.object, "re-create", err)
 				continue
 			}
@@ -405,25 +405,12 @@ const establishTimeout = 30 * time.Second
 
 // awaitEstablished waits until the CRD name serves its resources, so that
 // its custom resources can be re-created.
-func awaitEstablished(ctx context.Context, dyn dynamic.Interface, name string) error {
+func (s *Session) awaitEstablished(ctx context.Context, name string) error {
+	cs, err := apiext.NewForConfig(cluster.FastConfig(s.t.cluster.RESTConfig()))
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, establishTimeout)
 	defer cancel()
-	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		crd, err := dyn.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "Established" && m["status"] == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("not established after %s", establishTimeout)
-	}
-	return nil
+	return crdapply.AwaitEstablished(ctx, cs.ApiextensionsV1().CustomResourceDefinitions(), name, 20*time.Millisecond)
 }
