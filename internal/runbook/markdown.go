@@ -153,6 +153,7 @@ func isClosingFence(s []byte, open string) bool {
 // its expected output.
 func classify(rb *Runbook) error {
 	seenFile := map[string]int{}
+	titled := map[string]bool{} // files only title= attributes bound
 	boundBy := map[*Block]string{}
 	seenStep := map[string]int{}
 	uniqueName := func(st *Step) {
@@ -193,12 +194,18 @@ func classify(rb *Runbook) error {
 			rb.Steps = append(rb.Steps, st)
 			continue
 		}
-		if title := b.Attrs["title"]; !isFile && rb.shellWhy != "" && b.Lang != StepLang && !runsAsShell(b) && fileTitle(title) && seenFile[title] == 0 {
+		if title := b.Attrs["title"]; !isFile && rb.shellWhy != "" && b.Lang != StepLang && !runsAsShell(b) && fileTitle(title) && (seenFile[title] == 0 || titled[title]) {
 			// MkDocs-material's title="x.yaml": on a page whose shell
-			// blocks run, the file the block shows (the first block
-			// of that title, when several show it).
+			// blocks run, the file the block shows. A later block of
+			// the same title shows it edited: the runner writes each
+			// at its place in the page.
 			name, isFile = title, true
 			boundBy[b] = "its title= attribute"
+			if seenFile[title] != 0 {
+				rb.Files = append(rb.Files, &File{Name: name, Content: b.Content, Line: b.Line, Block: b, By: boundBy[b]})
+				continue
+			}
+			titled[title] = true
 		}
 		switch {
 		case b.Lang == StepLang && isFile:

@@ -75,6 +75,10 @@ type execution struct {
 	// pageSh is what the page's blocks that did not run would have
 	// left, for their dependants; only the script's goroutine uses it.
 	pageSh *pageShell
+	// written counts the page's bound files (runbook.File.By) that the
+	// shell blocks before have written where the page's commands were
+	// (writeBound); only the script's goroutine uses it.
+	written int
 }
 
 // capture is what a command printed, as testscript kept it.

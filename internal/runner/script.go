@@ -80,6 +80,11 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 	emit(fmt.Sprintf("%s %s %d", markerCmd, p.nonce, len(p.cmds)), 0)
 	ar := &txtar.Archive{Comment: []byte(script.String())}
 	for _, f := range rb.Files {
+		if _, dup := p.archived[f.Name]; dup {
+			// A second block of the same title= (the file as
+			// edited): written at its place only (writeBound).
+			continue
+		}
 		if txtar.NeedsQuote([]byte(f.Content)) {
 			p.extra = append(p.extra, f)
 			continue

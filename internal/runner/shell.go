@@ -332,6 +332,10 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	st := x.rb.Steps[i-1]
 	sh := st.Shell
+	if err := x.writeBound(ts, st.Line); err != nil {
+		x.shellOutcome(st, shellRes{result: report.BlockFailed})
+		ts.Fatalf("%v", err)
+	}
 	if o, ok := x.notHere(ts, st); ok {
 		// Skipped, or provided by kbook: it does not run.
 		x.shellOutcome(st, o)
@@ -427,6 +431,35 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("output differs from the expected output (%s) at %s:%d: %s", sh.Mode, x.rb.Path, at, m.Why)
 	}
 	x.shellOutcome(st, pass)
+}
+
+// writeBound writes the files the page binds to a block without file=
+// (by its title=, or by the prose before it) whose block stands before
+// line and that no block before wrote, into the folder the page's
+// commands are in (where the last shell block ended), as a reader saves
+// the block there at that point of the page. A page that cds into a
+// folder before it shows the file finds it there, and a second block of
+// the same title writes the file again, as edited. Each is also in
+// $WORK from the start, as every runbook file is (the first of a name).
+func (x *execution) writeBound(ts *testscript.TestScript, line int) error {
+	files := x.rb.Files
+	for ; x.written < len(files); x.written++ {
+		f := files[x.written]
+		if f.Line >= line {
+			break
+		}
+		if f.By == "" {
+			continue
+		}
+		p := ts.MkAbs(filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("write %s (%s:%d, %s): %w", f.Name, x.rb.Path, f.Line, f.By, err)
+		}
+		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+			return fmt.Errorf("write %s (%s:%d, %s): %w", f.Name, x.rb.Path, f.Line, f.By, err)
+		}
+	}
+	return nil
 }
 
 // until is when a block that runs a command until it is interrupted has

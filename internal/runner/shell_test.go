@@ -302,3 +302,17 @@ func TestShellBlockOptIn(t *testing.T) {
 		t.Errorf("counts %+v: %s", c, c)
 	}
 }
+
+// TestShellBoundFilesInPlace: a block bound to a file by its title= is
+// written where the page's commands are when the page reaches it (the
+// folder a block cd'd into), and a second block of the same title
+// writes the file again, as edited.
+func TestShellBoundFilesInPlace(t *testing.T) {
+	res := runShell(t, "testdata/shell/boundplace.md")
+	if res.Status != report.Passed || res.Shell == nil || res.Shell.Passed != 3 {
+		t.Fatalf("boundplace.md:\n%s", dumpResult(res))
+	}
+	if len(res.Bindings) != 2 || res.Bindings[0].Line != 13 || res.Bindings[1].Line != 27 {
+		t.Errorf("bindings %+v, want the two values.yaml blocks", res.Bindings)
+	}
+}
