@@ -21,14 +21,27 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Time      string      `xml:"time,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	File      string      `xml:"file,attr"`
-	Cases     []junitCase `xml:"testcase"`
+	Name      string `xml:"name,attr"`
+	Tests     int    `xml:"tests,attr"`
+	Failures  int    `xml:"failures,attr"`
+	Skipped   int    `xml:"skipped,attr"`
+	Time      string `xml:"time,attr"`
+	Timestamp string `xml:"timestamp,attr,omitempty"`
+	File      string `xml:"file,attr"`
+	// Properties say what the page's result is beside its steps: how
+	// far a page of shell blocks is verified, why it ran alone and what
+	// was restored after it.
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -58,6 +71,7 @@ func (r *Report) JUnit() ([]byte, error) {
 		if !rb.Verified.IsZero() {
 			s.Timestamp = rb.Verified.UTC().Format("2006-01-02T15:04:05")
 		}
+		s.Properties = suiteProperties(rb)
 		for _, st := range rb.Steps {
 			c := junitCase{Name: st.Name, Classname: strings.TrimSuffix(rb.Path, ".md"), File: rb.Path, Line: st.Line, Time: secs(st.Duration)}
 			switch st.Status {
@@ -100,6 +114,29 @@ func (r *Report) JUnit() ([]byte, error) {
 		return nil, fmt.Errorf("encode junit: %w", err)
 	}
 	return append([]byte(xml.Header), append(data, '\n')...), nil
+}
+
+// suiteProperties are a runbook's kbook.shell (its shell blocks' verdict
+// and counts), kbook.alone and kbook.restored, as the terminal says them;
+// nil when it has none.
+func suiteProperties(rb *Runbook) *junitProperties {
+	var p junitProperties
+	add := func(name, value string) {
+		if value != "" {
+			p.Property = append(p.Property, junitProperty{Name: name, Value: value})
+		}
+	}
+	if rb.Shell != nil {
+		add("kbook.shell", rb.Shell.String())
+	}
+	add("kbook.alone", rb.Alone)
+	if rb.Restored != nil {
+		add("kbook.restored", rb.Restored.String())
+	}
+	if len(p.Property) == 0 {
+		return nil
+	}
+	return &p
 }
 
 // WriteJUnit writes the JUnit XML rendering of the report to file, or to

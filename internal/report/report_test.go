@@ -256,3 +256,43 @@ func TestRestoredString(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestJUnitProperties: a page of shell blocks that ran alone carries its
+// verdict, why it ran alone and what was restored after it as its
+// suite's properties, before its test cases; a plain runbook has none.
+func TestJUnitProperties(t *testing.T) {
+	r := sample()
+	rb := r.Runbooks[0]
+	rb.Shell = &ShellCounts{Blocks: 2, Passed: 1, Provided: 1, Verification: PartlyVerified}
+	rb.Alone = "it names the namespace kcm-system (page.md:3)"
+	rb.Restored = &Restored{}
+	rb.Restored.Changed.Add("namespaces/default")
+	data, err := r.JUnit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s junitSuites
+	if err := xml.Unmarshal(data, &s); err != nil {
+		t.Fatalf("not well-formed: %v\n%s", err, data)
+	}
+	p := s.Suites[0].Properties
+	if p == nil || len(p.Property) != 3 {
+		t.Fatalf("properties = %+v\n%s", p, data)
+	}
+	want := map[string]string{
+		"kbook.shell":    "partially verified: 1 of 2 ran; 1 provided by kbook; 0 skipped; 0 failed",
+		"kbook.alone":    rb.Alone,
+		"kbook.restored": "restored 1 changed object (namespaces/default) in 0s",
+	}
+	for _, pr := range p.Property {
+		if want[pr.Name] != pr.Value {
+			t.Errorf("%s = %q, want %q", pr.Name, pr.Value, want[pr.Name])
+		}
+	}
+	if i, j := strings.Index(string(data), "<properties>"), strings.Index(string(data), "<testcase"); i < 0 || i > j {
+		t.Errorf("properties do not come before the test cases:\n%s", data)
+	}
+	if s.Suites[1].Properties != nil {
+		t.Errorf("a plain runbook has properties: %+v", s.Suites[1].Properties)
+	}
+}
