@@ -19,13 +19,26 @@ var clusterKind = regexp.MustCompile(`^\s*kind:\s*["']?(Namespace|ClusterRole|Cl
 // clusterCreate is a command that makes a cluster-scoped object.
 var clusterCreate = regexp.MustCompile(`\bkubectl\s+create\s+(namespace|ns|clusterrole|clusterrolebinding|priorityclass)\b`)
 
+// kubectlFlags are flags before a kubectl verb or resource type, each
+// with its value when it has one (--context=x, --context x).
+const kubectlFlags = `(?:--?[\w-]+(?:[= ]\S+)?\s+)*`
+
+// clusterChange is a command that changes or deletes a cluster-scoped
+// object that was there before the page (kubectl label ns default,
+// kubectl delete clusterrole/x, kubectl taint nodes ...): what it leaves
+// is every other runbook's to see.
+var clusterChange = regexp.MustCompile(`\bkubectl\s+` + kubectlFlags + `(?:(label|annotate|patch|delete|edit|replace|set)\s+` + kubectlFlags +
+	`(namespaces?|ns|nodes?|no|clusterroles?|clusterrolebindings?|crds?|customresourcedefinitions?|storageclass(?:es)?|sc|priorityclass(?:es)?|pc|persistentvolumes?|pv|ingressclass(?:es)?|runtimeclass(?:es)?|validatingwebhookconfigurations?|mutatingwebhookconfigurations?|apiservices?)(?:[/.\s]|$)` +
+	`|(cordon|uncordon|drain|taint)\b)`)
+
 // SharesCluster says why a page that runs its shell blocks changes what
 // other runbooks on the same cluster see, "" when it does not: a block
 // that is to run names a namespace of its own choosing (kubectl -n
 // kcm-system, a manifest's namespace: in a heredoc or a file the page
 // writes) rather than the runbook's, or makes a cluster-scoped object (a
 // Namespace, ClusterRole, CRD, ...: kubectl create namespace, such a
-// kind in a manifest). Such a page runs alone on the run's cluster, so
+// kind in a manifest), or changes or deletes one (kubectl label ns
+// default, kubectl delete crd x, kubectl taint nodes). Such a page runs alone on the run's cluster, so
 // that what it does and what its cleanup deletes meet no other runbook's
 // objects. A runbook of testscript blocks alone is never such a page.
 func (r *Runbook) SharesCluster() string {
@@ -52,6 +65,12 @@ func (r *Runbook) SharesCluster() string {
 			}
 			if m := clusterCreate.FindStringSubmatch(l.Text); m != nil {
 				return found("it makes a "+m[1]+", which is cluster-wide", l.Num)
+			}
+			if m := clusterChange.FindStringSubmatch(l.Text); m != nil {
+				if m[3] != "" {
+					return found("it runs kubectl "+m[3]+", which changes nodes, cluster-wide", l.Num)
+				}
+				return found("it runs kubectl "+m[1]+" on "+m[2]+", which are cluster-wide", l.Num)
 			}
 		}
 	}

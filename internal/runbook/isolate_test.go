@@ -19,6 +19,10 @@ func TestSharesCluster(t *testing.T) {
 		{"heredoc", page("```bash\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: ClusterRole\nEOF\n```\n"), "it makes a ClusterRole, which is cluster-wide (p.md:8)"},
 		{"create ns", page("```bash\nkubectl create namespace demo\n```\n"), "it makes a namespace, which is cluster-wide (p.md:6)"},
 		{"file", page("```yaml file=cm.yaml\nmetadata:\n  namespace: kcm-system\n```\n\n```bash\nkubectl apply -f cm.yaml\n```\n"), "its file cm.yaml names the namespace kcm-system (p.md:7)"},
+		{"label ns", page("```bash\nkubectl label ns default team=a\n```\n"), "it runs kubectl label on ns, which are cluster-wide (p.md:6)"},
+		{"delete crd", page("```bash\nkubectl --context kind-x delete crd/widgets.example.com\n```\n"), "it runs kubectl delete on crd, which are cluster-wide (p.md:6)"},
+		{"taint", page("```bash\nkubectl taint nodes n1 k=v:NoSchedule\n```\n"), "it runs kubectl taint, which changes nodes, cluster-wide (p.md:6)"},
+		{"read only", page("```bash\nkubectl get ns\nkubectl describe nodes\nkubectl label pods web tier=a\n```\n"), ""},
 		{"skipped", page("```bash skip=\"needs AWS\"\nkubectl -n kcm-system get cm\n```\n"), ""},
 		{"testscript", "```testscript\nexec kubectl -n kcm-system get cm\n```\n", ""},
 	} {
