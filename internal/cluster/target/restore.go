@@ -75,15 +75,9 @@ func (l *lister) wholeSnapshot(ctx context.Context) (map[types.UID]saved, error)
 		defer mu.Unlock()
 		for i := range list.Items {
 			u := &list.Items[i]
-			if len(u.GetOwnerReferences()) > 0 {
-				continue
+			if o, ok := objectOf(r, u); ok {
+				out[o.UID] = saved{object: o, u: u}
 			}
-			o := object{GVR: r.gvr, Kind: r.kind, Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID(),
-				ResourceVersion: u.GetResourceVersion(), Deleting: u.GetDeletionTimestamp() != nil}
-			for _, m := range u.GetManagedFields() {
-				o.Managers = append(o.Managers, m.Manager)
-			}
-			out[o.UID] = saved{object: o, u: u}
 		}
 		return nil
 	})

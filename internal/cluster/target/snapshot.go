@@ -154,14 +154,9 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		for _, o := range list.Items {
-			if len(o.OwnerReferences) == 0 {
-				obj := object{GVR: r.gvr, Kind: r.kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID,
-					ResourceVersion: o.ResourceVersion, Deleting: o.DeletionTimestamp != nil}
-				for _, m := range o.ManagedFields {
-					obj.Managers = append(obj.Managers, m.Manager)
-				}
-				out[o.UID] = obj
+		for i := range list.Items {
+			if o, ok := objectOf(r, &list.Items[i]); ok {
+				out[o.UID] = o
 			}
 		}
 		return nil
@@ -170,6 +165,21 @@ func (l *lister) snapshot(ctx context.Context, ns string) (map[types.UID]object,
 		return nil, err
 	}
 	return out, nil
+}
+
+// objectOf is a listed object of resource r as a snapshot holds it; ok is
+// false for one owned by others (the garbage collector follows their
+// owners), which snapshots leave out.
+func objectOf(r resource, m metav1.Object) (o object, ok bool) {
+	if len(m.GetOwnerReferences()) > 0 {
+		return object{}, false
+	}
+	o = object{GVR: r.gvr, Kind: r.kind, Namespace: m.GetNamespace(), Name: m.GetName(), UID: m.GetUID(),
+		ResourceVersion: m.GetResourceVersion(), Deleting: m.GetDeletionTimestamp() != nil}
+	for _, f := range m.GetManagedFields() {
+		o.Managers = append(o.Managers, f.Manager)
+	}
+	return o, true
 }
 
 type metadataLister interface {
