@@ -165,7 +165,7 @@ func classify(rb *Runbook) error {
 	for i := 0; i < len(rb.Blocks); i++ {
 		b := rb.Blocks[i]
 		name, isFile := b.Attrs["file"]
-		if rb.shellWhy != "" && !isFile && runsAsShell(b) && (!rb.blocksOptIn || b.Has(RunFlag)) {
+		if rb.shellWhy != "" && shellBlock(b) && (!rb.blocksOptIn || b.Has(RunFlag)) {
 			var next *Block
 			if i+1 < len(rb.Blocks) {
 				next = rb.Blocks[i+1]

@@ -340,8 +340,6 @@ func isTranscript(b *Block) bool {
 	return false
 }
 
-// runsAsShell reports whether a block of a page that runs its shell
-// blocks is one of them.
 // RunFlag is the info-string flag (```bash run) that makes one shell
 // block run on a page that does not run its shell blocks otherwise: the
 // page runs the blocks that carry it, and only those.
@@ -395,13 +393,22 @@ func (r *Runbook) Unflagged() int {
 	}
 	n := 0
 	for _, b := range r.Blocks {
-		if _, isFile := b.Attrs["file"]; !isFile && runsAsShell(b) && !b.Has(RunFlag) {
+		if shellBlock(b) && !b.Has(RunFlag) {
 			n++
 		}
 	}
 	return n
 }
 
+// shellBlock reports whether a block runs in the page's bash session when
+// the page runs its shell blocks (one with file= is written, not run).
+func shellBlock(b *Block) bool {
+	_, isFile := b.Attrs["file"]
+	return !isFile && runsAsShell(b)
+}
+
+// runsAsShell reports whether a block of a page that runs its shell
+// blocks is one of them.
 func runsAsShell(b *Block) bool {
 	if b.Has(NoRun) {
 		return false
