@@ -296,11 +296,7 @@ func (x *execution) setup(env *testscript.Env) error {
 	env.Values[ContextKey{}] = x.cmdCtx
 	env.Values[ProgressKey{}] = x.progress
 	for _, f := range x.plan.extra {
-		p := filepath.Join(env.WorkDir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+		if err := writeFile(env.WorkDir, f); err != nil {
 			return err
 		}
 	}
@@ -353,6 +349,15 @@ func (x *execution) setup(env *testscript.Env) error {
 		}
 	}
 	return nil
+}
+
+// writeFile writes a runbook's file f below dir, making its folders.
+func writeFile(dir string, f *runbook.File) error {
+	p := filepath.Join(dir, filepath.FromSlash(f.Name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(f.Content), 0o644)
 }
 
 // hasShell reports whether a runbook runs shell blocks.

@@ -451,11 +451,7 @@ func (x *execution) writeBound(ts *testscript.TestScript, line int) error {
 		if f.By == "" {
 			continue
 		}
-		p := ts.MkAbs(filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("write %s (%s:%d, %s): %w", f.Name, x.rb.Path, f.Line, f.By, err)
-		}
-		if err := os.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+		if err := writeFile(ts.MkAbs("."), f); err != nil {
 			return fmt.Errorf("write %s (%s:%d, %s): %w", f.Name, x.rb.Path, f.Line, f.By, err)
 		}
 	}
