@@ -97,7 +97,7 @@ func Verify(rb *runbook.Runbook, res *report.Runbook) (Verification, *report.Run
 	}
 	v.Shell = res.Shell
 	if v.Shell == nil {
-		v.Shell = report.CountShell(res.Steps, res.Status == report.Passed, 0)
+		v.Shell = report.CountShell(res.Steps, res.Status == report.Passed, rb.Unflagged())
 	}
 	// A script that skipped itself ran its skip command in the last step
 	// the report calls passed: that step did not pass, it was skipped.

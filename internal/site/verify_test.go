@@ -61,3 +61,19 @@ func TestVerifyInterrupted(t *testing.T) {
 		t.Errorf("verification = %+v", v)
 	}
 }
+
+// TestVerifyUnflagged: a result without its shell counts (a report of an
+// older kbook) is counted from its steps, with the page's blocks that
+// lack the run flag left out: partially verified, as the run said.
+func TestVerifyUnflagged(t *testing.T) {
+	rb, err := runbook.Parse("a.md", []byte("# A\n\n```bash\nexport N=1\n```\n\n```bash run\necho hi\n```\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &report.Runbook{Path: "a.md", Status: report.Passed, SourceSHA256: runner.SourceSum(rb), Verified: time.Now(),
+		Steps: []*report.Step{{Index: 1, Name: "A", Status: report.Passed, Shell: &report.ShellBlock{Result: report.BlockPassed}}}}
+	v, _ := Verify(rb, res)
+	if v.Shell == nil || v.Shell.Unflagged != 1 || v.Shell.Verification != report.PartlyVerified {
+		t.Errorf("shell counts = %+v", v.Shell)
+	}
+}
