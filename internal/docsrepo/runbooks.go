@@ -32,8 +32,9 @@ func mayHold(src []byte, word string, re *regexp.Regexp) bool {
 // MkDocsRunbook parses the page file of docs_dir as a runbook when it is
 // one: when it has testscript blocks, or runs its shell blocks because
 // kbook.yaml's run.pages lists it (shellWhy says so) or its front matter
-// says run: shell, or some of them because they carry the run flag. It reads the page's source, src as MkDocsFrontMatter
-// returns it, never its translation: what runs is what the page says.
+// says run: shell, or some of them because they carry the run flag. It
+// reads the page's source, src as MkDocsFrontMatter returns it, never
+// its translation: what runs is what the page says.
 // A page with no step is no runbook (nil).
 func MkDocsRunbook(dir string, cfg *Config, file string, src []byte) (rb *runbook.Runbook, shellWhy string, err error) {
 	if cfg != nil && cfg.Run.ShellPage(file) {

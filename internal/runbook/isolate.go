@@ -38,9 +38,9 @@ var clusterChange = regexp.MustCompile(`\bkubectl\s+` + kubectlFlags + `(?:(labe
 // writes) rather than the runbook's, or makes a cluster-scoped object (a
 // Namespace, ClusterRole, CRD, ...: kubectl create namespace, such a
 // kind in a manifest), or changes or deletes one (kubectl label ns
-// default, kubectl delete crd x, kubectl taint nodes). Such a page runs alone on the run's cluster, so
-// that what it does and what its cleanup deletes meet no other runbook's
-// objects. A runbook of testscript blocks alone is never such a page.
+// default, kubectl delete crd x, kubectl taint nodes). Such a page runs
+// alone on the run's cluster, so that what it does and what its cleanup
+// deletes meet no other runbook's objects. A runbook of testscript blocks alone is never such a page.
 func (r *Runbook) SharesCluster() string {
 	if r.shellWhy == "" {
 		return ""
