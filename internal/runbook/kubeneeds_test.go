@@ -132,3 +132,21 @@ func TestNotForATerminal(t *testing.T) {
 		t.Errorf("paths %v", n.Paths)
 	}
 }
+
+// TestWrappedCommand: the command a wrapper runs is found after the
+// wrapper's options, those that take a value included.
+func TestWrappedCommand(t *testing.T) {
+	for block, want := range map[string]string{
+		"env -u _ kubectl get pods":             "env kubectl",
+		"env -C /tmp -u HOME helm list":         "env helm",
+		"sudo -u root -g adm systemctl restart": "sudo systemctl",
+		"timeout -s INT 30 kubectl get pods -w": "timeout kubectl",
+		"nice -n 5 make build":                  "nice make",
+		"xargs -n 1 -P 4 kubectl delete ns":     "xargs kubectl",
+		"env FOO=1 -i jq .":                     "env jq",
+	} {
+		if got := strings.Join(needsOf(t, block).Commands, " "); got != want {
+			t.Errorf("%q: commands %q, want %q", block, got, want)
+		}
+	}
+}

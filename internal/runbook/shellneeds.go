@@ -116,6 +116,11 @@ var installers = map[string][]string{
 // wrappers run the command that follows their options.
 var wrappers = map[string]bool{"sudo": true, "env": true, "nohup": true, "exec": true, "command": true, "nice": true, "timeout": true, "xargs": true, "watch": true}
 
+// wrapperArgs are the wrappers' short options whose value is the next
+// word (GNU coreutils', sudo's, findutils' and procps' watch): the
+// wrapped command comes after it. "env -u _ cmd" runs cmd, not _.
+var wrapperArgs = map[string]string{"sudo": "ugCDhprT", "env": "uCS", "nice": "n", "timeout": "sk", "xargs": "aEdILnPs", "watch": "nd", "exec": "a"}
+
 func isURL(s string) bool {
 	for _, p := range []string{"http://", "https://", "oci://", "ftp://"} {
 		if strings.HasPrefix(s, p) {
@@ -359,7 +364,7 @@ func (a *analysis) call(c *syntax.CallExpr) {
 		i++
 		for i < len(args) && (strings.HasPrefix(args[i], "-") || strings.Contains(args[i], "=") ||
 			(name == "timeout" && args[i] != "" && args[i][0] >= '0' && args[i][0] <= '9')) {
-			if name == "sudo" && (args[i] == "-u" || args[i] == "-g") {
+			if o := args[i]; len(o) == 2 && o[0] == '-' && strings.IndexByte(wrapperArgs[name], o[1]) >= 0 {
 				i++
 			}
 			i++
