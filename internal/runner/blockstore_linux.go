@@ -15,20 +15,16 @@ var procFD = sync.OnceValue(func() bool {
 	return err == nil
 })
 
-// putMemory writes text to a memfd and returns the path another process
-// opens it by; ok is false where that cannot be done.
-func putMemory(text string) (path string, release func(), ok bool) {
+// openMemory makes a memfd (closed on exec: bash opens it by path) and
+// returns the path another process opens it by; ok is false where that
+// cannot be done.
+func openMemory() (f *os.File, path string, ok bool) {
 	if !procFD() {
-		return "", nil, false
+		return nil, "", false
 	}
 	fd, err := unix.MemfdCreate("kbook-block", unix.MFD_CLOEXEC)
 	if err != nil {
-		return "", nil, false
+		return nil, "", false
 	}
-	f := os.NewFile(uintptr(fd), "kbook-block")
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return "", nil, false
-	}
-	return fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), fd), func() { f.Close() }, true
+	return os.NewFile(uintptr(fd), "kbook-block"), fmt.Sprintf("/proc/%d/fd/%d", os.Getpid(), fd), true
 }

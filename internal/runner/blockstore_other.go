@@ -2,6 +2,8 @@
 
 package runner
 
-// putMemory keeps no block in memory where there is no memfd: blocks are
+import "os"
+
+// openMemory keeps no block in memory where there is no memfd: blocks are
 // files.
-func putMemory(string) (string, func(), bool) { return "", nil, false }
+func openMemory() (*os.File, string, bool) { return nil, "", false }

@@ -40,6 +40,7 @@ type ProgressKey struct{}
 // execution is one runbook being run.
 type execution struct {
 	r    *Runner
+	ws   *workspace
 	rb   *runbook.Runbook
 	plan *plan
 	// alone is why the runbook runs alone on the run's cluster, "" when
@@ -66,6 +67,8 @@ type execution struct {
 	envKeys []string
 	// sh is the page's bash session once its first shell block ran (or
 	// shErr why it could not start); shellRes the shell steps' outcomes.
+	// early, when set, delivers the session startEarly starts.
+	early    chan *shellSession
 	sh       *shellSession
 	shErr    error
 	shellRes map[*runbook.Step]shellRes
@@ -102,26 +105,25 @@ func (x *execution) run() *report.Runbook {
 			res.Bindings = append(res.Bindings, report.Binding{Line: f.Line, Lang: f.Block.Lang, File: f.Name, By: f.By})
 		}
 	}
-	root, err := os.MkdirTemp(x.r.opts.WorkRoot, "kbook-")
+	if x.plan.shell {
+		x.startEarly()
+		defer x.closeShell()
+	}
+	root, err := x.ws.dir()
 	if err != nil {
 		return failed(res, fmt.Sprintf("create work directory: %v", err))
 	}
-	if x.r.opts.KeepWork {
-		res.WorkDir = root
-	} else {
-		if d := x.r.opts.Dirs; d != nil {
-			if err := d.TrackDir(root); err != nil {
-				os.RemoveAll(root)
-				return failed(res, fmt.Sprintf("create work directory: %v", err))
-			}
-			defer d.ForgetDir(root)
-		}
-		defer os.RemoveAll(root)
-	}
-	name := scriptName(x.rb.Path)
-	script := filepath.Join(root, name+".txtar")
-	if err := os.WriteFile(script, x.plan.archive, 0o644); err != nil {
+	script, name, closeScript, err := x.ws.script(x.rb.Path, x.plan.archive)
+	if err != nil {
 		return failed(res, fmt.Sprintf("write script: %v", err))
+	}
+	defer closeScript()
+	// testscript's $WORK for the script.
+	work := filepath.Join(root, "script-"+name)
+	if x.r.opts.KeepWork {
+		res.WorkDir = work
+	} else {
+		defer os.RemoveAll(work)
 	}
 	n := len(x.plan.cmds)
 	x.shellRes, x.outputs = map[*runbook.Step]shellRes{}, map[*runbook.Step]string{}
@@ -133,7 +135,6 @@ func (x *execution) run() *report.Runbook {
 	cmdCtx, cancelCmds := context.WithDeadline(x.ctx, deadline)
 	defer cancelCmds()
 	if b, ok := x.r.opts.Target.(Breakable); ok {
-		absRoot, _ := filepath.Abs(root)
 		// A lost cluster ends kbook's commands at once, with the reason.
 		var cancelLost context.CancelCauseFunc
 		cmdCtx, cancelLost = context.WithCancelCause(cmdCtx)
@@ -144,7 +145,7 @@ func (x *execution) run() *report.Runbook {
 				if x.usesTarget() {
 					// The programs it execs (kubectl wait) would
 					// wait out their own timeouts: end them too.
-					proc.KillDescendantsIn(absRoot)
+					proc.KillDescendantsIn(work)
 				}
 			case <-cmdCtx.Done():
 			}
@@ -177,8 +178,9 @@ func (x *execution) run() *report.Runbook {
 		timedOut = true
 	}
 	// The page's bash session and what it left running end with the
-	// script (or its time limit).
-	x.closeShell()
+	// script (or its time limit); the deferred closeShell waits for
+	// bash, once the rest is done.
+	x.killShell()
 	end := time.Now()
 	res.Duration = end.Sub(start)
 	if !timedOut && time.Now().After(deadline) {

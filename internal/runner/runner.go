@@ -268,6 +268,8 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 
 	stopKill := watchInterrupt(ctx)
 	defer stopKill()
+	ws := &workspace{parent: r.opts.WorkRoot, dirs: r.opts.Dirs, keep: r.opts.KeepWork}
+	defer ws.close()
 
 	results := make([]*report.Runbook, len(sel))
 	var (
@@ -308,7 +310,7 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 						cluster.RLock()
 					}
 					r.obs.RunbookStarted(rb)
-					res = r.runOne(ctx, rb, alone)
+					res = r.runOne(ctx, ws, rb, alone)
 					if alone != "" {
 						res.Alone = alone
 						cluster.Unlock()
@@ -343,8 +345,8 @@ func (r *Runner) Run(ctx context.Context, rbs []*runbook.Runbook) *report.Report
 
 // runOne produces a runbook's result, stamped with the hash of the source
 // it describes.
-func (r *Runner) runOne(ctx context.Context, rb *runbook.Runbook, alone string) *report.Runbook {
-	res := r.result(ctx, rb, alone)
+func (r *Runner) runOne(ctx context.Context, ws *workspace, rb *runbook.Runbook, alone string) *report.Runbook {
+	res := r.result(ctx, ws, rb, alone)
 	if ctx.Err() != nil && res.Status == report.Failed {
 		// Stopped before its script ran (the cluster's start was
 		// interrupted): the interrupt's doing too.
@@ -382,7 +384,7 @@ func (r *Runner) environment(ctx context.Context, usedTarget bool) *report.Envir
 // pass was verified against the same backend and CRDs (they are part of
 // the cache key), so a run whose runbooks all come from the cache starts
 // nothing.
-func (r *Runner) result(ctx context.Context, rb *runbook.Runbook, alone string) *report.Runbook {
+func (r *Runner) result(ctx context.Context, ws *workspace, rb *runbook.Runbook, alone string) *report.Runbook {
 	if why := r.unmet(rb, true); why != "" {
 		return skippedResult(rb, why)
 	}
@@ -429,7 +431,7 @@ func (r *Runner) result(ctx context.Context, rb *runbook.Runbook, alone string) 
 	if err := r.broken(); err != nil && r.opts.NeedsTarget != nil && r.opts.NeedsTarget(rb) {
 		return failed(&report.Runbook{Path: rb.Path, Title: rb.Title(), Verified: time.Now()}, "not run: "+err.Error())
 	}
-	x := &execution{r: r, rb: rb, alone: alone, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
+	x := &execution{r: r, ws: ws, rb: rb, alone: alone, plan: p, ctx: ctx, masker: mask.New(mask.SecretValues(os.Environ())...)}
 	res := x.run()
 	if res.Status != report.Skipped {
 		x.mu.Lock()

@@ -36,6 +36,8 @@ type plan struct {
 	extra []*runbook.File
 	// archived holds the original content of files in the archive, for --update.
 	archived map[string]string
+	// shell is set when a shell step is among the selected steps.
+	shell bool
 }
 
 // newPlan builds the archive for the selected steps of rb.
@@ -54,6 +56,7 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 		emit(fmt.Sprintf("# %s (%s:%d)", oneLine(st.Name), rb.Path, st.Line), st.Line)
 		if st.Shell != nil {
 			// The block runs as one command, in the page's bash session.
+			p.shell = true
 			id := len(p.cmds)
 			p.cmds = append(p.cmds, command{step: st, first: true, line: runbook.Line{Text: shellText(st.Shell), Num: st.Line}})
 			emit(fmt.Sprintf("%s %s %d", markerCmd, p.nonce, id), st.Line)

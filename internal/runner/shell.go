@@ -8,9 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,69 +29,103 @@ import (
 // acts only when called with the run's nonce.
 const shellCmd = "__kbook_sh"
 
-// shellPrologue is what the page's bash session runs first. Each block
-// runs in __kbook_step, sourced from a file padded with blank lines so that
-// bash's "line N" is the page's line; its commands' stdin is /dev/null
-// and the session's own descriptor 3 (the record after each block) is
-// closed for them. set -e would end the session at a block's first
-// failure, so an ERR trap stands in for it (errtrace: in functions too):
-// inside a function or a sourced file it returns the failure, which fails
-// the caller in turn, up to __kbook_step; in a subshell it exits the
-// subshell, as set -e does; at the top level it does nothing.
+// shellPrologue is what the page's bash session runs first. bash reads
+// its commands from a pipe given as its script (/dev/fd/3, which it moves
+// to a descriptor of its own, so the prologue closes 3), two short lines
+// per block: "__kbook" (preceded by "__kbook_file=PATH;" when the block
+// is kept somewhere new), then "__kbook_end". Its standard input is
+// /dev/null, which the blocks' commands inherit without a redirection of
+// their own.
 //
-// The line that runs a block is short (bash reads its commands one byte
-// at a time): "__kbook_step FILE DIR </dev/null 3>&-;__kbook_done", DIR
-// empty where the block starts where the last one ended. __kbook_done,
-// whose $? is the block's status, writes the block's record on fd 3:
-// the run's mark, then NUL-terminated fields: the status, $PWD, what the
-// probe found missing, and an empty field. fd 3 is the output's pipe, so
-// the record follows all the block printed.
-const shellPrologue = `shopt -s expand_aliases
+// __kbook sources the block from $__kbook_file, padded with blank lines
+// so that bash's "line N" is the page's line. set -e would end the
+// session at a block's first failure, so an ERR trap stands in for it
+// (errtrace: in functions too): inside a function or a sourced file it
+// returns the failure, which fails the caller in turn, up to __kbook;
+// in a subshell it exits the subshell, as set -e does; at the top level
+// it does nothing. The options and the trap are set again for every
+// block, which may have changed them.
+//
+// __kbook_end, whose $? is the block's status, writes the block's record
+// on descriptor 63 (a copy of the output's pipe, given as 4, high enough
+// that a page's own redirections leave it be): the run's mark, then
+// NUL-terminated fields: the status, $PWD, what the probe found missing,
+// and an empty field. It is the output's pipe, so the record follows all
+// the block printed. It is a line of its own, not a command after
+// __kbook's on its line: after some errors in a block (a quote left open
+// to the end of the block's file, as a session showed) bash drops the
+// rest of the line it was running, and the record would not come: the
+// page waited out its time limit. (Closing 63 for
+// the blocks' commands would cost two redirections a block; what inherits
+// it holds the pipe no longer than what holds stdout, since close stops
+// the reading either way.)
+//
+// $0 is "bash", as it was when bash read its commands from standard
+// input (BASH_ARGV0, bash 5).
+const shellPrologue = `exec 3<&- 63>&4 4>&-
+BASH_ARGV0=bash
+shopt -s expand_aliases
 __kbook_pid=$BASHPID
 __kbook_missing=()
-__kbook_step() {
+__kbook() {
 	__kbook_missing=()
-	[[ -z $2 ]] || cd -- "$2" || return
 	set -o pipefail -o errtrace
 	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif (( ${#FUNCNAME[@]} > 0 )); then return $__kbook_rc; fi' ERR
-	source "$1"
+	source "$__kbook_file"
 }
-__kbook_done() {
-	printf '%s\0' "$__kbook_mark$?" "$PWD" "${__kbook_missing[@]}" "" >&3
+__kbook_end() {
+	printf '%s\0' "$__kbook_mark$?" "$PWD" "${__kbook_missing[@]}" "" >&63
 }
 __kbook_probe() {
 	local w
 	for w; do
 		case $w in
-		c:*) type -t -- "${w#c:}" >/dev/null 2>&1 || __kbook_missing+=("$w") ;;
+		c:*) type -t -- "${w#c:}" || __kbook_missing+=("$w") ;;
 		v:*) [[ -v ${w#v:} ]] || __kbook_missing+=("$w") ;;
 		f:*) [[ -e ${w#f:} ]] || __kbook_missing+=("$w") ;;
 		esac
 	done
 	(( ${#__kbook_missing[@]} == 0 ))
-}
+} >/dev/null 2>&1
 `
 
 // shellSession is a page's one bash process: its blocks share variables,
 // functions, aliases and the working directory, as in a terminal.
+//
+// The goroutine that runs a block reads bash's output itself, until the
+// block's record (a handoff to a reading goroutine cost more than the
+// rest of a trivial block). Between blocks a drainer reads it, so that
+// what the page sent to the background never blocks on a full pipe; what
+// it reads there belongs to no block and is dropped.
 type shellSession struct {
 	cmd    *exec.Cmd
-	stdin  *os.File      // commands, one line per block
-	blocks *blockStore   // where the blocks are kept
-	mark   string        // starts each block's record on the output pipe
+	stdin  *os.File      // bash's commands, one line per block
+	outR   *os.File      // bash's stdout and stderr, merged as a terminal shows them
+	blocks *blockStore   // where the next block is kept
+	file   string        // the path bash sources blocks from ("" before the first)
+	mark   []byte        // starts each block's record on the output pipe
 	exited chan struct{} // closed when bash has exited
 	err    error         // bash's exit, once exited is closed
 	pwd    string        // where the last block ended
 
-	mu  sync.Mutex
-	out bytes.Buffer // stdout and stderr, merged as a terminal shows them
-	got chan struct{}
-	seq int
+	out bytes.Buffer // what the running block printed so far
+	buf []byte       // read buffer, the running block's or the drainer's
+	// mu guards drain and closed: close may come from another
+	// goroutine than run's (a runbook's time limit abandons its script).
+	mu     sync.Mutex
+	drain  chan struct{} // closed when the drainer has stopped; nil when none runs
+	stop   atomic.Bool   // asks the drainer to stop
+	closed bool          // by close: nothing reads the output any more
+
+	// early is set on a session started before the runbook's
+	// environment was known (startEarly), until adopt gives it that;
+	// setup is what adopt leaves for the next block to run first.
+	early bool
+	setup string
 }
 
-// startShell starts the page's bash in dir with env; blocks is a folder
-// for the blocks' files where they cannot be kept in memory.
-func startShell(bash, dir, blocks string, env []string, nonce string) (*shellSession, error) {
+// startShell starts the page's bash in dir with env.
+func startShell(bash, dir string, env []string, nonce string) (*shellSession, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -99,12 +136,12 @@ func startShell(bash, dir, blocks string, env []string, nonce string) (*shellSes
 		outW.Close()
 		return nil, err
 	}
-	s := &shellSession{stdin: inW, blocks: &blockStore{parent: blocks}, mark: "<kbook-end-" + nonce + ">",
-		exited: make(chan struct{}), got: make(chan struct{}, 1), pwd: dir}
-	s.cmd = exec.Command(bash, "--noprofile", "--norc", "-s")
+	s := &shellSession{stdin: inW, outR: outR, blocks: newBlockStore(), mark: []byte("<kbook-end-" + nonce + ">"),
+		exited: make(chan struct{}), pwd: dir, buf: make([]byte, 32<<10)}
+	s.cmd = exec.Command(bash, "--noprofile", "--norc", "/dev/fd/3")
 	s.cmd.Dir, s.cmd.Env = dir, env
-	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, outW
-	s.cmd.ExtraFiles = []*os.File{outW} // fd 3
+	s.cmd.Stdout, s.cmd.Stderr = outW, outW
+	s.cmd.ExtraFiles = []*os.File{inR, outW} // fd 3, fd 4
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = s.cmd.Start()
 	inR.Close()
@@ -112,34 +149,71 @@ func startShell(bash, dir, blocks string, env []string, nonce string) (*shellSes
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		s.blocks.close()
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
 	go func() {
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := outR.Read(buf)
-			s.mu.Lock()
-			s.out.Write(buf[:n])
-			s.mu.Unlock()
-			select {
-			case s.got <- struct{}{}:
-			default:
-			}
-			if err != nil {
-				outR.Close()
-				return
-			}
-		}
-	}()
-	go func() {
 		s.err = s.cmd.Wait()
 		close(s.exited)
+		s.wake() // a block's read, or the drainer's, ends
 	}()
-	if _, err := s.stdin.WriteString(shellPrologue + "__kbook_mark=" + shellQuote(s.mark) + "\n"); err != nil {
+	s.startDrain()
+	if _, err := s.stdin.WriteString(shellPrologue + "__kbook_mark=" + shellQuote(string(s.mark)) + "\n"); err != nil {
 		s.close()
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
 	return s, nil
+}
+
+// wake ends a read of bash's output now, for the reader to see why (the
+// run cancelled, bash exited). The reader sets its deadline again, then
+// looks: what woke it before is seen then, what wakes it after ends the
+// next read.
+func (s *shellSession) wake() { _ = s.outR.SetReadDeadline(time.Unix(1, 0)) }
+
+// startDrain starts the drainer, which reads bash's output between
+// blocks until stopDrain, or until bash's output ends.
+func (s *shellSession) startDrain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.stop.Store(false)
+	done := make(chan struct{})
+	s.drain = done
+	go func() {
+		defer close(done)
+		for {
+			_, err := s.outR.Read(s.buf)
+			if err == nil {
+				continue
+			}
+			if s.stop.Load() || !errors.Is(err, os.ErrDeadlineExceeded) {
+				return
+			}
+			select {
+			case <-s.exited:
+				return
+			default: // woken by a cancelled run: go on until stopped
+				_ = s.outR.SetReadDeadline(time.Time{})
+			}
+		}
+	}()
+}
+
+// stopDrain stops the drainer, if it runs, and waits for it.
+func (s *shellSession) stopDrain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drain == nil {
+		return
+	}
+	s.stop.Store(true)
+	s.wake()
+	<-s.drain
+	s.drain = nil
+	_ = s.outR.SetReadDeadline(time.Time{})
 }
 
 // blockResult is what one block did.
@@ -170,7 +244,12 @@ const interruptGrace = 5 * time.Second
 // left running, nor the session. Where bash names the block's file in
 // what it prints ("FILE: line 12: ..."), page names the page instead.
 func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir, page string, until func(string) bool) (blockResult, error) {
-	s.seq++
+	if s.setup != "" {
+		pre, s.setup = s.setup+pre, ""
+	}
+	if dir != s.pwd {
+		pre = "cd -- " + shellQuote(dir) + " || return; " + pre
+	}
 	if len(probe) > 0 {
 		q := make([]string, len(probe))
 		for i, w := range probe {
@@ -182,60 +261,80 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 	if pre != "" {
 		pad = pre + "\n" + strings.Repeat("\n", max(first-2, 0))
 	}
-	file, release, err := s.blocks.put(s.seq, pad+text)
+	file, err := s.blocks.put(pad + text)
 	if err != nil {
 		return blockResult{}, err
 	}
-	defer release()
-	s.mu.Lock()
+	s.stopDrain()
+	defer s.startDrain()
 	s.out.Reset()
-	s.mu.Unlock()
 	var before map[int]int // what runs in the session before the block
-	var got chan struct{}  // nil unless until watches the output
 	if until != nil {
-		before, got = proc.Descendants(s.cmd.Process.Pid), s.got
+		before = proc.Descendants(s.cmd.Process.Pid)
 	}
-	cd := ""
-	if dir != s.pwd {
-		cd = dir
+	line := "__kbook\n__kbook_end\n"
+	if file != s.file {
+		line, s.file = "__kbook_file="+shellQuote(file)+";"+line, file
 	}
-	line := "__kbook_step " + shellQuote(file) + " " + shellQuote(cd) + " </dev/null 3>&-;__kbook_done\n"
 	if _, err := s.stdin.WriteString(line); err != nil {
 		return blockResult{}, s.gone()
 	}
+	defer context.AfterFunc(ctx, s.wake)()
 	var (
 		rec         []string // the block's record, once it is complete
 		out         string   // what the block printed, before its record
 		interrupted *string
-		kill        <-chan time.Time
+		kill        time.Time // when the interrupted commands are killed
 	)
-	for rec == nil {
-		all := s.output()
-		if rec, out = s.record(all); rec != nil {
+	for {
+		if rec, out = s.record(); rec != nil {
 			break
 		}
-		if got != nil {
-			if i := strings.LastIndexByte(all, '\n'); i >= 0 && until(all[:i+1]) {
-				matched := all[:i+1]
-				interrupted, got = &matched, nil
+		if until != nil && interrupted == nil {
+			all := s.out.Bytes()
+			if i := bytes.LastIndexByte(all, '\n'); i >= 0 && until(string(all[:i+1])) {
+				matched := string(all[:i+1])
+				interrupted = &matched
 				s.interrupt(before, syscall.SIGINT)
-				kill = time.After(interruptGrace)
+				kill = time.Now().Add(interruptGrace)
 			}
+		}
+		// The deadline first, then what a wake would be for (wake).
+		_ = s.outR.SetReadDeadline(kill)
+		if !kill.IsZero() && !time.Now().Before(kill) {
+			s.interrupt(before, syscall.SIGKILL)
+			kill = time.Time{}
+			continue
+		}
+		if ctx.Err() != nil {
+			s.close()
+			return blockResult{output: s.out.String()}, context.Cause(ctx)
 		}
 		select {
-		case <-s.got:
-		case <-kill:
-			s.interrupt(before, syscall.SIGKILL)
 		case <-s.exited:
-			if rec, out = s.record(s.output()); rec != nil {
-				break
+			s.readReady()
+			if rec, out = s.record(); rec != nil {
+				return s.result(rec, out, file, page, interrupted)
 			}
-			return blockResult{output: s.output()}, s.gone()
-		case <-ctx.Done():
-			s.close()
-			return blockResult{output: s.output()}, context.Cause(ctx)
+			return blockResult{output: s.out.String()}, s.gone()
+		default:
+		}
+		n, err := s.outR.Read(s.buf)
+		s.out.Write(s.buf[:n])
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			// The output's end: every writer is gone, so bash
+			// has exited (its record would have come first).
+			select {
+			case <-s.exited:
+			case <-ctx.Done():
+			}
 		}
 	}
+	return s.result(rec, out, file, page, interrupted)
+}
+
+// result is the block's result from its record and output.
+func (s *shellSession) result(rec []string, out, file, page string, interrupted *string) (blockResult, error) {
 	exit, err := strconv.Atoi(rec[0])
 	if err != nil {
 		return blockResult{}, fmt.Errorf("bash session: bad status %q", rec[0])
@@ -251,30 +350,46 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 	return res, nil
 }
 
-// record finds the block's record in out: the fields after the mark,
-// complete once the empty field that ends them has arrived (nil until
-// then), and what the block printed before it.
-func (s *shellSession) record(out string) (fields []string, printed string) {
-	printed, rest, found := strings.Cut(out, s.mark)
-	if !found {
+// record finds the block's record in what it printed: the fields after
+// the mark, complete once the empty field that ends them has arrived (nil
+// until then), and what the block printed before it.
+func (s *shellSession) record() (fields []string, printed string) {
+	all := s.out.Bytes()
+	i := bytes.Index(all, s.mark)
+	if i < 0 {
 		return nil, ""
 	}
+	rest := all[i+len(s.mark):]
 	for {
-		f, after, ok := strings.Cut(rest, "\x00")
+		f, after, ok := bytes.Cut(rest, []byte{0})
 		switch {
 		case !ok:
 			return nil, ""
-		case f == "" && len(fields) >= 2:
-			return fields, printed
+		case len(f) == 0 && len(fields) >= 2:
+			return fields, string(all[:i])
 		}
-		fields, rest = append(fields, f), after
+		fields, rest = append(fields, string(f)), after
 	}
 }
 
-func (s *shellSession) output() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.out.String()
+// readReady reads what bash's output holds now, without waiting: bash
+// has exited, and what it left running may hold the pipe open.
+func (s *shellSession) readReady() {
+	rc, err := s.outR.SyscallConn()
+	if err != nil {
+		return
+	}
+	for {
+		var n int
+		var rerr error
+		if err := rc.Read(func(fd uintptr) bool {
+			n, rerr = syscall.Read(int(fd), s.buf)
+			return true
+		}); err != nil || rerr != nil || n <= 0 {
+			return
+		}
+		s.out.Write(s.buf[:n])
+	}
 }
 
 // interrupt sends sig to the processes below the session that were not
@@ -303,14 +418,102 @@ func (s *shellSession) gone() error {
 	return fmt.Errorf("the page's bash session ended (%v): the blocks after it cannot run in its state", s.err)
 }
 
-// close ends bash and whatever the page left running in its process
-// group (a port-forward sent to the background), and waits for bash.
-func (s *shellSession) close() {
+// kill ends bash and whatever the page left running in its process
+// group, without waiting: close, after, waits for bash.
+func (s *shellSession) kill() {
 	s.stdin.Close()
 	if s.cmd.Process != nil {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// close ends bash and whatever the page left running in its process
+// group (a port-forward sent to the background), and waits for bash.
+func (s *shellSession) close() {
+	s.mu.Lock()
+	closed := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if closed {
+		return
+	}
+	s.kill()
 	<-s.exited
+	// What the page left may hold the output open: the drainer stops
+	// all the same.
+	s.stopDrain()
+	s.outR.Close()
+	s.blocks.close()
+}
+
+// shellStart is startShell; tests count the sessions started.
+var shellStart = startShell
+
+// earlyShells is whether pages start their bash early (startEarly);
+// tests turn it off, to compare.
+var earlyShells = true
+
+// earlyDir is where a session started early waits for its first block.
+const earlyDir = "/"
+
+// testscriptOddVars are the variables testscript gives every script whose
+// names bash cannot assign ("/", ":" and "$", testscript.Env). bash passes
+// such names on to what it runs only from the environment it started
+// with, so a session started early is given them then; if testscript
+// gave others, the session would be started again (adopt).
+func testscriptOddVars() []string {
+	return []string{"/=" + string(os.PathSeparator), ":=" + string(os.PathListSeparator), "$=$"}
+}
+
+// adopt gives a session started early the environment and folder its
+// first block runs with, as what that block runs first: the variables
+// exported, then a cd, after which OLDPWD is as bash has it when it
+// starts in a folder (exported, unset). It returns false where env
+// cannot be given so: a variable bash takes specially from the
+// environment it starts with (bashStartVar), a name bash cannot assign
+// other than testscriptOddVars, or those with other values.
+func (s *shellSession) adopt(env []string, dir string) bool {
+	odd := testscriptOddVars()
+	var b strings.Builder
+	seen := 0
+	for _, kv := range env {
+		if slices.Contains(odd, kv) {
+			seen++
+			continue
+		}
+		k, v, _ := strings.Cut(kv, "=")
+		if !shellName.MatchString(k) || bashStartVar(k) {
+			return false
+		}
+		b.WriteString("export " + k + "=" + shellQuote(v) + "; ")
+	}
+	if seen != len(odd) {
+		return false
+	}
+	b.WriteString("cd -- " + shellQuote(dir) + " || return; unset -v OLDPWD; declare -gx OLDPWD; ")
+	s.setup, s.pwd, s.early = b.String(), dir, false
+	return true
+}
+
+// shellName is a name bash can assign.
+var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// bashStartVar reports whether bash takes variable k from the environment
+// it starts with otherwise than as an exported variable set later: its
+// options and start files, variables it sets or counts itself, and those
+// it will not import.
+func bashStartVar(k string) bool {
+	if strings.HasPrefix(k, "BASH") {
+		return true
+	}
+	switch k {
+	case "SHELLOPTS", "ENV", "POSIXLY_CORRECT", "SHLVL", "PWD", "OLDPWD", "IFS", "PS4",
+		"UID", "EUID", "PPID", "GROUPS", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "_",
+		"LINENO", "RANDOM", "SRANDOM", "SECONDS", "EPOCHSECONDS", "EPOCHREALTIME",
+		"HISTCMD", "FUNCNAME", "DIRSTACK", "PIPESTATUS", "COMP_WORDBREAKS":
+		return true
+	}
+	return false
 }
 
 // shellQuote quotes s for bash.
@@ -486,10 +689,27 @@ func textLines(s string) int {
 	return n
 }
 
-// shell returns the page's bash session, started on its first block.
+// shell returns the page's bash session for its first block: the one
+// started early, given the script's environment and folder then (adopt),
+// or else one started now with them.
 func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.takeEarly()
+	var env []string
+	if (x.sh == nil && x.shErr == nil) || (x.sh != nil && x.sh.early) {
+		for _, k := range x.envKeys {
+			env = append(env, k+"="+ts.Getenv(k))
+		}
+	}
+	if x.sh != nil && x.sh.early {
+		if x.sh.adopt(env, ts.MkAbs(".")) {
+			x.sh.blocks.parent = filepath.Dir(ts.Getenv("WORK"))
+			return x.sh, nil
+		}
+		x.sh.close()
+		x.sh = nil
+	}
 	if x.sh != nil || x.shErr != nil {
 		return x.sh, x.shErr
 	}
@@ -498,11 +718,10 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 		x.shErr = fmt.Errorf("the page runs its shell blocks in bash, and bash is not on PATH")
 		return nil, x.shErr
 	}
-	var env []string
-	for _, k := range x.envKeys {
-		env = append(env, k+"="+ts.Getenv(k))
+	x.sh, x.shErr = shellStart(bash, ts.MkAbs("."), env, x.plan.nonce)
+	if x.sh != nil {
+		x.sh.blocks.parent = filepath.Dir(ts.Getenv("WORK"))
 	}
-	x.sh, x.shErr = startShell(bash, ts.MkAbs("."), filepath.Dir(ts.Getenv("WORK")), env, x.plan.nonce)
 	return x.sh, x.shErr
 }
 
@@ -513,13 +732,68 @@ func (x *execution) shellOutcome(st *runbook.Step, o shellRes) {
 	x.shellRes[st] = o
 }
 
+// startEarly starts the page's bash before the runbook's work directory
+// and environment exist, in earlyDir with testscript's odd variables
+// only, so that bash's start (a millisecond) overlaps the runbook's setup
+// rather than delaying its first block; the first block gives it the
+// environment and folder (shell, adopt). Where it cannot start, nothing
+// is said: the first block starts bash again, and says why it cannot.
+func (x *execution) startEarly() {
+	if !earlyShells {
+		return
+	}
+	// Starting a process holds the goroutine a good part of a
+	// millisecond: the runbook's setup goes on meanwhile.
+	early := make(chan *shellSession, 1)
+	x.early = early
+	go func() {
+		bash, err := lookPath("bash", x.r.path)
+		if err != nil {
+			early <- nil
+			return
+		}
+		s, err := shellStart(bash, earlyDir, testscriptOddVars(), x.plan.nonce)
+		if err != nil {
+			early <- nil
+			return
+		}
+		s.early = true
+		early <- s
+	}()
+}
+
+// takeEarly waits for the session startEarly starts, if it did, and makes
+// it the page's; the caller holds x.mu.
+func (x *execution) takeEarly() {
+	if x.early == nil {
+		return
+	}
+	if s := <-x.early; s != nil {
+		x.sh = s
+	}
+	x.early = nil
+}
+
 // closeShell ends the page's bash session, if it started.
 func (x *execution) closeShell() {
 	x.mu.Lock()
+	x.takeEarly()
 	s := x.sh
 	x.mu.Unlock()
 	if s != nil {
 		s.close()
+	}
+}
+
+// killShell ends the page's bash session without waiting for it; a
+// closeShell after waits.
+func (x *execution) killShell() {
+	x.mu.Lock()
+	x.takeEarly()
+	s := x.sh
+	x.mu.Unlock()
+	if s != nil {
+		s.kill()
 	}
 }
 

@@ -280,8 +280,8 @@ func TestShellCacheKeyMacros(t *testing.T) {
 // where there is no memfd (macOS): the same results, and bash's messages
 // name the page.
 func TestShellBlocksAsFiles(t *testing.T) {
-	defer func(f func(string) (string, func(), bool)) { blocksInMemory = f }(blocksInMemory)
-	blocksInMemory = func(string) (string, func(), bool) { return "", nil, false }
+	defer func(f func() (*os.File, string, bool)) { blocksInMemory = f }(blocksInMemory)
+	blocksInMemory = func() (*os.File, string, bool) { return nil, "", false }
 	if res := runShell(t, "testdata/shell/state.md"); res.Status != report.Passed {
 		t.Fatalf("state.md:\n%s", dumpResult(res))
 	}

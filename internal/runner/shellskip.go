@@ -77,7 +77,10 @@ func (x *execution) probe(st *runbook.Step) []string {
 		}
 	}
 	for _, c := range n.Commands {
-		addWord("c:" + c)
+		if !runbook.IsBashBuiltin(c) {
+			// bash's own: never missing.
+			addWord("c:" + c)
+		}
 		for _, d := range p.funcNeeds[c] {
 			addWord("c:" + d)
 		}

@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// workspace is a run's work root: the folder, made when the first
+// runbook runs, in which each runbook's $WORK is made (and removed when
+// the runbook ends), and which goes with the run. One folder for the run,
+// not one per runbook, and scripts kept in memory, spare each runbook
+// a folder and a file made and removed, and the record of a tracked
+// folder: on a slow disk that was a third of a short page's time.
+type workspace struct {
+	parent string     // where the root is made ("": os.TempDir())
+	dirs   DirTracker // records the root while it exists; nil: untracked
+	keep   bool       // --keep-work: nothing is removed
+
+	mu      sync.Mutex
+	root    string // symbolic links resolved, as testscript resolves them
+	tracked string // the root as dirs records it
+	err     error
+	seq     int
+}
+
+// dir returns the run's root, made on the first call.
+func (w *workspace) dir() (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.root != "" || w.err != nil {
+		return w.root, w.err
+	}
+	root, err := os.MkdirTemp(w.parent, "kbook-")
+	if err == nil && w.dirs != nil && !w.keep {
+		if err = w.dirs.TrackDir(root); err != nil {
+			os.RemoveAll(root)
+		} else {
+			w.tracked = root
+		}
+	}
+	if err == nil {
+		var real string
+		if real, err = filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+	}
+	w.root, w.err = root, err
+	return w.root, w.err
+}
+
+// script keeps a runbook's testscript archive where testscript reads it:
+// in memory where it can, else (and with --keep-work, to be looked at) in
+// a file in the root named after the runbook. name is the script's name
+// as testscript takes it (its $WORK is the root's script-NAME, unique in
+// the run); done frees or removes it.
+func (w *workspace) script(runbook string, archive []byte) (path, name string, done func(), err error) {
+	if !w.keep {
+		if f, at, ok := blocksInMemory(); ok {
+			if _, err := f.Write(archive); err != nil {
+				f.Close()
+				return "", "", nil, err
+			}
+			return at, filepath.Base(at), func() { f.Close() }, nil
+		}
+	}
+	w.mu.Lock()
+	w.seq++
+	name = fmt.Sprintf("%s-%d", scriptName(runbook), w.seq)
+	w.mu.Unlock()
+	path = filepath.Join(w.root, name+".txtar")
+	if err := os.WriteFile(path, archive, 0o644); err != nil {
+		return "", "", nil, err
+	}
+	if w.keep {
+		return path, name, func() {}, nil
+	}
+	return path, name, func() { os.Remove(path) }, nil
+}
+
+// close removes the root, unless the run keeps its work.
+func (w *workspace) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.root == "" || w.keep {
+		return
+	}
+	os.RemoveAll(w.root)
+	if w.tracked != "" {
+		w.dirs.ForgetDir(w.tracked)
+	}
+}
