@@ -776,11 +776,7 @@ func (x *execution) takeEarly() {
 
 // closeShell ends the page's bash session, if it started.
 func (x *execution) closeShell() {
-	x.mu.Lock()
-	x.takeEarly()
-	s := x.sh
-	x.mu.Unlock()
-	if s != nil {
+	if s := x.bashSession(); s != nil {
 		s.close()
 	}
 }
@@ -788,13 +784,17 @@ func (x *execution) closeShell() {
 // killShell ends the page's bash session without waiting for it; a
 // closeShell after waits.
 func (x *execution) killShell() {
-	x.mu.Lock()
-	x.takeEarly()
-	s := x.sh
-	x.mu.Unlock()
-	if s != nil {
+	if s := x.bashSession(); s != nil {
 		s.kill()
 	}
+}
+
+// bashSession is the page's bash session, nil if none started.
+func (x *execution) bashSession() *shellSession {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.takeEarly()
+	return x.sh
 }
 
 // shellRes is a shell step's outcome.
