@@ -152,3 +152,21 @@ func TestShellBlockNotFound(t *testing.T) {
 		t.Errorf("the block's output %q: want bash's message", out)
 	}
 }
+
+// TestShellDrainsBetweenBlocks: what a block sent to the background goes
+// on printing while the page is between shell blocks (here in a
+// testscript block that waits for it to end): kbook reads it, so it never
+// blocks on a full pipe (64 KiB; it prints about 600).
+func TestShellDrainsBetweenBlocks(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.md")
+	src := "---\nrun: shell\n---\n\n# Background\n\n```bash\n(seq 1 100000 | sed 's/^/background line /'; touch bg.done) &\n```\n\n" +
+		"```testscript\nexec sh -c 'i=0; while [ ! -e bg.done ]; do i=$((i+1)); [ $i -lt 600 ] || exit 1; sleep 0.05; done'\n```\n\n" +
+		"```bash\nwait\necho done\n```\n\n```console\ndone\n```\n"
+	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := runShell(t, page); res.Status != report.Passed {
+		t.Fatalf("page.md:\n%s", dumpResult(res))
+	}
+}
