@@ -165,6 +165,9 @@ func result(res *report.Runbook, verbose bool, p output.Palette) string {
 		for _, u := range res.Updated {
 			fmt.Fprintf(&b, "    updated %s in %s\n", u, res.Path)
 		}
+		if res.WorkDir != "" {
+			fmt.Fprintf(&b, "    work directory kept: %s\n", res.WorkDir)
+		}
 	case report.Skipped:
 		fmt.Fprintf(&b, "--- %s  %s: %s\n", p.Faint("SKIP"), res.Path, res.Reason)
 	case report.Interrupted:

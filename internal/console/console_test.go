@@ -114,3 +114,12 @@ func TestResultRestored(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestResultKeptWork: --keep-work names the runbook's $WORK for a pass
+// too, as its help says, not only after a failure.
+func TestResultKeptWork(t *testing.T) {
+	res := &report.Runbook{Path: "a.md", Status: report.Passed, WorkDir: "/tmp/kbook-1/script-a-1"}
+	if want := "--- PASS  a.md (0s)\n    work directory kept: /tmp/kbook-1/script-a-1\n"; Result(res, false) != want {
+		t.Errorf("got %q, want %q", Result(res, false), want)
+	}
+}
