@@ -12,6 +12,17 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 )
 
+// pageFile writes src as a file (a page) named name in a folder of the
+// test's, and returns its path.
+func pageFile(t *testing.T, name, src string) string {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
 // countShells counts the bash sessions pages start until the test ends.
 func countShells(t *testing.T) *atomic.Int32 {
 	var n atomic.Int32
@@ -53,14 +64,10 @@ func shellOutputs(t *testing.T, opts Options, page string) []string {
 // and no second bash is started. The page's testscript block before its
 // first shell block changes a variable the shell must see changed.
 func TestShellStartsEarly(t *testing.T) {
-	dir := t.TempDir()
-	page := filepath.Join(dir, "state.md")
 	src := "---\nrun: shell\n---\n\n# State\n\n```testscript\nenv RUNBOOK=from-script\n```\n\n" +
 		"```bash\ndeclare -p OLDPWD PWD SHLVL HOME TMPDIR WORK RUNBOOK\necho \"$0 $- $BASH_ARGV0\"\nenv | LC_ALL=C sort\n```\n\n" +
 		"```bash\ncd \"$TMPDIR\" && cd - && declare -p OLDPWD\n```\n"
-	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	page := pageFile(t, "state.md", src)
 	starts := countShells(t)
 	early := shellOutputs(t, Options{Parallel: 1}, page)
 	if n := starts.Load(); n != 1 {
@@ -96,15 +103,8 @@ func workless(s string) string {
 // only when it starts (BASH_ENV: a file it runs first), the bash started
 // early is ended and one started with the environment runs the blocks.
 func TestShellEarlyStartsAgain(t *testing.T) {
-	dir := t.TempDir()
-	rc := filepath.Join(dir, "rc.sh")
-	page := filepath.Join(dir, "page.md")
-	if err := os.WriteFile(rc, []byte("hello() { echo \"hello from $1\"; }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, []byte("---\nrun: shell\n---\n\n# Hi\n\n```bash\nhello rc\n```\n\n```console\nhello from rc\n```\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rc := pageFile(t, "rc.sh", "hello() { echo \"hello from $1\"; }\n")
+	page := pageFile(t, "page.md", "---\nrun: shell\n---\n\n# Hi\n\n```bash\nhello rc\n```\n\n```console\nhello from rc\n```\n")
 	starts := countShells(t)
 	outs := shellOutputs(t, Options{Parallel: 1, Env: []string{"BASH_ENV=" + rc}}, page)
 	if n := starts.Load(); n != 2 || outs[0] != "hello from rc\n" {
@@ -115,13 +115,8 @@ func TestShellEarlyStartsAgain(t *testing.T) {
 // TestShellBlockShorterThanLast: a block kept where a longer one was
 // runs alone, nothing of the last one after it.
 func TestShellBlockShorterThanLast(t *testing.T) {
-	dir := t.TempDir()
-	page := filepath.Join(dir, "page.md")
 	long := strings.Repeat("echo long-block-line-that-must-not-run-again\n", 40)
-	src := "---\nrun: shell\n---\n\n# Two\n\n```bash\n" + long + "```\n\n```bash\necho short\n```\n\n```console\nshort\n```\n"
-	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	page := pageFile(t, "page.md", "---\nrun: shell\n---\n\n# Two\n\n```bash\n"+long+"```\n\n```bash\necho short\n```\n\n```console\nshort\n```\n")
 	outs := shellOutputs(t, Options{Parallel: 1}, page)
 	if len(outs) != 2 || outs[1] != "short\n" {
 		t.Errorf("outputs %q", outs)
@@ -132,12 +127,8 @@ func TestShellBlockShorterThanLast(t *testing.T) {
 // name the probe cannot see before the block runs) fails with status 127
 // and bash's message, and the session goes on to the page's end.
 func TestShellBlockNotFound(t *testing.T) {
-	dir := t.TempDir()
-	page := filepath.Join(dir, "page.md")
 	src := "---\nrun: shell\n---\n\n# Missing\n\n```bash\necho before\n\"$(echo no-such-command)\" --version\n```\n\n```bash\necho next\n```\n"
-	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	page := pageFile(t, "page.md", src)
 	r, err := New(Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +149,10 @@ func TestShellBlockNotFound(t *testing.T) {
 // testscript block that waits for it to end): kbook reads it, so it never
 // blocks on a full pipe (64 KiB; it prints about 600).
 func TestShellDrainsBetweenBlocks(t *testing.T) {
-	dir := t.TempDir()
-	page := filepath.Join(dir, "page.md")
 	src := "---\nrun: shell\n---\n\n# Background\n\n```bash\n(seq 1 100000 | sed 's/^/background line /'; touch bg.done) &\n```\n\n" +
 		"```testscript\nexec sh -c 'i=0; while [ ! -e bg.done ]; do i=$((i+1)); [ $i -lt 600 ] || exit 1; sleep 0.05; done'\n```\n\n" +
 		"```bash\nwait\necho done\n```\n\n```console\ndone\n```\n"
-	if err := os.WriteFile(page, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	page := pageFile(t, "page.md", src)
 	if res := runShell(t, page); res.Status != report.Passed {
 		t.Fatalf("page.md:\n%s", dumpResult(res))
 	}
