@@ -522,8 +522,8 @@ func shellQuote(s string) string {
 }
 
 // shellStep is the command behind a shell step: it runs the block in the
-// page's session, started on the first block with the script's
-// environment, then compares the output with the page's expected output.
+// page's session, which the first block gives the script's environment
+// (x.shell), then compares the output with the page's expected output.
 func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	x, _ := ts.Value(execKey{}).(*execution)
 	if x == nil || len(args) != 2 || args[0] != x.plan.nonce || neg {
