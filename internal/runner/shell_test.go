@@ -276,12 +276,14 @@ func TestShellCacheKeyMacros(t *testing.T) {
 	}
 }
 
-// TestShellBlocksAsFiles runs pages with the blocks kept in files, as
-// where there is no memfd (macOS): the same results, and bash's messages
-// name the page.
+// TestShellBlocksAsFiles runs pages with the blocks kept in files, and
+// the session's prologue sent down its pipe, as where there is no memfd
+// (macOS): the same results, and bash's messages name the page.
 func TestShellBlocksAsFiles(t *testing.T) {
 	defer func(f func() (*os.File, string, bool)) { blocksInMemory = f }(blocksInMemory)
 	blocksInMemory = func() (*os.File, string, bool) { return nil, "", false }
+	defer func(f func() (string, bool)) { prologueAt = f }(prologueAt)
+	prologueAt = func() (string, bool) { return "", false }
 	if res := runShell(t, "testdata/shell/state.md"); res.Status != report.Passed {
 		t.Fatalf("state.md:\n%s", dumpResult(res))
 	}
