@@ -37,8 +37,8 @@ const shellCmd = "__kbook_sh"
 // the blocks' commands inherit without a redirection of their own.
 //
 // bash reads a pipe a byte at a time (it must not read past the line it
-// runs), a read call each. So the lines are short (20 bytes a block cost
-// about 9 us more than 8), and the prologue is sourced from a file where
+// runs), a read call each, about 0.4 us a byte here. So the lines are
+// short, and the prologue is sourced from a file where
 // it can be (prologueAt), read in one call: down the pipe, its 700 bytes
 // cost about 0.2 ms of each page's start.
 //
@@ -101,7 +101,11 @@ __kbook_probe() {
 // block's record (a handoff to a reading goroutine cost more than the
 // rest of a trivial block). Between blocks a drainer reads it, so that
 // what the page sent to the background never blocks on a full pipe; what
-// it reads there belongs to no block and is dropped.
+// it reads there belongs to no block and is dropped. The drainer starts
+// only once the session has waited drainAfter for its next block: a page
+// whose blocks follow one another pays no goroutine's start and stop for
+// each (a tenth of a trivial block's time), and what a background job
+// writes meanwhile waits that long at most.
 type shellSession struct {
 	cmd    *exec.Cmd
 	stdin  *os.File      // bash's commands, one line per block
@@ -115,12 +119,15 @@ type shellSession struct {
 
 	out bytes.Buffer // what the running block printed so far
 	buf []byte       // read buffer, the running block's or the drainer's
-	// mu guards drain and closed: close may come from another
-	// goroutine than run's (a runbook's time limit abandons its script).
-	mu     sync.Mutex
-	drain  chan struct{} // closed when the drainer has stopped; nil when none runs
-	stop   atomic.Bool   // asks the drainer to stop
-	closed bool          // by close: nothing reads the output any more
+	// mu guards drain, armed and closed: close may come from another
+	// goroutine than run's (a runbook's time limit abandons its
+	// script), and drainLater's from a timer's.
+	mu         sync.Mutex
+	drain      chan struct{} // closed when the drainer has stopped; nil when none runs
+	stop       atomic.Bool   // asks the drainer to stop
+	drainLater *time.Timer   // starts the drainer, once armed for drainAfter
+	armed      bool          // drainLater is to start the drainer when it fires
+	closed     bool          // by close: nothing reads the output any more
 
 	// early is set on a session started before the runbook's
 	// environment was known (startEarly), until adopt gives it that;
@@ -162,7 +169,7 @@ func startShell(bash, dir string, env []string, nonce string) (*shellSession, er
 		close(s.exited)
 		s.wake() // a block's read, or the drainer's, ends
 	}()
-	s.startDrain()
+	s.armDrain()
 	first := shellPrologue
 	if at, ok := prologueAt(); ok {
 		first = ". " + shellQuote(at) + "\n"
@@ -180,14 +187,36 @@ func startShell(bash, dir string, env []string, nonce string) (*shellSession, er
 // next read.
 func (s *shellSession) wake() { _ = s.outR.SetReadDeadline(time.Unix(1, 0)) }
 
-// startDrain starts the drainer, which reads bash's output between
-// blocks until stopDrain, or until bash's output ends.
-func (s *shellSession) startDrain() {
+// drainAfter is how long the session waits for its next block before
+// the drainer starts reading its output.
+const drainAfter = time.Millisecond
+
+// armDrain starts the drainer after drainAfter, unless a block (or close)
+// comes first: stopDrain disarms it.
+func (s *shellSession) armDrain() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return
 	}
+	s.armed = true
+	if s.drainLater == nil {
+		s.drainLater = time.AfterFunc(drainAfter, s.startDrain)
+		return
+	}
+	s.drainLater.Reset(drainAfter)
+}
+
+// startDrain starts the drainer, which reads bash's output between
+// blocks until stopDrain, or until bash's output ends, if it is still
+// armed (armDrain).
+func (s *shellSession) startDrain() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.armed || s.drain != nil {
+		return
+	}
+	s.armed = false
 	s.stop.Store(false)
 	done := make(chan struct{})
 	s.drain = done
@@ -211,10 +240,17 @@ func (s *shellSession) startDrain() {
 	}()
 }
 
-// stopDrain stops the drainer, if it runs, and waits for it.
+// stopDrain disarms the drainer, or stops it if it runs, and waits for
+// it.
 func (s *shellSession) stopDrain() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.armed {
+		// Whether the timer has fired or not, startDrain sees it
+		// disarmed, under mu.
+		s.armed = false
+		s.drainLater.Stop()
+	}
 	if s.drain == nil {
 		return
 	}
@@ -275,7 +311,7 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 		return blockResult{}, err
 	}
 	s.stopDrain()
-	defer s.startDrain()
+	defer s.armDrain()
 	s.out.Reset()
 	var before map[int]int // what runs in the session before the block
 	if until != nil {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -155,5 +156,40 @@ func TestShellDrainsBetweenBlocks(t *testing.T) {
 	page := pageFile(t, "page.md", src)
 	if res := runShell(t, page); res.Status != report.Passed {
 		t.Fatalf("page.md:\n%s", dumpResult(res))
+	}
+}
+
+// TestShellDrainArmed: the drainer starts only when armed (after a block,
+// once drainAfter has passed without the next): a timer that fires after
+// the next block disarmed it starts nothing, and one that fires while
+// armed starts it, which the next block stops.
+func TestShellDrainArmed(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on PATH")
+	}
+	s, err := startShell(bash, t.TempDir(), nil, "nonce")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	running := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.drain != nil
+	}
+	s.stopDrain()  // the first block comes
+	s.startDrain() // the timer armed at the start fires late
+	if running() {
+		t.Error("a drainer started after the block disarmed it")
+	}
+	s.armDrain()   // the block ends
+	s.startDrain() // the timer fires
+	if !running() {
+		t.Error("no drainer started while armed")
+	}
+	s.stopDrain() // the next block
+	if running() {
+		t.Error("the drainer still runs during the next block")
 	}
 }
