@@ -638,9 +638,10 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		return
 	}
 	x.ran(st)
-	if res.pwd != "" {
+	if res.pwd != "" && res.pwd != ts.MkAbs(".") {
 		// testscript blocks after it run where the shell is, as a
-		// reader's next command would.
+		// reader's next command would. (Chdir stats the folder: not
+		// for each block that stays where it was.)
 		_ = ts.Chdir(res.pwd)
 	}
 	if res.exit != 0 {
