@@ -65,6 +65,12 @@ type execution struct {
 	// envKeys are the script's variables when Setup ends: the page's
 	// bash session starts with their values then.
 	envKeys []string
+	// given is what the page's bash session was given of the script's
+	// variables (envKeys and plan.envNames), and scriptRan whether a
+	// testscript command ran since its last block: envChanges gives it
+	// what changed. Only the script's goroutine uses them.
+	given     map[string]string
+	scriptRan bool
 	// sh is the page's bash session once its first shell block ran (or
 	// shErr why it could not start); shellRes the shell steps' outcomes.
 	// early, when set, delivers the session startEarly starts.
@@ -415,6 +421,9 @@ func marker(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	x.fired[id], x.last, x.empty[id] = now, id, empty
 	x.mu.Unlock()
+	if x.plan.cmds[id].step.Shell == nil {
+		x.scriptRan = true
+	}
 	if err := x.lostTarget(); err != nil {
 		// The cluster is gone: the next command would only fail
 		// against it (or pass, negated).

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/k0rdent/kbook/internal/runbook"
@@ -38,6 +39,10 @@ type plan struct {
 	archived map[string]string
 	// shell is set when a shell step is among the selected steps.
 	shell bool
+	// envNames are the variables the selected testscript steps' env
+	// commands set ("env NAME=VALUE"), which the page's bash session
+	// is given as they change (execution.envChanges).
+	envNames []string
 }
 
 // newPlan builds the archive for the selected steps of rb.
@@ -73,6 +78,11 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 			id := len(p.cmds)
 			p.cmds = append(p.cmds, command{step: st, first: first, line: l})
 			first = false
+			for _, k := range envSets(t) {
+				if !slices.Contains(p.envNames, k) {
+					p.envNames = append(p.envNames, k)
+				}
+			}
 			// The marker carries the line's conditions, so it fires
 			// exactly when the command runs.
 			emit(strings.TrimSpace(conditionPrefix(t)+" "+markerCmd+" "+p.nonce+" "+fmt.Sprint(id)), l.Num)
@@ -135,6 +145,26 @@ func conditionPrefix(line string) string {
 		conds = append(conds, w)
 	}
 	return strings.Join(conds, " ")
+}
+
+// envSets is the names a testscript line sets when it is an env command
+// ("[cond] env NAME=VALUE ..."), those a bash session can be given.
+func envSets(line string) []string {
+	f := strings.Fields(strings.TrimPrefix(line, conditionPrefix(line)))
+	if len(f) > 0 && f[0] == "!" {
+		f = f[1:]
+	}
+	if len(f) == 0 || f[0] != "env" {
+		return nil
+	}
+	var names []string
+	for _, a := range f[1:] {
+		k, _, ok := strings.Cut(strings.TrimPrefix(a, "'"), "=")
+		if ok && shellName.MatchString(k) && !bashStartVar(k) {
+			names = append(names, k)
+		}
+	}
+	return names
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

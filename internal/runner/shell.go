@@ -611,7 +611,7 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	if w != nil {
 		until = x.until(sh)
 	}
-	res, err := s.run(x.cmdCtx, exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), x.rb.Path, until)
+	res, err := s.run(x.cmdCtx, x.envChanges(ts)+exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), x.rb.Path, until)
 	fmt.Fprint(ts.Stdout(), res.output)
 	if err != nil {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
@@ -744,8 +744,16 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 	x.takeEarly()
 	var env []string
 	if (x.sh == nil && x.shErr == nil) || (x.sh != nil && x.sh.early) {
+		x.given, x.scriptRan = map[string]string{}, false
 		for _, k := range x.envKeys {
-			env = append(env, k+"="+ts.Getenv(k))
+			v := ts.Getenv(k)
+			env, x.given[k] = append(env, k+"="+v), v
+		}
+		for _, k := range x.plan.envNames {
+			if _, ok := x.given[k]; !ok && ts.Getenv(k) != "" {
+				v := ts.Getenv(k)
+				env, x.given[k] = append(env, k+"="+v), v
+			}
 		}
 	}
 	if x.sh != nil && x.sh.early {
@@ -769,6 +777,34 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 		x.sh.blocks.parent = filepath.Dir(ts.Getenv("WORK"))
 	}
 	return x.sh, x.shErr
+}
+
+// envChanges is what the page's bash session is to export before its
+// next block: the script's variables (those it had at setup, and those
+// its env commands set) whose values changed since the session was last
+// given them, by a testscript command since its last block. What a
+// block itself set stays, unless a testscript command set it after.
+func (x *execution) envChanges(ts *testscript.TestScript) string {
+	if !x.scriptRan {
+		return ""
+	}
+	x.scriptRan = false
+	var b strings.Builder
+	change := func(k string) {
+		v := ts.Getenv(k)
+		if old, ok := x.given[k]; (ok && old == v) || (!ok && v == "") || !shellName.MatchString(k) || bashStartVar(k) {
+			return
+		}
+		x.given[k] = v
+		b.WriteString("export " + k + "=" + shellQuote(v) + "; ")
+	}
+	for _, k := range x.envKeys {
+		change(k)
+	}
+	for _, k := range x.plan.envNames {
+		change(k)
+	}
+	return b.String()
 }
 
 // shellOutcome records a shell step's outcome for its result.

@@ -193,3 +193,20 @@ func TestShellDrainArmed(t *testing.T) {
 		t.Error("the drainer still runs during the next block")
 	}
 }
+
+// TestShellGetsScriptEnv: what a testscript block's env command sets
+// reaches the shell blocks after it, a variable new to the script as
+// well as one it had; a variable a shell block set stays, unless a
+// testscript block sets it after.
+func TestShellGetsScriptEnv(t *testing.T) {
+	src := "---\nrun: shell\n---\n\n# Env\n\n```testscript\nenv A=from-testscript\n```\n\n" +
+		"```bash\necho \"$A\"\nA=shell\nexport C=shell-c\n```\n\n```console\nfrom-testscript\n```\n\n" +
+		"```testscript\nenv B=two\nenv RUNBOOK=changed\n```\n\n" +
+		"```bash\necho \"$A $B $C $RUNBOOK\"\n```\n\n```console\nshell two shell-c changed\n```\n\n" +
+		"```testscript\nenv A=again\n```\n\n" +
+		"```bash\necho \"$A\"\nbash -c 'echo \"child $A $B\"'\n```\n\n```console\nagain\nchild again two\n```\n"
+	page := pageFile(t, "env.md", src)
+	if res := runShell(t, page); res.Status != report.Passed {
+		t.Fatalf("env.md:\n%s", dumpResult(res))
+	}
+}

@@ -194,3 +194,23 @@ func TestFilterCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvSets: the names a testscript env command sets, which a page's
+// bash session is given; not those bash cannot take, nor other commands'.
+func TestEnvSets(t *testing.T) {
+	for line, want := range map[string]string{
+		"env A=1 B=two":                   "A B",
+		"[linux] env A=1":                 "A",
+		"[!windows] [short] env C=":       "C",
+		"! env A=1":                       "A",
+		"env 'Q=a b' R=$WORK/x":           "Q R",
+		"env A":                           "",
+		"env 1X=1 a-b=2 BASH_ENV=x PWD=/": "",
+		"exec env A=1":                    "",
+		"envx A=1":                        "",
+	} {
+		if got := strings.Join(envSets(line), " "); got != want {
+			t.Errorf("envSets(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
