@@ -896,21 +896,31 @@ type shellRes struct {
 
 // prologueAt is the path bash sources shellPrologue from: a memfd this
 // process keeps for its life, written once. ok is false where there is no
-// memfd; the prologue then goes down the pipe.
-var prologueAt = sync.OnceValues(func() (string, bool) {
+// memfd; the prologue then goes down the pipe. Tests make it refuse.
+var prologueAt = func() (string, bool) {
+	m := prologueMem()
+	if m == nil {
+		return "", false
+	}
+	return m.at, true
+}
+
+// prologueMem is the memfd holding shellPrologue, nil where there is none;
+// it stays open (referenced here) for the process's life.
+var prologueMem = sync.OnceValue(func() *memFile {
 	f, at, ok := openMemory()
 	if !ok {
-		return "", false
+		return nil
 	}
 	if _, err := f.WriteString(shellPrologue); err != nil {
 		f.Close()
-		return "", false
+		return nil
 	}
-	// Kept open, and reachable, for the process's life: sessions
-	// source it by path.
-	prologueFile = f
-	return at, true
+	return &memFile{f: f, at: at}
 })
 
-// prologueFile holds prologueAt's memfd open.
-var prologueFile *os.File
+// memFile is a memfd and the path another process opens it by.
+type memFile struct {
+	f  *os.File
+	at string
+}
