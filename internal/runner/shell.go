@@ -750,9 +750,11 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 			env, x.given[k] = append(env, k+"="+v), v
 		}
 		for _, k := range x.plan.envNames {
-			if _, ok := x.given[k]; !ok && ts.Getenv(k) != "" {
-				v := ts.Getenv(k)
-				env, x.given[k] = append(env, k+"="+v), v
+			// Set by the page's env commands that ran so far.
+			if _, ok := x.given[k]; !ok {
+				if v := ts.Getenv(k); v != "" {
+					env, x.given[k] = append(env, k+"="+v), v
+				}
 			}
 		}
 	}
