@@ -900,29 +900,21 @@ type shellRes struct {
 // process keeps for its life, written once. ok is false where there is no
 // memfd; the prologue then goes down the pipe. Tests make it refuse.
 var prologueAt = func() (string, bool) {
-	m := prologueMem()
-	if m == nil {
-		return "", false
-	}
-	return m.at, true
+	f, at := prologueMem()
+	return at, f != nil
 }
 
-// prologueMem is the memfd holding shellPrologue, nil where there is none;
-// it stays open (referenced here) for the process's life.
-var prologueMem = sync.OnceValue(func() *memFile {
+// prologueMem is the memfd holding shellPrologue and the path bash opens
+// it by (nil, "" where there is none); sync.OnceValues keeps both, so the
+// memfd stays open for the process's life.
+var prologueMem = sync.OnceValues(func() (*os.File, string) {
 	f, at, ok := openMemory()
 	if !ok {
-		return nil
+		return nil, ""
 	}
 	if _, err := f.WriteString(shellPrologue); err != nil {
 		f.Close()
-		return nil
+		return nil, ""
 	}
-	return &memFile{f: f, at: at}
+	return f, at
 })
-
-// memFile is a memfd and the path another process opens it by.
-type memFile struct {
-	f  *os.File
-	at string
-}
