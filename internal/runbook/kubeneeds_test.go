@@ -150,3 +150,32 @@ func TestWrappedCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeNeeds: a block whose output may outlive it, or that opens the
+// session's descriptors again, is found (Needs.Pipe, its line); the
+// runner keeps such blocks' output on a pipe.
+func TestPipeNeeds(t *testing.T) {
+	for _, c := range []struct {
+		block string
+		want  int
+	}{
+		{"N=1\necho \"block $N\" | tr a-z A-Z > out.txt\ncat out.txt", 0},
+		{"kubectl get pods -o yaml | grep -c name 2>&1", 0},
+		{"echo a\nkubectl port-forward svc/web 8080:80 &", 7},
+		{"f() {\n  sleep 1 &\n}", 7},
+		{"coproc cat", 6},
+		{"echo a\nexec 3>&1", 7},
+		{"source ./env.sh", 6},
+		{". env.sh", 6},
+		{"eval \"$CMD\"", 6},
+		{"$CMD --version", 6},
+		{"echo a | tee /dev/stderr", 6},
+		{"echo a > /dev/stdout", 6},
+		{"cat /proc/self/fd/0 >/dev/null", 6},
+		{"echo a >/dev/null 2>&1", 0},
+	} {
+		if got := needsOf(t, c.block).Pipe; got != c.want {
+			t.Errorf("%q: Pipe %d, want %d", c.block, got, c.want)
+		}
+	}
+}

@@ -76,6 +76,13 @@ type Needs struct {
 	Docker int
 	// Kubeconfig is the literal file it sets KUBECONFIG to, if any.
 	Kubeconfig KubeRef
+	// Pipe is the line of its first command whose output may outlive the
+	// block or must reach a pipe: one sent to the background (& or
+	// coproc, in a function it defines too), exec (it moves the
+	// session's own descriptors), source, . and eval (what they run is
+	// not read here); 0 when it has none. The runner may run blocks
+	// without one ahead, their output kept in memory (runner's shell).
+	Pipe int
 }
 
 // Watch is a command that runs until it is interrupted.
@@ -178,6 +185,7 @@ func add(list *[]string, s string) {
 
 func (a *analysis) stmt(st *syntax.Stmt) {
 	if st.Background || st.Coprocess {
+		a.pipe(st.Pos())
 		// Sent to the background: it runs on beside the blocks.
 		defer func(bg bool) { a.bg = bg }(a.bg)
 		a.bg = true
@@ -200,6 +208,8 @@ func (a *analysis) stmt(st *syntax.Stmt) {
 			return false
 		case *syntax.CallExpr:
 			a.call(x)
+		case *syntax.CoprocClause:
+			a.pipe(x.Pos())
 		case *syntax.DeclClause:
 			for _, as := range x.Args {
 				if as.Name != nil && !as.Naked {
@@ -213,6 +223,9 @@ func (a *analysis) stmt(st *syntax.Stmt) {
 			}
 		case *syntax.Redirect:
 			w := litWord(x.Word)
+			if devOutput(x.Word) {
+				a.pipe(x.Pos())
+			}
 			switch x.Op {
 			case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 				if w != "" && !strings.HasPrefix(w, "/dev/") {
@@ -291,7 +304,44 @@ func isName(s string) bool {
 }
 
 // call reads one simple command: what it runs, sets, writes and fetches.
+// devOutput is whether a word may name the session's descriptors again
+// (/dev/stdout, /dev/fd/1, /proc/self/fd/2): opened anew, what the block
+// prints there would start over where a file, not a pipe, holds it.
+func devOutput(w *syntax.Word) bool {
+	found := false
+	if w != nil {
+		syntax.Walk(w, func(n syntax.Node) bool {
+			if l, ok := n.(*syntax.Lit); ok && (strings.Contains(l.Value, "/dev/std") || strings.Contains(l.Value, "/dev/fd") || strings.Contains(l.Value, "/proc/")) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// pipe records p as the line of a command whose output may outlive the
+// block (Needs.Pipe), if it is the first.
+func (a *analysis) pipe(p syntax.Pos) {
+	if a.n.Pipe == 0 {
+		a.n.Pipe = a.line(p)
+	}
+}
+
 func (a *analysis) call(c *syntax.CallExpr) {
+	if len(c.Args) > 0 {
+		switch litWord(c.Args[0]) {
+		case "exec", "source", ".", "eval", "builtin", "":
+			// builtin may run any of these, and a name that is not
+			// literal may be any of them.
+			a.pipe(c.Pos())
+		}
+		for _, w := range c.Args {
+			if devOutput(w) {
+				a.pipe(w.Pos())
+			}
+		}
+	}
 	for _, as := range c.Assigns {
 		a.kubeconfig(as)
 	}
