@@ -126,10 +126,15 @@ func (x *execution) run() *report.Runbook {
 	defer closeScript()
 	// testscript's $WORK for the script.
 	work := filepath.Join(root, "script-"+name)
+	removed := false
 	if x.r.opts.KeepWork {
 		res.WorkDir = work
 	} else {
-		defer os.RemoveAll(work)
+		defer func() {
+			if !removed {
+				os.RemoveAll(work)
+			}
+		}()
 	}
 	n := len(x.plan.cmds)
 	x.shellRes, x.outputs = map[*runbook.Step]shellRes{}, map[*runbook.Step]string{}
@@ -187,6 +192,12 @@ func (x *execution) run() *report.Runbook {
 	// script (or its time limit); the deferred closeShell waits for
 	// bash, once the rest is done.
 	x.killShell()
+	if !x.r.opts.KeepWork {
+		// Nothing reads $WORK from here: it goes while the result is
+		// made, and the run waits for it before it ends.
+		x.ws.removeLater(work)
+		removed = true
+	}
 	end := time.Now()
 	res.Duration = end.Sub(start)
 	if !timedOut && time.Now().After(deadline) {

@@ -23,6 +23,40 @@ type workspace struct {
 	tracked string // the root as dirs records it
 	err     error
 	seq     int
+
+	removing sync.WaitGroup            // runbooks' $WORK being removed (removeLater)
+	removed  map[string]chan struct{} // by $WORK, closed once it is removed
+}
+
+// removeLater removes a runbook's $WORK in the background: removing a
+// few folders takes a good part of a millisecond on a slow disk, which
+// the runbook's result and the next runbook's start overlap. close waits
+// for it, and so does a script that would have the same $WORK (script).
+func (w *workspace) removeLater(dir string) {
+	done := make(chan struct{})
+	w.mu.Lock()
+	if w.removed == nil {
+		w.removed = map[string]chan struct{}{}
+	}
+	w.removed[dir] = done
+	w.mu.Unlock()
+	w.removing.Go(func() {
+		os.RemoveAll(dir)
+		w.mu.Lock()
+		delete(w.removed, dir)
+		w.mu.Unlock()
+		close(done)
+	})
+}
+
+// waitRemoved waits until dir, if removeLater removes it, is gone.
+func (w *workspace) waitRemoved(dir string) {
+	w.mu.Lock()
+	done := w.removed[dir]
+	w.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // dir returns the run's root, made on the first call.
@@ -62,7 +96,11 @@ func (w *workspace) script(runbook string, archive []byte) (path, name string, d
 				f.Close()
 				return "", "", nil, err
 			}
-			return at, filepath.Base(at), func() { f.Close() }, nil
+			// The name is the memfd's descriptor, which an earlier
+			// runbook's script may have had: its $WORK must be gone.
+			name := filepath.Base(at)
+			w.waitRemoved(filepath.Join(w.root, "script-"+name))
+			return at, name, func() { f.Close() }, nil
 		}
 	}
 	w.mu.Lock()
@@ -81,6 +119,7 @@ func (w *workspace) script(runbook string, archive []byte) (path, name string, d
 
 // close removes the root, unless the run keeps its work.
 func (w *workspace) close() {
+	w.removing.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.root == "" || w.keep {

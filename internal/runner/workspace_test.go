@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -66,5 +67,41 @@ func TestWorkspace(t *testing.T) {
 	}
 	if len(roots) != 2 || roots[0] != roots[1] || roots[0] == rep.Runbooks[0].WorkDir {
 		t.Errorf("kept work directories %q: want two, in one root", roots)
+	}
+}
+
+// TestWorkspaceRemovedBeforeReuse: a runbook's $WORK is removed in the
+// background, and a later script whose name is the same (a memfd's
+// descriptor, free again) waits until it is gone: the next runbook's
+// $WORK is never removed under it. Pages one after another all pass.
+func TestWorkspaceRemovedBeforeReuse(t *testing.T) {
+	w := &workspace{parent: t.TempDir()}
+	root, err := w.dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(root, "script-9")
+	if err := os.MkdirAll(filepath.Join(work, ".home", "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.removeLater(work)
+	w.waitRemoved(work)
+	if _, err := os.Stat(work); !os.IsNotExist(err) {
+		t.Errorf("%s after waitRemoved: %v", work, err)
+	}
+	w.close()
+
+	var pages []string
+	for i := range 30 {
+		pages = append(pages, pageFile(t, fmt.Sprintf("p%d.md", i), "# P\n\n```testscript\nexec true\nmkdir a/b\nexists a/b\n```\n"))
+	}
+	r, err := New(Options{Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range r.Run(context.Background(), load(t, pages...)).Runbooks {
+		if res.Status != report.Passed {
+			t.Fatalf("%s:\n%s", res.Path, dumpResult(res))
+		}
 	}
 }
