@@ -75,7 +75,7 @@ __kbook_missing=()
 __k() {
 	__kbook_missing=()
 	set -o pipefail -o errtrace
-	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif (( ${#FUNCNAME[@]} > 0 )); then return $__kbook_rc; fi' ERR
+	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif [[ -n ${FUNCNAME-} ]]; then return $__kbook_rc; fi' ERR
 	source "$__kbook_file"
 }
 __e() {

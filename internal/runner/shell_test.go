@@ -100,6 +100,20 @@ func TestShellFailures(t *testing.T) {
 	}
 }
 
+// TestShellSetU: a page that sets -u (a variable unset is an error) has
+// its failures stop the block as any page's, and the ERR trap that stands
+// in for set -e says nothing of its own.
+func TestShellSetU(t *testing.T) {
+	page := pageFile(t, "page.md", "---\nrun: shell\n---\n\n```bash\nset -u\nf() { false; echo not here; }\n```\n\n```bash\nf\n```\n")
+	res := runShell(t, page)
+	if res.Status != report.Failed || res.Failure == nil || res.Failure.Line != res.Steps[1].Line {
+		t.Fatalf("page.md:\n%s", dumpResult(res))
+	}
+	if out := res.Steps[1].Commands[0].Stdout; out != "" || res.Steps[1].Shell.ExitCode != 1 {
+		t.Errorf("block 2 printed %q, exit %d; want nothing, 1", out, res.Steps[1].Shell.ExitCode)
+	}
+}
+
 func TestShellErrorLine(t *testing.T) {
 	// bash's own messages name the page and its line: the block is
 	// padded, and where bash names the file it sourced the block from,
