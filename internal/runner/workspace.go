@@ -24,7 +24,7 @@ type workspace struct {
 	err     error
 	seq     int
 
-	removing sync.WaitGroup            // runbooks' $WORK being removed (removeLater)
+	removing sync.WaitGroup           // runbooks' $WORK being removed (removeLater)
 	removed  map[string]chan struct{} // by $WORK, closed once it is removed
 }
 
