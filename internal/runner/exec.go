@@ -84,6 +84,12 @@ type execution struct {
 	// pageSh is what the page's blocks that did not run would have
 	// left, for their dependants; only the script's goroutine uses it.
 	pageSh *pageShell
+	// funcs are the functions and aliases the page's blocks define
+	// (pageFuncs); only the script's goroutine uses it.
+	funcs map[string]bool
+	// expects are the shell steps' outputs for batches (expect); only
+	// the script's goroutine uses it.
+	expects map[*runbook.Step]*string
 	// written counts the page's bound files (runbook.File.By) that the
 	// shell blocks before have written where the page's commands were
 	// (writeBound); only the script's goroutine uses it.

@@ -43,11 +43,15 @@ type plan struct {
 	// commands set ("env NAME=VALUE"), which the page's bash session
 	// is given as they change (execution.envChanges).
 	envNames []string
+	// next is, for a selected shell step, the selected shell step the
+	// script runs right after it (no testscript command between them).
+	next map[*runbook.Step]*runbook.Step
 }
 
 // newPlan builds the archive for the selected steps of rb.
 func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, error) {
-	p := &plan{nonce: nonce(), lineMap: []int{0}, archived: map[string]string{}}
+	p := &plan{nonce: nonce(), lineMap: []int{0}, archived: map[string]string{}, next: map[*runbook.Step]*runbook.Step{}}
+	var prevShell *runbook.Step
 	var script strings.Builder
 	emit := func(text string, src int) {
 		script.WriteString(text)
@@ -62,12 +66,17 @@ func newPlan(rb *runbook.Runbook, selected func(*runbook.Step) bool) (*plan, err
 		if st.Shell != nil {
 			// The block runs as one command, in the page's bash session.
 			p.shell = true
+			if prevShell != nil {
+				p.next[prevShell] = st
+			}
+			prevShell = st
 			id := len(p.cmds)
 			p.cmds = append(p.cmds, command{step: st, first: true, line: runbook.Line{Text: shellText(st.Shell), Num: st.Line}})
 			emit(fmt.Sprintf("%s %s %d", markerCmd, p.nonce, id), st.Line)
 			emit(fmt.Sprintf("%s %s %d", shellCmd, p.nonce, st.Index), st.Line)
 			continue
 		}
+		prevShell = nil
 		first := true
 		for _, l := range st.Script {
 			t := strings.TrimSpace(l.Text)

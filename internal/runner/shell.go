@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,9 +66,15 @@ const shellCmd = "__kbook_sh"
 // it holds the pipe no longer than what holds stdout, since close stops
 // the reading either way.)
 //
+// Where blocks can run in batches (shellahead.go), the capture is given
+// as 5, to append, and 6, to read, which become 62 and 61; kbook's own
+// descriptors are read through /proc/$PPID/fd (kbook is bash's parent).
+//
 // $0 is "bash", as it was when bash read its commands from standard
 // input (BASH_ARGV0, bash 5).
 const shellPrologue = `exec 3<&- 63>&4 4>&-
+{ exec 62>&5 61<&6; } 2>/dev/null; exec 5>&- 6>&-
+__kbook_fds=/proc/$PPID/fd/
 BASH_ARGV0=bash
 shopt -s expand_aliases
 __kbook_pid=$BASHPID
@@ -75,7 +82,7 @@ __kbook_missing=()
 __k() {
 	__kbook_missing=()
 	set -o pipefail -o errtrace
-	trap '__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif [[ -n ${FUNCNAME-} ]]; then return $__kbook_rc; fi' ERR
+	trap ` + errTrap + ` ERR
 	source "$__kbook_file"
 }
 __e() {
@@ -92,7 +99,11 @@ __kbook_probe() {
 	done
 	(( ${#__kbook_missing[@]} == 0 ))
 } >/dev/null 2>&1
-`
+` + aheadPrologue
+
+// errTrap stands in for set -e in a block (shellPrologue).
+// ${FUNCNAME-}: a page may set -u.
+const errTrap = `'__kbook_rc=$?; if [[ $BASHPID != "$__kbook_pid" ]]; then exit $__kbook_rc; elif [[ -n ${FUNCNAME-} ]]; then return $__kbook_rc; fi'`
 
 // shellSession is a page's one bash process: its blocks share variables,
 // functions, aliases and the working directory, as in a terminal.
@@ -134,6 +145,11 @@ type shellSession struct {
 	// setup is what adopt leaves for the next block to run first.
 	early bool
 	setup string
+	// reset is what bash is to run before the next line sent: the
+	// session made ready again after blocks sent ahead (shellahead.go).
+	reset string
+
+	ahead aheadState
 }
 
 // startShell starts the page's bash in dir with env.
@@ -154,14 +170,25 @@ func startShell(bash, dir string, env []string, nonce string) (*shellSession, er
 	s.cmd.Dir, s.cmd.Env = dir, env
 	s.cmd.Stdout, s.cmd.Stderr = outW, outW
 	s.cmd.ExtraFiles = []*os.File{inR, outW} // fd 3, fd 4
+	capW, capR := s.openCapture()
+	if capW != nil {
+		s.cmd.ExtraFiles = append(s.cmd.ExtraFiles, capW, capR) // fd 5, fd 6
+	}
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = s.cmd.Start()
 	inR.Close()
 	outW.Close()
+	if capW != nil {
+		capW.Close()
+		capR.Close()
+	}
 	if err != nil {
 		inW.Close()
 		outR.Close()
 		s.blocks.close()
+		if c := s.ahead.capture; c != nil {
+			c.Close()
+		}
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
 	go func() {
@@ -179,6 +206,32 @@ func startShell(bash, dir string, env []string, nonce string) (*shellSession, er
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
 	return s, nil
+}
+
+// openCapture makes the memfd a batch's blocks print to (shellahead.go),
+// and opens it for bash twice: to append, and to read from its start.
+// Where it cannot, blocks run one at a time.
+func (s *shellSession) openCapture() (w, r *os.File) {
+	if !aheadShells {
+		return nil, nil
+	}
+	f, at, ok := openMemory()
+	if !ok {
+		return nil, nil
+	}
+	w, err := os.OpenFile(at, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		f.Close()
+		return nil, nil
+	}
+	r, err = os.Open(at)
+	if err != nil {
+		f.Close()
+		w.Close()
+		return nil, nil
+	}
+	s.ahead.capture, s.ahead.capAt = f, at
+	return w, r
 }
 
 // wake ends a read of bash's output now, for the reader to see why (the
@@ -272,6 +325,9 @@ type blockResult struct {
 	// interrupted is set when the block's commands were interrupted
 	// because until held: the output it held for then.
 	interrupted *string
+	// matched is set when the block ran in a batch and printed its
+	// expected output as expect gives it.
+	matched bool
 }
 
 // interruptGrace is how long the commands of a block interrupted with
@@ -289,6 +345,44 @@ const interruptGrace = 5 * time.Second
 // left running, nor the session. Where bash names the block's file in
 // what it prints ("FILE: line 12: ..."), page names the page instead.
 func (s *shellSession) run(ctx context.Context, pre string, probe []string, text string, first int, dir, page string, until func(string) bool) (blockResult, error) {
+	file, err := s.blocks.put(s.blockText(pre, probe, text, first, dir))
+	if err != nil {
+		return blockResult{}, err
+	}
+	s.stopDrain()
+	defer s.armDrain()
+	var before map[int]int // what runs in the session before the block
+	if until != nil {
+		before = proc.Descendants(s.cmd.Process.Pid)
+	}
+	line := "__k\n__e\n"
+	if file != s.file {
+		line, s.file = "__kbook_file="+shellQuote(file)+";"+line, file
+	}
+	if err := s.send(line); err != nil {
+		return blockResult{}, err
+	}
+	s.out.Reset()
+	rec, out, interrupted, err := s.await(ctx, until, before)
+	if err != nil {
+		return blockResult{output: out}, err
+	}
+	return s.result(rec, out, file, page, interrupted)
+}
+
+// blockText is what bash sources for a block: its first line
+// (blockPre), then the block's text from its line first on, as run
+// describes.
+func (s *shellSession) blockText(pre string, probe []string, text string, first int, dir string) string {
+	if pre = s.blockPre(pre, probe, dir); pre != "" {
+		return pre + "\n" + strings.Repeat("\n", max(first-2, 0)) + text
+	}
+	return strings.Repeat("\n", max(first-1, 0)) + text
+}
+
+// blockPre is what runs before a block, on one line: what the session's
+// setup left, a cd to dir if the session is elsewhere, pre, and the probe.
+func (s *shellSession) blockPre(pre string, probe []string, dir string) string {
 	if s.setup != "" {
 		pre, s.setup = s.setup+pre, ""
 	}
@@ -302,38 +396,30 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 		}
 		pre += "__kbook_probe " + strings.Join(q, " ") + " || return 0"
 	}
-	pad := strings.Repeat("\n", max(first-1, 0))
-	if pre != "" {
-		pad = pre + "\n" + strings.Repeat("\n", max(first-2, 0))
-	}
-	file, err := s.blocks.put(pad + text)
-	if err != nil {
-		return blockResult{}, err
-	}
-	s.stopDrain()
-	defer s.armDrain()
-	s.out.Reset()
-	var before map[int]int // what runs in the session before the block
-	if until != nil {
-		before = proc.Descendants(s.cmd.Process.Pid)
-	}
-	line := "__k\n__e\n"
-	if file != s.file {
-		line, s.file = "__kbook_file="+shellQuote(file)+";"+line, file
+	return pre
+}
+
+// send writes line, what bash is to run next, with what the session
+// must do first (reset) before it.
+func (s *shellSession) send(line string) error {
+	if s.reset != "" {
+		line, s.reset = s.reset+line, ""
 	}
 	if _, err := s.stdin.WriteString(line); err != nil {
-		return blockResult{}, s.gone()
+		return s.gone()
 	}
+	return nil
+}
+
+// await reads bash's output until the next block's record: its fields,
+// and what was printed before it; what came after the record stays for
+// the next (a block sent ahead). until and before are run's.
+func (s *shellSession) await(ctx context.Context, until func(string) bool, before map[int]int) (rec []string, out string, interrupted *string, err error) {
 	defer context.AfterFunc(ctx, s.wake)()
-	var (
-		rec         []string // the block's record, once it is complete
-		out         string   // what the block printed, before its record
-		interrupted *string
-		kill        time.Time // when the interrupted commands are killed
-	)
+	var kill time.Time // when the interrupted commands are killed
 	for {
 		if rec, out = s.record(); rec != nil {
-			break
+			return rec, out, interrupted, nil
 		}
 		if until != nil && interrupted == nil {
 			all := s.out.Bytes()
@@ -353,15 +439,15 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 		}
 		if ctx.Err() != nil {
 			s.close()
-			return blockResult{output: s.out.String()}, context.Cause(ctx)
+			return nil, s.out.String(), nil, context.Cause(ctx)
 		}
 		select {
 		case <-s.exited:
 			s.readReady()
 			if rec, out = s.record(); rec != nil {
-				return s.result(rec, out, file, page, interrupted)
+				return rec, out, interrupted, nil
 			}
-			return blockResult{output: s.out.String()}, s.gone()
+			return nil, s.out.String(), nil, s.gone()
 		default:
 		}
 		n, err := s.outR.Read(s.buf)
@@ -375,7 +461,6 @@ func (s *shellSession) run(ctx context.Context, pre string, probe []string, text
 			}
 		}
 	}
-	return s.result(rec, out, file, page, interrupted)
 }
 
 // result is the block's result from its record and output.
@@ -397,7 +482,8 @@ func (s *shellSession) result(rec []string, out, file, page string, interrupted 
 
 // record finds the block's record in what it printed: the fields after
 // the mark, complete once the empty field that ends them has arrived (nil
-// until then), and what the block printed before it.
+// until then), and what the block printed before it. It takes both from
+// s.out, leaving what came after.
 func (s *shellSession) record() (fields []string, printed string) {
 	all := s.out.Bytes()
 	i := bytes.Index(all, s.mark)
@@ -411,7 +497,9 @@ func (s *shellSession) record() (fields []string, printed string) {
 		case !ok:
 			return nil, ""
 		case len(f) == 0 && len(fields) >= 2:
-			return fields, string(all[:i])
+			printed = string(all[:i])
+			s.out.Next(len(all) - len(after))
+			return fields, printed
 		}
 		fields, rest = append(fields, string(f)), after
 	}
@@ -489,6 +577,13 @@ func (s *shellSession) close() {
 	s.stopDrain()
 	s.outR.Close()
 	s.blocks.close()
+	s.mu.Lock()
+	if c := s.ahead.capture; c != nil {
+		// The memfds of blocks still sent ahead are freed with their
+		// files, when the run goroutine lets go of them.
+		c.Close()
+	}
+	s.mu.Unlock()
 }
 
 // shellStart is startShell; tests count the sessions started.
@@ -611,7 +706,17 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 	if w != nil {
 		until = x.until(sh)
 	}
-	res, err := s.run(x.cmdCtx, x.envChanges(ts)+exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), x.rb.Path, until)
+	if sh.Needs.Pipe != 0 {
+		s.ahead.off = true
+	}
+	var res blockResult
+	ahead := false
+	if w == nil {
+		res, ahead, err = x.runAhead(ts, s, st)
+	}
+	if !ahead {
+		res, err = s.run(x.cmdCtx, x.envChanges(ts)+exportLine(sh.Env), x.probe(st), sh.Run, sh.Script[0].Num, ts.MkAbs("."), x.rb.Path, until)
+	}
 	fmt.Fprint(ts.Stdout(), res.output)
 	if err != nil {
 		x.shellOutcome(st, shellRes{result: report.BlockFailed, exit: res.exit})
@@ -658,6 +763,12 @@ func shellStep(ts *testscript.TestScript, neg bool, args []string) {
 		if sh.Expected != nil && pass.result == report.BlockPassed {
 			pass.result = report.BlockRan
 		}
+		x.shellOutcome(st, pass)
+		return
+	}
+	if res.matched {
+		// It printed the one output its batch was given, with which
+		// the check passes (expect): the check is made.
 		x.shellOutcome(st, pass)
 		return
 	}
@@ -844,6 +955,9 @@ func (x *execution) startEarly() {
 		s.early = true
 		early <- s
 	}()
+	// The goroutine starts bash now, not once another processor
+	// looks for work (a quarter of a millisecond, here).
+	runtime.Gosched()
 }
 
 // takeEarly waits for the session startEarly starts, if it did, and makes

@@ -65,7 +65,11 @@ func (x *execution) notHere(ts *testscript.TestScript, st *runbook.Step) (shellR
 // probe lists what the page's session must have for the block to run:
 // its commands (and those of the page's functions it calls), and what
 // it uses that only a block that did not run would have made.
-func (x *execution) probe(st *runbook.Step) []string {
+func (x *execution) probe(st *runbook.Step) []string { return x.probeWith(st, nil) }
+
+// probeWith is probe where the blocks sent ahead of st define the
+// functions and aliases in also (ahead: they will have run when st runs).
+func (x *execution) probeWith(st *runbook.Step, also map[string][]string) []string {
 	n := &st.Shell.Needs
 	p := x.page()
 	var words []string
@@ -81,7 +85,11 @@ func (x *execution) probe(st *runbook.Step) []string {
 			// bash's own: never missing.
 			addWord("c:" + c)
 		}
-		for _, d := range p.funcNeeds[c] {
+		needs, ok := also[c]
+		if !ok {
+			needs = p.funcNeeds[c]
+		}
+		for _, d := range needs {
 			addWord("c:" + d)
 		}
 	}

@@ -125,7 +125,11 @@ func (w *workspace) close() {
 	if w.root == "" || w.keep {
 		return
 	}
-	os.RemoveAll(w.root)
+	if os.Remove(w.root) != nil {
+		// Not empty: what a runbook's processes left, or a script
+		// file (--keep-work keeps them all).
+		os.RemoveAll(w.root)
+	}
 	if w.tracked != "" {
 		w.dirs.ForgetDir(w.tracked)
 	}
