@@ -200,3 +200,10 @@ fi
 # The first cluster after go install with a network: setup-envtest's index
 # and archive served in process; baseline: the binaries already cached.
 row "first local cluster ready from an empty cache (download)" "binaries cached" "$(secs FirstStartDownload/warm)" "download (in-process index)" "$(secs FirstStartDownload/download)" "<= 30 s (+ runbook)"
+
+# A page of 20 trivial shell blocks run in process, against bash running
+# the same commands as one script (issue 39's target), from the Go
+# benchmark that runs both in turn.
+out=$(go test -run '^$' -bench 'ShellPage20$' -benchtime 1000x ./internal/runner 2>&1) || { echo "$out"; exit 1; }
+ms() { echo "$out" | awk -v k="$1" '/^BenchmarkShellPage20/ { for (i = 2; i <= NF; i++) if ($i == k) print $(i-1) }'; }
+printf '%-58s | %-27s %6.2fms | %-23s %6.2fms | %5.2fx | %-22s | load %s\n' "a page of 20 trivial shell blocks, in process" "bash, the same as one script" "$(ms bash-ms/op)" "kbook" "$(ms kbook-ms/op)" "$(ms x-bash)" "<= 2x" "$(load)"
