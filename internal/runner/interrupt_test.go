@@ -14,6 +14,32 @@ import (
 	"github.com/k0rdent/kbook/internal/report"
 )
 
+// runInterrupted runs pages with r, waits until a command of theirs has
+// written its pid to fifo (a FIFO: the read waits for it), interrupts
+// the run, and returns its report, the pid, and a channel closed once
+// that process has exited.
+func runInterrupted(t *testing.T, r *Runner, fifo string, pages ...string) (*report.Report, int, <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan *report.Report)
+	go func() { done <- r.Run(ctx, load(t, pages...)) }()
+	data, err := os.ReadFile(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid %q", data)
+	}
+	exited, err := proc.Exited(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	return <-done, pid, exited
+}
+
 // TestInterruptedStatus: a runbook the run's interrupt stops is
 // interrupted, not failed - the step that ran interrupted, the steps
 // after it and the runbooks not started skipped because of the
@@ -39,24 +65,7 @@ func TestInterruptedStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan *report.Report)
-	go func() { done <- r.Run(ctx, load(t, a, b)) }()
-	data, err := os.ReadFile(fifo) // waits for the command to start
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatalf("pid %q", data)
-	}
-	exited, err := proc.Exited(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	rep := <-done
+	rep, pid, exited := runInterrupted(t, r, fifo, a, b)
 	if !rep.Interrupted || len(rep.Runbooks) != 2 {
 		t.Fatalf("interrupted %v, %d runbooks", rep.Interrupted, len(rep.Runbooks))
 	}

@@ -1,18 +1,15 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/k0rdent/kbook/internal/proc"
 	"github.com/k0rdent/kbook/internal/report"
 )
 
@@ -230,24 +227,8 @@ func TestBatchInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan *report.Report)
-	go func() { done <- r.Run(ctx, load(t, page)) }()
-	data, err := os.ReadFile(fifo) // waits for the block to write its pid
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatalf("pid %q", data)
-	}
-	exited, err := proc.Exited(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	res := (<-done).Runbooks[0]
+	rep, pid, exited := runInterrupted(t, r, fifo, page)
+	res := rep.Runbooks[0]
 	if res.Status != report.Interrupted {
 		t.Errorf("result %s %q, want interrupted", res.Status, res.Reason)
 	}
