@@ -276,6 +276,7 @@ func (x *execution) sendBatch(ts *testscript.TestScript, s *shellSession, batch 
 		batchSent(lines)
 	}
 	s.stopDrain()
+	s.out.Reset() // as run does: what came before belongs to no block
 	return s.send("__a " + strconv.Itoa(int(f.Fd())) + " " + strconv.Itoa(len(batch)) + "\n__b\n")
 }
 
