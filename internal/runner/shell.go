@@ -880,7 +880,7 @@ func (x *execution) shell(ts *testscript.TestScript) (*shellSession, error) {
 	if x.sh != nil || x.shErr != nil {
 		return x.sh, x.shErr
 	}
-	bash, err := lookPath("bash", x.r.path)
+	bash, err := x.r.bash()
 	if err != nil {
 		x.shErr = fmt.Errorf("the page runs its shell blocks in bash, and bash is not on PATH")
 		return nil, x.shErr
@@ -942,7 +942,7 @@ func (x *execution) startEarly() {
 	early := make(chan *shellSession, 1)
 	x.early = early
 	go func() {
-		bash, err := lookPath("bash", x.r.path)
+		bash, err := x.r.bash()
 		if err != nil {
 			early <- nil
 			return
