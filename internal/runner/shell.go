@@ -146,7 +146,7 @@ type shellSession struct {
 	early bool
 	setup string
 	// reset is what bash is to run before the next line sent: the
-	// session made ready again after blocks sent ahead (shellahead.go).
+	// session made ready again after a batch ended early (shellahead.go).
 	reset string
 
 	ahead aheadState
@@ -413,7 +413,7 @@ func (s *shellSession) send(line string) error {
 
 // await reads bash's output until the next block's record: its fields,
 // and what was printed before it; what came after the record stays for
-// the next (a block sent ahead). until and before are run's.
+// the next (the next block of a batch). until and before are run's.
 func (s *shellSession) await(ctx context.Context, until func(string) bool, before map[int]int) (rec []string, out string, interrupted *string, err error) {
 	defer context.AfterFunc(ctx, s.wake)()
 	var kill time.Time // when the interrupted commands are killed
@@ -579,8 +579,8 @@ func (s *shellSession) close() {
 	s.blocks.close()
 	s.mu.Lock()
 	if c := s.ahead.capture; c != nil {
-		// The memfds of blocks still sent ahead are freed with their
-		// files, when the run goroutine lets go of them.
+		// A batch's own memfd is closed by the script's goroutine
+		// (awaitAhead), or freed with its file.
 		c.Close()
 	}
 	s.mu.Unlock()

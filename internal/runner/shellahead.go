@@ -347,11 +347,17 @@ func (s *shellSession) awaitAhead(ctx context.Context, page string) (blockResult
 	b := a.blocks[0]
 	a.blocks = a.blocks[1:]
 	rec, out, _, err := s.await(ctx, nil, nil)
-	if err != nil {
-		// The session has ended.
+	// fail ends the session (await may have ended it already) and the
+	// batch with it.
+	fail := func(err error) (blockResult, bool, error) {
+		s.close()
 		a.blocks = nil
 		a.mem.Close()
+		a.mem = nil
 		return blockResult{output: out}, true, err
+	}
+	if err != nil {
+		return fail(err)
 	}
 	flag, status := rec[0][:min(1, len(rec[0]))], rec[0][min(1, len(rec[0])):]
 	rec[0] = status
@@ -364,22 +370,17 @@ func (s *shellSession) awaitAhead(ctx context.Context, page string) (blockResult
 		// capture holds from its start, as nothing ran after it.
 		printed, err := io.ReadAll(io.NewSectionReader(a.capture, a.capOff, 1<<62))
 		if err != nil {
-			s.close()
-			return blockResult{output: out}, true, err
+			return fail(err)
 		}
 		out += string(printed)
 		a.blocks = nil
 		if err := a.capture.Truncate(0); err != nil {
-			s.close()
-			return blockResult{output: out}, true, err
+			return fail(err)
 		}
 		// 61 read up to where the comparison stopped.
 		a.capOff, s.reset = 0, "exec 61<"+shellQuote(a.capAt)+";"
 	default:
-		s.close()
-		a.blocks = nil
-		a.mem.Close()
-		return blockResult{output: out}, true, fmt.Errorf("bash session: bad record %q for the block at line %d", flag+status, b.st.Line)
+		return fail(fmt.Errorf("bash session: bad record %q for the block at line %d", flag+status, b.st.Line))
 	}
 	at := a.at
 	if len(a.blocks) == 0 {

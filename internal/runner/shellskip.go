@@ -67,8 +67,8 @@ func (x *execution) notHere(ts *testscript.TestScript, st *runbook.Step) (shellR
 // it uses that only a block that did not run would have made.
 func (x *execution) probe(st *runbook.Step) []string { return x.probeWith(st, nil) }
 
-// probeWith is probe where the blocks sent ahead of st define the
-// functions and aliases in also (ahead: they will have run when st runs).
+// probeWith is probe where the blocks of st's batch before it define the
+// functions and aliases in also (they will have run when st runs).
 func (x *execution) probeWith(st *runbook.Step, also map[string][]string) []string {
 	n := &st.Shell.Needs
 	p := x.page()
