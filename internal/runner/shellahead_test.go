@@ -45,6 +45,27 @@ func stepLines(res *report.Runbook, i ...int) []int {
 	return lines
 }
 
+// blockOutcome is what a block printed and its result.
+type blockOutcome struct{ out, result string }
+
+// checkBlocks checks each block of res against want, in order.
+func checkBlocks(t *testing.T, res *report.Runbook, want []blockOutcome) {
+	t.Helper()
+	if len(res.Steps) != len(want) {
+		t.Fatalf("%d blocks, want %d:\n%s", len(res.Steps), len(want), dumpResult(res))
+	}
+	for i, w := range want {
+		st := res.Steps[i]
+		out := ""
+		if len(st.Commands) > 0 {
+			out = st.Commands[0].Stdout
+		}
+		if st.Shell.Result != w.result || out != w.out {
+			t.Errorf("block %d: %s, printed %q; want %s, %q", i+1, st.Shell.Result, out, w.result, w.out)
+		}
+	}
+}
+
 // TestBatchRunsBlocksTogether: blocks that follow one another run in one
 // batch, with the state a terminal keeps (variables, functions, the
 // folder) and each block's own output.
@@ -63,12 +84,12 @@ func TestBatchRunsBlocksTogether(t *testing.T) {
 	if want := [][]int{stepLines(res, 0, 1, 2, 3)}; !reflect.DeepEqual(*sent, want) {
 		t.Errorf("batches %v, want %v", *sent, want)
 	}
-	want := []string{"block 1\n", "hi reader\n", "sub\n", "block 2\n"}
-	for i, st := range res.Steps {
-		if got := st.Commands[0].Stdout; got != want[i] || st.Shell.Result != report.BlockPassed {
-			t.Errorf("block %d: %s, printed %q, want %q", i+1, st.Shell.Result, got, want[i])
-		}
-	}
+	checkBlocks(t, res, []blockOutcome{
+		{"block 1\n", report.BlockPassed},
+		{"hi reader\n", report.BlockPassed},
+		{"sub\n", report.BlockPassed},
+		{"block 2\n", report.BlockPassed},
+	})
 }
 
 // TestBatchStopsAtDifference: no block of a batch runs after one whose
@@ -125,24 +146,14 @@ func TestBatchGoesOn(t *testing.T) {
 	if res.Status != report.Passed {
 		t.Fatalf("page:\n%s", dumpResult(res))
 	}
-	want := []struct{ out, result string }{
+	checkBlocks(t, res, []blockOutcome{
 		{"NAME   AGE\nweb    5s\n", report.BlockPassed},
 		{"kept\n", report.BlockPassed},
 		{"x\n", report.BlockPassed},
 		{"one\n", report.BlockPassed},
 		{"", report.BlockSkipped},
 		{"after\n", report.BlockPassed},
-	}
-	for i, w := range want {
-		st := res.Steps[i]
-		out := ""
-		if len(st.Commands) > 0 {
-			out = st.Commands[0].Stdout
-		}
-		if st.Shell.Result != w.result || out != w.out {
-			t.Errorf("block %d: %s, printed %q; want %s, %q", i+1, st.Shell.Result, out, w.result, w.out)
-		}
-	}
+	})
 	// The table ends the first batch; the return the second; the
 	// missing command the third, after which one block is left.
 	if want := [][]int{stepLines(res, 0, 1, 2, 3, 4), stepLines(res, 1, 2, 3, 4), stepLines(res, 3, 4)}; !reflect.DeepEqual(*sent, want) {
